@@ -1,0 +1,90 @@
+"""The kgrag exception tree.
+
+Every error kgrag raises on purpose derives from :class:`KGRagError`.
+Foreign exceptions (httpx, sqlite3, pypdf, ...) are translated at the
+boundary where they occur, with ``raise ... from exc`` so the cause stays
+visible::
+
+    KGRagError
+    ├── ConfigError            bad or inconsistent settings
+    │   └── UnknownBackendError    a registry name nobody registered
+    ├── LoaderError            a file could not be read or is not supported
+    ├── StorageError           a storage backend failed
+    │   └── StoreCorruptError      on-disk state that cannot be trusted
+    ├── ModelError             a model (LLM / embedding / rerank) call failed
+    │   ├── ModelTimeoutError
+    │   ├── ModelRateLimitError    429s that outlived the retries
+    │   ├── ModelServerError       5xx that outlived the retries
+    │   ├── ModelRequestError      4xx other than 429: retrying will not help
+    │   └── ModelResponseError     a response we could not use
+    ├── ExtractionError        a chunk's extraction failed (fails its document)
+    └── QueryError             a query could not be answered
+"""
+
+from __future__ import annotations
+
+
+class KGRagError(Exception):
+    """Base class of every error kgrag raises on purpose."""
+
+
+class ConfigError(KGRagError):
+    """Settings are missing, malformed or contradict each other."""
+
+
+class UnknownBackendError(ConfigError):
+    """A registry was asked for a name it does not know."""
+
+    def __init__(self, kind: str, name: str, known: list[str]):
+        self.kind, self.name, self.known = kind, name, sorted(known)
+        super().__init__(
+            f"unknown {kind} {name!r}; known {kind}s: {', '.join(self.known)}"
+        )
+
+
+class LoaderError(KGRagError):
+    """A file could not be loaded (unsupported type, unreadable, corrupt)."""
+
+    def __init__(self, path: str, reason: str):
+        self.path, self.reason = path, reason
+        super().__init__(f"{path}: {reason}")
+
+
+class StorageError(KGRagError):
+    """A storage backend failed."""
+
+
+class StoreCorruptError(StorageError):
+    """Stored state is damaged and cannot be used as it is."""
+
+
+class ModelError(KGRagError):
+    """A call to an LLM, embedding or rerank service failed."""
+
+
+class ModelTimeoutError(ModelError):
+    """The service did not answer in time (after retries)."""
+
+
+class ModelRateLimitError(ModelError):
+    """The service kept answering 429 (after retries)."""
+
+
+class ModelServerError(ModelError):
+    """The service kept answering 5xx (after retries)."""
+
+
+class ModelRequestError(ModelError):
+    """The service rejected the request (4xx other than 429); not retried."""
+
+
+class ModelResponseError(ModelError):
+    """The service answered, but the answer could not be used."""
+
+
+class ExtractionError(KGRagError):
+    """Extraction of a chunk failed; the chunk's document is marked failed."""
+
+
+class QueryError(KGRagError):
+    """A query could not be answered."""

@@ -1,0 +1,81 @@
+"""Protocols and records for chat, embedding and rerank providers.
+
+A *provider* speaks one wire protocol (OpenAI-compatible, Ollama, the
+built-in fake, a local model). Providers know nothing of caching, retries,
+concurrency or cost: :mod:`kgrag.llm.service` wraps every provider in the
+same stack, in this order (outermost first)::
+
+    cache -> retry with backoff -> shared concurrency limit -> cost ledger -> provider
+
+Roles name what a call is for; the ledger accounts by role and the
+concurrency limit serves lower priority numbers first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+Role = Literal["extract", "glean", "summary", "keywords", "answer", "embed", "rerank"]
+
+# Lower runs first when calls queue on the shared limit.
+PRIORITY: dict[str, int] = {
+    "keywords": 5, "answer": 5, "rerank": 5, "summary": 8, "embed": 9,
+    "extract": 10, "glean": 10,
+}
+
+
+@dataclass(slots=True)
+class ChatRequest:
+    messages: list[dict[str, str]]  # [{"role": "system"|"user"|"assistant", "content": ...}]
+    role: Role = "answer"
+    json_mode: bool = False
+    max_tokens: int | None = None
+    temperature: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)  # provider-specific options
+
+
+@dataclass(slots=True)
+class ChatResult:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str | None = None
+    cached: bool = False
+
+
+@runtime_checkable
+class ChatProvider(Protocol):
+    """One chat endpoint. ``identity`` names provider, model and host (never the key)."""
+
+    identity: str
+
+    async def chat(self, request: ChatRequest) -> ChatResult: ...
+    def stream(self, request: ChatRequest) -> AsyncIterator[str]: ...
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class EmbeddingProvider(Protocol):
+    """One embedding endpoint or local model.
+
+    ``embed`` returns a float32 array of shape (len(texts), dim). ``kind``
+    lets asymmetric models (e5: "query: " / "passage: ") prefix the text.
+    """
+
+    identity: str
+    max_tokens: int
+
+    async def embed(self, texts: list[str], kind: Literal["document", "query"] = "document") -> np.ndarray: ...
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class RerankProvider(Protocol):
+    identity: str
+
+    async def rerank(self, query: str, documents: list[str], top_n: int | None = None) -> list[tuple[int, float]]:
+        """(index into documents, relevance score), best first."""
+    async def aclose(self) -> None: ...
