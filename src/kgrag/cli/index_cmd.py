@@ -1,0 +1,83 @@
+"""``kgrag index``, ``kgrag retry`` and ``kgrag status``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from kgrag.api import IndexReport, KGRag
+
+
+def _progress(rag: KGRag, args: argparse.Namespace):
+    if getattr(args, "no_progress", False) or args.json and not sys.stderr.isatty():
+        return None
+    from kgrag.pipeline.progress import RichProgress
+
+    return RichProgress(llm_calls=lambda: rag.models.ledger.totals()["calls"])
+
+
+async def run(args: argparse.Namespace, settings) -> int:
+    async with KGRag(settings) as rag:
+        if args.command == "status":
+            return _print_status(await rag.status(), args.json)
+        if args.command == "index":
+            report = await rag.index_paths(args.paths, progress=_progress(rag, args))
+        else:
+            report = await rag.retry_failed(progress=_progress(rag, args))
+        summary = await _summary(rag, report)
+    _print_report(report, summary, args.json)
+    return 0 if not report.failed else 1
+
+
+async def _summary(rag: KGRag, report: IndexReport) -> dict:
+    status = await rag.status()
+    totals = rag.models.ledger.totals()
+    return {
+        "documents": report.documents, "processed": len(report.processed),
+        "failed": len(report.failed), "duplicates": len(report.duplicates),
+        "chunks": status["graph"]["chunks"], "entities": status["graph"]["entities"],
+        "relations": status["graph"]["relations"],
+        "llm_calls": totals["calls"], "prompt_tokens": totals["prompt_tokens"],
+        "completion_tokens": totals["completion_tokens"],
+        "insert_s": round(report.insert_s, 3),
+    }
+
+
+def _print_report(report: IndexReport, summary: dict, as_json: bool) -> None:
+    for message in report.load_errors:
+        print(f"kgrag: skipped {message}", file=sys.stderr)
+    for message in report.duplicates:
+        print(f"kgrag: duplicate {message}", file=sys.stderr)
+    for doc, path, error in report.failed:
+        print(f"kgrag: failed {path} ({doc}): {error}", file=sys.stderr)
+    if as_json:
+        print(json.dumps(summary))
+        return
+    print(f"indexed {summary['processed']} document(s) in {summary['insert_s']:.1f} s: "
+          f"{summary['chunks']} chunks, {summary['entities']} entities, "
+          f"{summary['relations']} relations in the graph; "
+          f"{summary['llm_calls']} LLM calls ({summary['prompt_tokens']} prompt + "
+          f"{summary['completion_tokens']} completion tokens)"
+          + (f"; {summary['failed']} failed (kgrag retry)" if summary["failed"] else ""))
+
+
+def _print_status(status: dict, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(status))
+        return 0
+    g = status["graph"]
+    print(f"workdir: {status['workdir']}")
+    for name, info in status["documents"].items():
+        print(f"  {name:<10} {info['count']}")
+    for f in status["failed"]:
+        print(f"    failed {f['file_path']} ({f['id']}): {f['error']}")
+    print(f"graph: {g['documents']} documents, {g['chunks']} chunks, "
+          f"{g['entities']} entities, {g['relations']} relations; "
+          f"built by: {', '.join(g['built_by']) or 'nothing yet'}")
+    print(f"embedding: {status['embedding']}")
+    ledger = status.get("llm_all_time") or {}
+    for role, row in sorted(ledger.items()):
+        print(f"  {role:<9} calls {row.get('calls', 0):>6}  prompt {row.get('prompt_tokens', 0):>9}"
+              f"  completion {row.get('completion_tokens', 0):>8}  {row.get('seconds', 0):.1f} s")
+    return 0

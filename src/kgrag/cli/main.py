@@ -1,0 +1,78 @@
+"""The ``kgrag`` command line.
+
+    kgrag index  [--workdir W] [--json] PATH...
+    kgrag status [--workdir W] [--json]
+    kgrag retry  [--workdir W] [--json]
+    kgrag query  [--workdir W] [--mode M] [...] QUESTION
+
+Settings come from ``KGRAG_*`` variables (and ``.env``), read once here;
+``--workdir`` overrides ``KGRAG_WORKDIR``. Progress goes to stderr, results
+to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Sequence
+
+from kgrag.errors import KGRagError
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workdir", help="index folder (default: $KGRAG_WORKDIR or ./kgrag_data)")
+    p.add_argument("--json", action="store_true", help="print one JSON line instead of text")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from kgrag.cli import query_cmd
+
+    parser = argparse.ArgumentParser(
+        prog="kgrag", description="Graph-based retrieval-augmented generation.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("index", help="index files and folders (.txt .md .pdf .docx .html)")
+    _common(p)
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+    p = sub.add_parser("status", help="documents by status, graph size, LLM cost")
+    _common(p)
+
+    p = sub.add_parser("retry", help="retry failed documents and resume interrupted ones")
+    _common(p)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+    query_cmd.add_parser(sub, _common)
+    return parser
+
+
+def load_settings(args: argparse.Namespace):
+    from kgrag.config import Settings
+
+    settings = Settings()
+    if getattr(args, "workdir", None):
+        settings = settings.model_copy(update={"workdir": args.workdir})
+    return settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings(args)
+        if args.command in ("index", "retry", "status"):
+            from kgrag.cli import index_cmd
+            return asyncio.run(index_cmd.run(args, settings))
+        from kgrag.cli import query_cmd
+        return asyncio.run(query_cmd.run(args, settings))
+    except KGRagError as exc:
+        print(f"kgrag: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("kgrag: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

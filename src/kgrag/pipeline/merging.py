@@ -1,0 +1,112 @@
+"""One document's turn: merge its extractions into the graph and commit.
+
+Reads the current state of every entity and relation the document touches,
+merges (``kgrag.graph.merge``), summarises descriptions that grew past the
+thresholds (``kgrag.graph.summary``), embeds what changed, and writes
+chunks, vectors, graph and status in one transaction.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from kgrag.graph.merge import (
+    MergePolicy, group_extractions, merge_entity, merge_relation, placeholder_entity,
+)
+from kgrag.graph.summary import apply_summaries
+from kgrag.ingest.chunking import make_chunks
+from kgrag.ingest.ids import entity_vector_id, relation_vector_id
+from kgrag.types import Chunk, DocRecord, DocStatus, Document, Extraction
+
+
+def entity_text(name: str, node: dict[str, Any]) -> str:
+    return f"{name}\n{node.get('description', '')}"
+
+
+def relation_text(key: tuple[str, str], edge: dict[str, Any]) -> str:
+    return f"{edge.get('keywords', '')}\t{key[0]}\n{key[1]}\n{edge.get('description', '')}"
+
+
+class DocumentMerger:
+    def __init__(self, deps):
+        self.deps = deps
+        self.storage = deps.storage
+        self.policy = MergePolicy.from_settings(deps.settings)
+
+    def chunk(self, doc: Document) -> list[Chunk]:
+        return make_chunks(doc, self.deps.settings, self.deps.tokenizer)
+
+    async def commit(self, record: DocRecord,
+                     prepared: tuple[list[Chunk], list[Extraction], np.ndarray]) -> None:
+        chunks, extractions, chunk_vectors = prepared
+        graph = self.storage.graph
+        kind = self.deps.extractor.kind
+        now = time.time()
+        ents, rels = group_extractions(extractions)
+        endpoints = {n for key in rels for n in key}
+        names = sorted(set(ents) | endpoints)
+        old_nodes = await graph.get_nodes(names)
+        old_edges = await graph.get_edges(list(rels))
+
+        plans = [merge_entity(n, old_nodes.get(n), ents[n], self.policy, now, kind)
+                 for n in ents]
+        for name in sorted(endpoints - set(ents) - set(old_nodes)):
+            frags = [r for key, rs in rels.items() if name in key for r in rs]
+            plans.append(placeholder_entity(name, frags, self.policy, now, kind))
+        rel_plans = [merge_relation(k, old_edges.get(k), rels[k], self.policy, now, kind)
+                     for k in rels]
+        await apply_summaries(plans + rel_plans, chat=self.deps.chat,
+                              tokenizer=self.deps.tokenizer, policy=self.policy,
+                              language=self.deps.settings.language)
+
+        nodes = {p.key: p.data for p in plans}
+        edges = {p.key: p.data for p in rel_plans}
+        ent_changed = [n for n, d in nodes.items()
+                       if (old_nodes.get(n) or {}).get("description") != d["description"]
+                       or n not in old_nodes]
+        rel_changed = [k for k, d in edges.items()
+                       if k not in old_edges or old_edges[k].get("description") != d["description"]
+                       or old_edges[k].get("keywords") != d["keywords"]]
+        texts = [entity_text(n, nodes[n]) for n in ent_changed]
+        texts += [relation_text(k, edges[k]) for k in rel_changed]
+        vectors = (await self.deps.embed.embed(texts, kind="document")
+                   if texts else np.zeros((0, 0), dtype=np.float32))
+        ent_vecs, rel_vecs = vectors[:len(ent_changed)], vectors[len(ent_changed):]
+
+        record.status, record.updated_at, record.error = DocStatus.PROCESSED, time.time(), None
+        async with self.storage.transaction():
+            await self._write_chunks(chunks, chunk_vectors)
+            await graph.upsert_nodes(nodes)
+            await graph.upsert_edges(edges)
+            if ent_changed:
+                await self.storage.vectors("entities").upsert(
+                    [entity_vector_id(n) for n in ent_changed], ent_vecs,
+                    [{"name": n} for n in ent_changed])
+            if rel_changed:
+                await self.storage.vectors("relations").upsert(
+                    [relation_vector_id(*k) for k in rel_changed], rel_vecs,
+                    [{"src": k[0], "tgt": k[1]} for k in rel_changed])
+            await self.storage.kv("doc_graph").upsert({record.id: {
+                "entities": sorted(nodes), "relations": [list(k) for k in sorted(edges)]}})
+            await self.storage.doc_status.upsert([record])
+            await self._note_extractor(kind)
+
+    async def _write_chunks(self, chunks: list[Chunk], vectors: np.ndarray) -> None:
+        if not chunks:
+            return
+        await self.storage.kv("text_chunks").upsert({
+            c.id: {"content": c.content, "tokens": c.tokens, "doc_id": c.doc_id,
+                   "order": c.order, "file_path": c.file_path} for c in chunks})
+        await self.storage.vectors("chunks").upsert(
+            [c.id for c in chunks], vectors,
+            [{"doc_id": c.doc_id, "file_path": c.file_path} for c in chunks])
+        if self.storage.lexical is not None:
+            await self.storage.lexical.add({c.id: c.content for c in chunks})
+
+    async def _note_extractor(self, kind: str) -> None:
+        seen = await self.storage.get_meta("extractors") or []
+        if kind not in seen:
+            await self.storage.set_meta("extractors", sorted([*seen, kind]))
