@@ -1,0 +1,230 @@
+"""LLM summaries of description fragments, map-reduce when they are large.
+
+:func:`summarize` condenses the fragments of one node or edge. When they
+fit one call (``summary_context_size`` tokens, prompt included) it makes
+one call; otherwise it groups them into calls that fit (at least two
+fragments each), summarises the groups concurrently and repeats over the
+partial summaries until one call suffices. No call ever carries more than
+``summary_context_size`` tokens: fragments too long to pair are truncated.
+
+:func:`apply_summaries` runs every summary a list of merge plans needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, Sequence
+
+from kgrag.errors import ConfigError
+from kgrag.graph.merge import MergePlan
+from kgrag.graph.policy import MergePolicy
+from kgrag.tokenizer import Tokenizer
+from kgrag.types import SEP
+
+Kind = Literal["entity", "relation"]
+# Tokens reserved per message for the chat format, plus a safety margin.
+_PER_MESSAGE = 4
+_MARGIN = 16
+# Fewest tokens left for descriptions in one call (room for a few pairs).
+_MIN_BUDGET = 64
+_THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
+
+
+class Chat(Protocol):
+    """The slice of the chat service the summariser uses."""
+
+    async def chat(self, messages: list[dict[str, str]], *, role: str,
+                   json_mode: bool = False) -> Any: ...
+
+
+_SYSTEM = (
+    "You keep a knowledge graph tidy. You are given several descriptions of "
+    "the same {what}, written independently, and you fuse them into one "
+    "faithful description."
+)
+_USER = """Combine the descriptions below into a single description of the {what}.
+
+Rules:
+- Write one paragraph in {language}, in the third person, of at most {length} tokens.
+- {mention}
+- Keep every distinct fact, merge repetitions, and say so where descriptions disagree.
+- Use only what the descriptions state; add no facts of your own.
+- Reply with the paragraph alone: no heading, no list, no preamble.
+
+Kind: {kind}
+Name: {name}
+
+---Descriptions---
+```
+{lines}
+```"""
+
+
+def _line(fragment: str) -> str:
+    return json.dumps({"description": fragment}, ensure_ascii=False)
+
+
+def build_summary_messages(name: str, fragments: Sequence[str], language: str,
+                           length: int, kind: Kind) -> list[dict[str, str]]:
+    """The chat messages asking for one summary of ``fragments``.
+
+    Fragments go one JSON object per line (``{"description": ...}``) inside
+    a fenced block after a ``---Descriptions---`` heading.
+    """
+    if kind == "entity":
+        what, mention = "entity", "Name the entity at the start."
+    else:
+        what, mention = "relation between two entities", "Name both entities at the start."
+    user = _USER.format(what=what, mention=mention, language=language, length=length, kind=kind,
+                        name=name, lines="\n".join(_line(f) for f in fragments))
+    return [
+        {"role": "system", "content": _SYSTEM.format(what=what)},
+        {"role": "user", "content": user},
+    ]
+
+
+def fragment_cost(tokenizer: Tokenizer, fragment: str) -> int:
+    """Tokens one fragment adds to a summary prompt (its JSON line)."""
+    return tokenizer.count(_line(fragment)) + 1
+
+
+def messages_tokens(tokenizer: Tokenizer, messages: Sequence[dict[str, str]]) -> int:
+    """Tokens of the messages' contents."""
+    return sum(tokenizer.count(m["content"]) for m in messages)
+
+
+def truncate_tokens(tokenizer: Tokenizer, text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` tokens."""
+    ids = tokenizer.encode(text)
+    if len(ids) <= limit:
+        return text
+    return tokenizer.decode(ids[:max(limit, 0)]).rstrip("\ufffd")
+
+
+@dataclass(slots=True)
+class _Job:
+    """One summarisation: who, how, and the per-call token budget."""
+
+    name: str
+    kind: Kind
+    language: str
+    policy: MergePolicy
+    tokenizer: Tokenizer
+    chat: Chat
+
+    def messages(self, fragments: Sequence[str]) -> list[dict[str, str]]:
+        return build_summary_messages(self.name, fragments, self.language,
+                                      self.policy.summary_length_recommended, self.kind)
+
+    def budget(self) -> int:
+        """Tokens left for fragment lines in one call."""
+        base = self.messages([])
+        overhead = messages_tokens(self.tokenizer, base) + _PER_MESSAGE * len(base) + _MARGIN
+        budget = self.policy.summary_context_size - overhead
+        if budget < _MIN_BUDGET:
+            raise ConfigError(
+                f"summary_context_size={self.policy.summary_context_size} leaves no room for "
+                f"descriptions after the {overhead}-token summary prompt")
+        return budget
+
+    def cost(self, fragment: str) -> int:
+        return fragment_cost(self.tokenizer, fragment)
+
+    def fit(self, fragment: str, limit: int) -> str:
+        """``fragment`` shortened until its line costs at most ``limit``."""
+        cost = self.cost(fragment)
+        ids = self.tokenizer.encode(fragment)
+        n = len(ids)
+        while cost > limit and n > 0:
+            n = max(0, n - max(1, cost - limit))
+            fragment = self.tokenizer.decode(ids[:n]).rstrip("\ufffd")
+            cost = self.cost(fragment)
+        return fragment
+
+    async def call(self, fragments: Sequence[str], fallback_tokens: int) -> str:
+        """One LLM summary; an empty answer falls back to the joined fragments."""
+        result = await self.chat.chat(self.messages(fragments), role="summary")
+        text = _THINK.sub("", getattr(result, "text", "") or "").strip()
+        if text:
+            return text
+        return truncate_tokens(self.tokenizer, SEP.join(fragments), fallback_tokens)
+
+
+def group_fragments(costs: Sequence[int], budget: int) -> list[list[int]]:
+    """Greedy groups of consecutive indices whose costs add up to ≤ ``budget``.
+
+    With every cost ≤ ``budget // 2``, every group but the last has at
+    least two members.
+    """
+    groups: list[list[int]] = [[]]
+    total = 0
+    for i, c in enumerate(costs):
+        if groups[-1] and total + c > budget:
+            groups.append([])
+            total = 0
+        groups[-1].append(i)
+        total += c
+    return [g for g in groups if g]
+
+
+async def _reduce_round(job: _Job, items: list[str], budget: int) -> list[str]:
+    """Summarise groups of ``items`` concurrently; singletons pass through."""
+    groups = group_fragments([job.cost(x) for x in items], budget)
+
+    async def one(group: list[int]) -> str:
+        frags = [items[i] for i in group]
+        if len(frags) == 1:
+            return frags[0]
+        return await job.call(frags, budget // 2)
+
+    return list(await asyncio.gather(*(one(g) for g in groups)))
+
+
+async def summarize(name: str, fragments: Sequence[str], *, chat: Chat,
+                    tokenizer: Tokenizer | None = None, policy: MergePolicy,
+                    language: str = "English", kind: Kind = "entity") -> str:
+    """One description condensing ``fragments`` (map-reduce when large)."""
+    job = _Job(name, kind, language, policy, tokenizer or policy.tokenizer, chat)
+    budget = job.budget()
+    final_tokens = policy.summary_max_tokens
+    items = [x for x in fragments if x.strip()]
+    if not items:
+        return ""
+    while True:
+        if sum(job.cost(x) for x in items) <= budget:
+            return await job.call(items, final_tokens)
+        items = [job.fit(x, budget // 2) for x in items]
+        if len(items) <= 2:
+            return await job.call(items, final_tokens)
+        items = await _reduce_round(job, items, budget)
+
+
+async def apply_summaries(plans: Sequence[MergePlan], chat: Chat | None, *,
+                          policy: MergePolicy, language: str = "English",
+                          tokenizer: Tokenizer | None = None) -> int:
+    """Summarise every plan with ``needs_summary``, concurrently.
+
+    Writes the summary into ``plan.data["description"]`` and clears
+    ``needs_summary``. Without a chat model (``chat=None``) the description
+    becomes the joined fragments truncated to ``summary_max_tokens``.
+    Returns how many plans were summarised.
+    """
+    todo = [p for p in plans if p.needs_summary]
+    tok = tokenizer or policy.tokenizer
+
+    async def one(plan: MergePlan) -> None:
+        frags = plan.needs_summary or []
+        if chat is None:
+            text = truncate_tokens(tok, SEP.join(frags), policy.summary_max_tokens)
+        else:
+            text = await summarize(plan.label, frags, chat=chat, tokenizer=tok,
+                                   policy=policy, language=language, kind=plan.kind)
+        plan.data["description"] = text
+        plan.needs_summary = None
+        plan.changed = True
+
+    await asyncio.gather(*(one(p) for p in todo))
+    return len(todo)
