@@ -1,0 +1,49 @@
+"""Content-derived identifiers.
+
+Ids are md5 hex digests behind a short prefix, so the same content always
+gets the same id across runs and machines:
+
+* ``doc-``   + md5(document text)
+* ``chunk-`` + md5(chunk text)
+* ``ent-``   + md5(entity name)
+* ``rel-``   + md5(a + "\\x1f" + b) where ``(a, b)`` is the sorted name pair,
+  so a relation has one id whichever direction it was stated in.
+"""
+
+from __future__ import annotations
+
+from hashlib import md5
+
+# Unit separator: cannot occur in a normalised entity name, so the pair
+# ("ab", "c") and ("a", "bc") never hash alike.
+PAIR_SEP = "\x1f"
+
+
+def _md5(text: str) -> str:
+    return md5(text.encode("utf-8")).hexdigest()
+
+
+def doc_id(content: str) -> str:
+    """Id of a document: ``doc-`` + md5 of its text."""
+    return "doc-" + _md5(content)
+
+
+def chunk_id(content: str) -> str:
+    """Id of a chunk: ``chunk-`` + md5 of its text."""
+    return "chunk-" + _md5(content)
+
+
+def entity_vector_id(name: str) -> str:
+    """Id of an entity's vector: ``ent-`` + md5 of its name."""
+    return "ent-" + _md5(name)
+
+
+def canonical_pair(a: str, b: str) -> tuple[str, str]:
+    """The relation endpoints in sorted order."""
+    return (a, b) if a <= b else (b, a)
+
+
+def relation_vector_id(a: str, b: str) -> str:
+    """Id of a relation's vector; the same for ``(a, b)`` and ``(b, a)``."""
+    lo, hi = canonical_pair(a, b)
+    return "rel-" + _md5(lo + PAIR_SEP + hi)
