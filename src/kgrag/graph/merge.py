@@ -51,6 +51,11 @@ class MergePlan:
         return self.key
 
 
+def _extras(old: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """Stored fields this module does not manage, kept as they are."""
+    return {k: v for k, v in old.items() if k not in data}
+
+
 def _describe(fragments: list[str], policy: MergePolicy) -> tuple[str, list[str] | None]:
     """The provisional description and the fragments to summarise, if any."""
     joined = SEP.join(fragments)
@@ -69,7 +74,6 @@ def merge_entity(name: str, existing: dict[str, Any] | None,
     frags = f.description_fragments(old.get("description"), (e.description for e in admitted))
     description, needs = _describe(frags, policy)
     data = {
-        **old,
         "entity_type": f.majority_type(counts),
         "type_counts": counts,
         "description": description,
@@ -79,6 +83,7 @@ def merge_entity(name: str, existing: dict[str, Any] | None,
         "extractor": old.get("extractor") or extractor,
         "created_at": old.get("created_at", now),
     }
+    data.update(_extras(old, data))
     return MergePlan("entity", name, data, frags, needs, changed=data != existing)
 
 
@@ -104,7 +109,6 @@ def merge_relation(key: tuple[str, str], existing: dict[str, Any] | None,
     frags = f.description_fragments(old.get("description"), (r.description for r in admitted))
     description, needs = _describe(frags, policy)
     data = {
-        **old,
         "src": key[0],
         "tgt": key[1],
         "weight": weight,
@@ -117,6 +121,7 @@ def merge_relation(key: tuple[str, str], existing: dict[str, Any] | None,
         "extractor": old.get("extractor") or extractor,
         "created_at": old.get("created_at", now),
     }
+    data.update(_extras(old, data))
     return MergePlan("relation", key, data, frags, needs, changed=data != existing)
 
 

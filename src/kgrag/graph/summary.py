@@ -153,6 +153,13 @@ class _Job:
         return truncate_tokens(self.tokenizer, SEP.join(fragments), fallback_tokens)
 
 
+def call_budget(name: str, kind: Kind, language: str, policy: MergePolicy,
+                tokenizer: Tokenizer | None = None) -> int:
+    """Tokens of fragment lines one summary call for ``name`` may carry."""
+    tok = tokenizer or policy.tokenizer
+    return _Job(name, kind, language, policy, tok, None).budget()  # type: ignore[arg-type]
+
+
 def group_fragments(costs: Sequence[int], budget: int) -> list[list[int]]:
     """Greedy groups of consecutive indices whose costs add up to ≤ ``budget``.
 
