@@ -27,6 +27,11 @@ PRIORITY: dict[str, int] = {
 }
 
 
+def approx_tokens(text: str) -> int:
+    """Token estimate used where a service reports no usage: 4 characters a token."""
+    return len(text) // 4
+
+
 @dataclass(slots=True)
 class ChatRequest:
     messages: list[dict[str, str]]  # [{"role": "system"|"user"|"assistant", "content": ...}]
@@ -53,7 +58,12 @@ class ChatProvider(Protocol):
     identity: str
 
     async def chat(self, request: ChatRequest) -> ChatResult: ...
-    def stream(self, request: ChatRequest) -> AsyncIterator[str]: ...
+    def stream(self, request: ChatRequest, usage: ChatResult | None = None) -> AsyncIterator[str]:
+        """Yield the answer in pieces.
+
+        When ``usage`` is given, the provider fills in its token counts and
+        ``finish_reason`` (and the whole ``text``) once the stream ends.
+        """
     async def aclose(self) -> None: ...
 
 

@@ -1,0 +1,206 @@
+"""Deterministic in-process fake chat, embedding and rerank providers.
+
+Selectable by config (provider name ``fake``) for tests, demos and offline
+runs; nothing touches the network. The chat answer is chosen by
+``request.role``:
+
+- ``extract``: entities (capitalised names) and relations (names sharing a
+  sentence) of the input text, as delimited records or JSON;
+- ``glean``: nothing new;
+- ``summary``: a short merge of the given descriptions;
+- ``keywords``: JSON high/low-level keywords of the question;
+- ``answer`` (and anything else): an answer quoting the context's first lines.
+
+Token counts are ``len(text) // 4``, like the benchmark referee.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from typing import Any, AsyncIterator, Literal
+
+import numpy as np
+
+from kgrag.llm import _fake_text as ft
+from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
+
+MAX_ENTITIES = 40
+MAX_RELATIONS = 60
+_EMBED_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def _content(message: dict[str, Any]) -> str:
+    return str(message.get("content") or "")
+
+
+def _last_user(messages: list[dict[str, Any]]) -> str:
+    return next((_content(m) for m in reversed(messages) if m.get("role") == "user"), "")
+
+
+def extract_records(text: str) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """Entities and co-occurrence relations of ``text``, deterministically."""
+    entities: dict[str, dict[str, str]] = {}
+    relations: dict[frozenset[str], dict[str, str]] = {}
+    for sentence in ft.sentences(text):
+        names = ft.names_in(sentence)
+        for name in names:
+            if name not in entities and len(entities) < MAX_ENTITIES:
+                entities[name] = {"name": name, "type": ft.type_of(name),
+                                  "description": f"{name} appears in: {ft.clip_words(sentence, 30)}"}
+        names = [n for n in names if n in entities]
+        keywords = ", ".join(ft.content_words(sentence, set(" ".join(names).split()))[:2]) or "related"
+        for i, src in enumerate(names):
+            for tgt in names[i + 1:]:
+                pair = frozenset((src, tgt))
+                if pair in relations or len(relations) >= MAX_RELATIONS:
+                    continue
+                relations[pair] = {"source": src, "target": tgt, "keywords": keywords,
+                                   "description": f"{src} and {tgt}: {ft.clip_words(sentence, 30)}"}
+    return list(entities.values()), list(relations.values())
+
+
+def _render(entities: list[dict[str, str]], relations: list[dict[str, str]], as_json: bool) -> str:
+    if as_json:
+        return json.dumps({"entities": entities, "relationships": relations}, ensure_ascii=False)
+    lines = ["<|#|>".join(["entity", ft.clean(e["name"]), e["type"], ft.clean(e["description"])])
+             for e in entities]
+    lines += ["<|#|>".join(["relation", ft.clean(r["source"]), ft.clean(r["target"]),
+                            ft.clean(r["keywords"]), ft.clean(r["description"])]) for r in relations]
+    return "\n".join([*lines, "<|COMPLETE|>"])
+
+
+def _extract(request: ChatRequest) -> str:
+    user = _last_user(request.messages)
+    text = ft.last_fenced(user) or user
+    return _render(*extract_records(text), request.json_mode)
+
+
+def _glean(request: ChatRequest) -> str:
+    return _render([], [], request.json_mode)
+
+
+def _summary(request: ChatRequest) -> str:
+    user = _last_user(request.messages)
+    text = ft.last_fenced(user) or user
+    pieces: dict[str, None] = {}
+    for line in re.split(r"\n|<SEP>", text):
+        line = line.strip().lstrip("-*• ").strip()
+        if line:
+            pieces[line] = None
+    return ft.clip_words(" ".join(pieces), 80)
+
+
+def _keywords(request: ChatRequest) -> str:
+    question = ft.question_of(_last_user(request.messages))
+    low = ft.names_in(question)
+    name_words = set(" ".join(low).split())
+    high = ft.content_words(question, name_words)
+    return json.dumps({"high_level_keywords": high[:5], "low_level_keywords": low[:5]},
+                      ensure_ascii=False)
+
+
+def _answer(request: ChatRequest) -> str:
+    context = None
+    for message in reversed(request.messages):
+        context = ft.last_fenced(_content(message))
+        if context:
+            break
+    if not context:
+        context = next((_content(m) for m in request.messages if m.get("role") == "system"), "")
+    lines = [ln.strip() for ln in context.splitlines() if ln.strip()][:3]
+    if not lines:
+        return "I do not have enough information to answer that."
+    return "Based on the context:\n" + "\n".join(f"> {ft.clip_words(ln, 40)}" for ln in lines)
+
+
+_ANSWERS = {"extract": _extract, "glean": _glean, "summary": _summary, "keywords": _keywords}
+
+
+class FakeChatProvider:
+    """A chat model whose answers are pure functions of the request."""
+
+    def __init__(self, model: str = "fake"):
+        self.model = model
+        self.identity = f"fake:{model}"
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "FakeChatProvider":
+        return cls()
+
+    async def chat(self, request: ChatRequest) -> ChatResult:
+        text = _ANSWERS.get(request.role, _answer)(request)
+        finish = "stop"
+        if request.max_tokens and approx_tokens(text) > request.max_tokens:
+            text, finish = text[: request.max_tokens * 4], "length"
+        prompt = sum(approx_tokens(_content(m)) for m in request.messages)
+        return ChatResult(text=text, prompt_tokens=prompt,
+                          completion_tokens=approx_tokens(text), finish_reason=finish)
+
+    async def stream(self, request: ChatRequest, usage: ChatResult | None = None) -> AsyncIterator[str]:
+        """The same answer as :meth:`chat`, eight words a piece."""
+        result = await self.chat(request)
+        pieces = re.findall(r"\S+\s*|\s+", result.text)
+        for i in range(0, len(pieces), 8):
+            yield "".join(pieces[i:i + 8])
+        if usage is not None:
+            usage.text, usage.finish_reason = result.text, result.finish_reason
+            usage.prompt_tokens, usage.completion_tokens = result.prompt_tokens, result.completion_tokens
+
+    async def aclose(self) -> None:
+        return None
+
+
+def fake_vector(text: str, dim: int = 384, seed: int = 0) -> np.ndarray:
+    """Signed feature hashing of word unigrams (1.0) and bigrams (0.5), L2-normalised."""
+    vec = np.zeros(dim, dtype=np.float64)
+    words = _EMBED_WORD_RE.findall(text.lower())
+    grams = [(w, 1.0) for w in words] + [(f"{a} {b}", 0.5) for a, b in zip(words, words[1:])]
+    for gram, weight in grams:
+        h = zlib.crc32(gram.encode("utf-8"), seed)
+        vec[h % dim] += weight if (h >> 31) & 1 else -weight
+    norm = float(np.linalg.norm(vec))
+    if norm == 0.0:
+        vec[seed % dim] = 1.0  # a fixed unit vector, never zeros
+        return vec.astype(np.float32)
+    return (vec / norm).astype(np.float32)
+
+
+class FakeEmbeddingProvider:
+    """Lexical hashing embeddings: similar wording, similar vectors."""
+
+    def __init__(self, dim: int = 384, max_tokens: int = 8192, seed: int = 0):
+        self.dim, self.max_tokens, self.seed = dim, max_tokens, seed
+        self.identity = f"fake-embed:{dim}"
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "FakeEmbeddingProvider":
+        return cls(dim=settings.embedding_dim or 384, max_tokens=settings.embedding_max_tokens)
+
+    async def embed(self, texts: list[str], kind: Literal["document", "query"] = "document") -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([fake_vector(t, self.dim, self.seed) for t in texts])
+
+    async def aclose(self) -> None:
+        return None
+
+
+class FakeRerankProvider:
+    """Ranks documents by the cosine of their fake embeddings with the query."""
+
+    identity = "fake-rerank"
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "FakeRerankProvider":
+        return cls()
+
+    async def rerank(self, query: str, documents: list[str], top_n: int | None = None) -> list[tuple[int, float]]:
+        q = fake_vector(query)
+        scores = [(i, float(fake_vector(d) @ q)) for i, d in enumerate(documents)]
+        scores.sort(key=lambda s: (-s[1], s[0]))
+        return scores[:top_n] if top_n is not None else scores
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,142 @@
+"""Ollama chat and embedding providers (the native ``/api`` endpoints).
+
+Chat uses ``/api/chat`` (one JSON answer, or NDJSON lines when streaming;
+``format: "json"`` for JSON mode); embeddings use ``/api/embed``. The base
+URL is the server root (``http://localhost:11434``); a trailing ``/v1`` or
+``/api`` is tolerated.
+"""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator, Literal
+
+import numpy as np
+
+from kgrag.errors import ModelResponseError
+from kgrag.llm import _http
+from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
+
+DEFAULT_BASE_URL = "http://localhost:11434"
+
+
+def _root(base_url: str | None) -> str:
+    url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+    for suffix in ("/v1", "/api"):
+        if url.endswith(suffix):
+            url = url[: -len(suffix)]
+    return url
+
+
+class OllamaChatProvider:
+    """Chat with a model served by Ollama."""
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 240.0, max_connections: int = 32):
+        root = _root(base_url)
+        self.model = model
+        self.identity = f"ollama:{model}@{_http.host_of(root)}"
+        self._client = _http.make_client(root, api_key=api_key, timeout=timeout,
+                                         max_connections=max_connections)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "OllamaChatProvider":
+        return cls(settings.llm_model, base_url=settings.llm_base_url,
+                   api_key=settings.llm_api_key, timeout=settings.llm_timeout,
+                   max_connections=settings.llm_max_async + 4)
+
+    def _payload(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
+        options: dict[str, Any] = {"temperature": request.temperature}
+        if request.max_tokens:
+            options["num_predict"] = request.max_tokens
+        extra = dict(request.extra)
+        options.update(extra.pop("options", {}))
+        payload: dict[str, Any] = {"model": self.model, "messages": request.messages,
+                                   "stream": stream, "options": options}
+        if request.json_mode:
+            payload["format"] = "json"
+        payload.update(extra)
+        return payload
+
+    async def chat(self, request: ChatRequest) -> ChatResult:
+        body = await _http.post_json(self._client, "/api/chat", self._payload(request, False),
+                                     self.identity)
+        try:
+            text = body["message"].get("content") or ""
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ModelResponseError(f"{self.identity}: no message in the answer") from exc
+        return _result(_http.strip_think(text), body, request)
+
+    async def stream(self, request: ChatRequest, usage: ChatResult | None = None) -> AsyncIterator[str]:
+        """Yield content pieces of an NDJSON stream; fill ``usage`` at the end."""
+        parts: list[str] = []
+        last: dict[str, Any] = {}
+        async with _http.stream_lines(self._client, "/api/chat", self._payload(request, True),
+                                      self.identity) as lines:
+            async for line in lines:
+                if not line.strip():
+                    continue
+                event = _http.loads(line, self.identity)
+                if event.get("error"):
+                    raise ModelResponseError(f"{self.identity}: {event['error']}")
+                piece = (event.get("message") or {}).get("content")
+                if piece:
+                    parts.append(piece)
+                    yield piece
+                if event.get("done"):
+                    last = event
+                    break
+        if usage is not None:
+            done = _result("".join(parts), last, request)
+            usage.text, usage.finish_reason = done.text, done.finish_reason
+            usage.prompt_tokens, usage.completion_tokens = done.prompt_tokens, done.completion_tokens
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+class OllamaEmbeddingProvider:
+    """Embeddings from a model served by Ollama (``/api/embed``)."""
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 240.0, max_tokens: int = 8192, max_connections: int = 32):
+        root = _root(base_url)
+        self.model = model
+        self.max_tokens = max_tokens
+        self.identity = f"ollama:{model}@{_http.host_of(root)}"
+        self._client = _http.make_client(root, api_key=api_key, timeout=timeout,
+                                         max_connections=max_connections)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "OllamaEmbeddingProvider":
+        return cls(settings.embedding_model, base_url=settings.embedding_base_url,
+                   api_key=settings.embedding_api_key, timeout=settings.llm_timeout,
+                   max_tokens=settings.embedding_max_tokens,
+                   max_connections=settings.embedding_max_async + 4)
+
+    async def embed(self, texts: list[str], kind: Literal["document", "query"] = "document") -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        body = await _http.post_json(self._client, "/api/embed",
+                                     {"model": self.model, "input": texts}, self.identity)
+        try:
+            rows = np.asarray(body["embeddings"], dtype=np.float32)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelResponseError(f"{self.identity}: malformed embeddings answer") from exc
+        if rows.ndim != 2 or rows.shape[0] != len(texts):
+            raise ModelResponseError(f"{self.identity}: {rows.shape[0] if rows.ndim else 0} "
+                                     f"embeddings for {len(texts)} inputs")
+        return rows
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _result(text: str, body: dict[str, Any], request: ChatRequest) -> ChatResult:
+    prompt = body.get("prompt_eval_count")
+    if prompt is None:
+        prompt = sum(approx_tokens(str(m.get("content") or "")) for m in request.messages)
+    return ChatResult(
+        text=text, prompt_tokens=int(prompt),
+        completion_tokens=int(body.get("eval_count") or approx_tokens(text)),
+        finish_reason=body.get("done_reason") or ("stop" if body.get("done") else None),
+    )

@@ -1,0 +1,173 @@
+"""OpenAI-compatible chat and embedding providers.
+
+Speaks ``/chat/completions`` and ``/embeddings`` as served by OpenAI, vLLM,
+the llama.cpp server, LM Studio, DeepSeek, DashScope and friends. The base
+URL is the one ending in ``/v1`` (or the vendor's equivalent).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, AsyncIterator, Literal
+
+import numpy as np
+
+from kgrag.errors import ModelRequestError, ModelResponseError
+from kgrag.llm import _http
+from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class OpenAIChatProvider:
+    """Chat over an OpenAI-compatible ``/chat/completions`` endpoint."""
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 240.0, max_connections: int = 32):
+        base_url = base_url or DEFAULT_BASE_URL
+        self.model = model
+        self.identity = f"openai:{model}@{_http.host_of(base_url)}"
+        self._client = _http.make_client(base_url, api_key=api_key, timeout=timeout,
+                                         max_connections=max_connections)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "OpenAIChatProvider":
+        return cls(settings.llm_model, base_url=settings.llm_base_url,
+                   api_key=settings.llm_api_key, timeout=settings.llm_timeout,
+                   max_connections=settings.llm_max_async + 4)
+
+    def _payload(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.model, "messages": request.messages,
+            "temperature": request.temperature,
+        }
+        if request.max_tokens:
+            payload["max_tokens"] = request.max_tokens
+        if request.json_mode:
+            payload["response_format"] = {"type": "json_object"}
+        if stream:
+            payload["stream"] = True
+            payload["stream_options"] = {"include_usage": True}
+        payload.update(request.extra)
+        return payload
+
+    async def chat(self, request: ChatRequest) -> ChatResult:
+        body = await _http.post_json(self._client, "/chat/completions",
+                                     self._payload(request, False), self.identity)
+        try:
+            choice = body["choices"][0]
+            text = choice["message"].get("content") or ""
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise ModelResponseError(f"{self.identity}: no choices in the answer") from exc
+        usage = body.get("usage") or {}
+        return ChatResult(
+            text=_http.strip_think(text),
+            prompt_tokens=int(usage.get("prompt_tokens") or _prompt_estimate(request)),
+            completion_tokens=int(usage.get("completion_tokens") or approx_tokens(text)),
+            finish_reason=choice.get("finish_reason"),
+        )
+
+    async def stream(self, request: ChatRequest, usage: ChatResult | None = None) -> AsyncIterator[str]:
+        """Yield content deltas of an SSE stream; fill ``usage`` at the end."""
+        parts: list[str] = []
+        finish: str | None = None
+        counts: dict[str, Any] = {}
+        async with _http.stream_lines(self._client, "/chat/completions",
+                                      self._payload(request, True), self.identity) as lines:
+            async for line in lines:
+                if not line.startswith("data:"):
+                    continue
+                data = line[5:].strip()
+                if data == "[DONE]":
+                    break
+                event = _http.loads(data, self.identity)
+                counts = event.get("usage") or counts
+                for choice in event.get("choices") or []:
+                    piece = (choice.get("delta") or {}).get("content")
+                    finish = choice.get("finish_reason") or finish
+                    if piece:
+                        parts.append(piece)
+                        yield piece
+        if usage is not None:
+            text = "".join(parts)
+            usage.text = text
+            usage.finish_reason = finish
+            usage.prompt_tokens = int(counts.get("prompt_tokens") or _prompt_estimate(request))
+            usage.completion_tokens = int(counts.get("completion_tokens") or approx_tokens(text))
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+class OpenAIEmbeddingProvider:
+    """Embeddings over an OpenAI-compatible ``/embeddings`` endpoint.
+
+    Asks for base64 (little-endian float32) and decodes it with numpy; a
+    server answering float lists is understood too, and one that rejects
+    ``encoding_format`` is asked again without it.
+    """
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 240.0, dimensions: int | None = None, max_tokens: int = 8192,
+                 max_connections: int = 32):
+        base_url = base_url or DEFAULT_BASE_URL
+        self.model = model
+        self.max_tokens = max_tokens
+        self.dimensions = dimensions
+        self.identity = f"openai:{model}@{_http.host_of(base_url)}"
+        self._base64 = True
+        self._client = _http.make_client(base_url, api_key=api_key, timeout=timeout,
+                                         max_connections=max_connections)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "OpenAIEmbeddingProvider":
+        return cls(settings.embedding_model, base_url=settings.embedding_base_url,
+                   api_key=settings.embedding_api_key, timeout=settings.llm_timeout,
+                   dimensions=settings.embedding_dim, max_tokens=settings.embedding_max_tokens,
+                   max_connections=settings.embedding_max_async + 4)
+
+    async def embed(self, texts: list[str], kind: Literal["document", "query"] = "document") -> np.ndarray:
+        # The OpenAI API rejects empty strings; a space embeds as "nothing".
+        payload: dict[str, Any] = {"model": self.model, "input": [t or " " for t in texts]}
+        if self.dimensions:
+            payload["dimensions"] = self.dimensions
+        if self._base64:
+            try:
+                body = await _http.post_json(self._client, "/embeddings",
+                                             {**payload, "encoding_format": "base64"}, self.identity)
+                return _decode(body, len(texts), self.identity)
+            except ModelRequestError as exc:
+                if "encoding" not in str(exc).lower():
+                    raise
+                self._base64 = False
+        body = await _http.post_json(self._client, "/embeddings", payload, self.identity)
+        return _decode(body, len(texts), self.identity)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _prompt_estimate(request: ChatRequest) -> int:
+    return sum(approx_tokens(str(m.get("content") or "")) for m in request.messages)
+
+
+def _decode(body: Any, expected: int, what: str) -> np.ndarray:
+    """Rows of an embeddings answer, in input order, as float32."""
+    try:
+        items = sorted(body["data"], key=lambda d: d.get("index", 0))
+        rows = [_vector(item["embedding"]) for item in items]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ModelResponseError(f"{what}: malformed embeddings answer") from exc
+    if len(rows) != expected:
+        raise ModelResponseError(f"{what}: {len(rows)} embeddings for {expected} inputs")
+    if not rows:
+        return np.zeros((0, 0), dtype=np.float32)
+    if len({r.shape[0] for r in rows}) != 1:
+        raise ModelResponseError(f"{what}: embeddings of different sizes in one answer")
+    return np.stack(rows)
+
+
+def _vector(value: Any) -> np.ndarray:
+    if isinstance(value, str):
+        return np.frombuffer(base64.b64decode(value), dtype="<f4").astype(np.float32)
+    return np.asarray(value, dtype=np.float32)

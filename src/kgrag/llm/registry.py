@@ -1,0 +1,50 @@
+"""Registries of chat, embedding and rerank providers, imported lazily.
+
+Every registered provider class has a ``from_settings(settings)`` class
+method building it from :class:`kgrag.config.Settings`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgrag.registry import Registry
+
+CHAT_PROVIDERS: Registry[Any] = Registry("chat provider")
+CHAT_PROVIDERS.register("openai", "kgrag.llm.openai:OpenAIChatProvider")
+CHAT_PROVIDERS.register("ollama", "kgrag.llm.ollama:OllamaChatProvider")
+CHAT_PROVIDERS.register("fake", "kgrag.llm.fake:FakeChatProvider")
+
+EMBEDDING_PROVIDERS: Registry[Any] = Registry("embedding provider")
+EMBEDDING_PROVIDERS.register("openai", "kgrag.llm.openai:OpenAIEmbeddingProvider")
+EMBEDDING_PROVIDERS.register("ollama", "kgrag.llm.ollama:OllamaEmbeddingProvider")
+EMBEDDING_PROVIDERS.register("fake", "kgrag.llm.fake:FakeEmbeddingProvider")
+EMBEDDING_PROVIDERS.register("local", "kgrag.llm.local:LocalEmbedder")
+
+RERANK_PROVIDERS: Registry[Any] = Registry("rerank provider")
+RERANK_PROVIDERS.register("cohere", "kgrag.llm.rerank:HTTPRerankProvider")
+RERANK_PROVIDERS.register("jina", "kgrag.llm.rerank:HTTPRerankProvider")
+RERANK_PROVIDERS.register("fake", "kgrag.llm.fake:FakeRerankProvider")
+
+
+def _build(registry: Registry[Any], name: str, settings: Any) -> Any:
+    cls = registry.get(name)
+    factory = getattr(cls, "from_settings", None)
+    return factory(settings) if factory is not None else cls()
+
+
+def build_chat_provider(settings: Any) -> Any:
+    """The chat provider ``settings`` name (after resolving 'auto')."""
+    return _build(CHAT_PROVIDERS, settings.resolved_llm_provider(), settings)
+
+
+def build_embedding_provider(settings: Any) -> Any:
+    """The embedding provider ``settings`` name (after resolving 'auto')."""
+    return _build(EMBEDDING_PROVIDERS, settings.resolved_embedding_provider(), settings)
+
+
+def build_rerank_provider(settings: Any) -> Any | None:
+    """The configured reranker, or None when ``rerank_provider`` is unset."""
+    if not settings.rerank_provider:
+        return None
+    return _build(RERANK_PROVIDERS, settings.rerank_provider, settings)

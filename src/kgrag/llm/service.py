@@ -1,0 +1,185 @@
+"""Model services: every provider wrapped in the same stack.
+
+Outermost first::
+
+    cache -> retry with backoff -> shared concurrency limit -> cost ledger -> provider
+
+The cache answers repeated prompts for free; retry sleeps between attempts
+*outside* the limiter, so a backing-off call holds no slot; the limiter
+(one per process for chat, one for embeddings) serves urgent roles first;
+the ledger times and counts every real attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from typing import Any, AsyncIterator, Sequence
+
+from kgrag.errors import ModelTimeoutError
+from kgrag.llm.base import PRIORITY, ChatRequest, ChatResult, Role
+from kgrag.llm.cache import LLMCache, cache_key
+from kgrag.llm.embedding import EmbeddingService
+from kgrag.llm.ledger import Ledger
+from kgrag.llm.limiter import PriorityLimiter
+from kgrag.llm.retry import RetryPolicy, call_with_retry
+
+__all__ = ["ChatService", "EmbeddingService", "RerankService"]
+
+
+class ChatService:
+    """Chat calls through cache, retry, limiter and ledger."""
+
+    def __init__(self, provider: Any, *, cache: LLMCache | None, limiter: PriorityLimiter,
+                 ledger: Ledger, retry: RetryPolicy | None = None, temperature: float = 0.0,
+                 max_tokens: int | None = None, timeout: float | None = None):
+        self.provider = provider
+        self.cache, self.limiter, self.ledger = cache, limiter, ledger
+        self.retry = retry or RetryPolicy()
+        self.temperature, self.max_tokens, self.timeout = temperature, max_tokens, timeout
+        self._inflight: dict[str, asyncio.Future[ChatResult | None]] = {}
+
+    @property
+    def identity(self) -> str:
+        return self.provider.identity
+
+    def _request(self, messages: Sequence[dict[str, str]], role: Role, json_mode: bool,
+                 max_tokens: int | None) -> ChatRequest:
+        return ChatRequest(messages=list(messages), role=role, json_mode=json_mode,
+                           max_tokens=max_tokens or self.max_tokens, temperature=self.temperature)
+
+    async def chat(self, messages: Sequence[dict[str, str]], *, role: Role = "answer",
+                   json_mode: bool = False, max_tokens: int | None = None,
+                   use_cache: bool = True) -> ChatResult:
+        """One answer. Identical concurrent requests share one call."""
+        request = self._request(messages, role, json_mode, max_tokens)
+        if self.cache is None or not use_cache:
+            return await self._call(request)
+        key = cache_key(self.identity, request)
+        hit = await self.cache.get(key)
+        if hit is not None:
+            self.ledger.record_hit(role)
+            return hit
+        leader = self._inflight.get(key)
+        if leader is not None:
+            shared = await asyncio.shield(leader)
+            if shared is not None:
+                self.ledger.record_hit(role)
+                return dataclasses.replace(shared, cached=True)
+        return await self._lead(key, request)
+
+    async def _lead(self, key: str, request: ChatRequest) -> ChatResult:
+        """Make the call others with the same key wait for, then cache it."""
+        future: asyncio.Future[ChatResult | None] = asyncio.get_running_loop().create_future()
+        self._inflight.setdefault(key, future)
+        result: ChatResult | None = None
+        try:
+            result = await self._call(request)
+            if self.cache is not None:
+                await self.cache.put(key, result, request.role)
+            return result
+        finally:
+            if self._inflight.get(key) is future:
+                del self._inflight[key]
+            # Followers get None after a failure and make their own call.
+            ok = result is not None and result.finish_reason != "length"
+            future.set_result(result if ok else None)
+
+    async def _call(self, request: ChatRequest) -> ChatResult:
+        return await call_with_retry(self.retry, lambda: self._attempt(request))
+
+    async def _attempt(self, request: ChatRequest) -> ChatResult:
+        async with self.limiter.slot(PRIORITY.get(request.role, 10)):
+            with self.ledger.timed(request.role) as usage:
+                try:
+                    async with asyncio.timeout(self.timeout):
+                        result = await self.provider.chat(request)
+                except TimeoutError as exc:
+                    raise ModelTimeoutError(
+                        f"{self.identity}: no answer within {self.timeout} s") from exc
+                usage["prompt_tokens"] = result.prompt_tokens
+                usage["completion_tokens"] = result.completion_tokens
+        return result
+
+    async def stream(self, messages: Sequence[dict[str, str]], *, role: Role = "answer",
+                     max_tokens: int | None = None) -> AsyncIterator[str]:
+        """Yield the answer in pieces (never cached).
+
+        Failures before the first piece are retried; later ones propagate.
+        The concurrency slot is held until the stream ends or is closed.
+        """
+        request = self._request(messages, role, False, max_tokens)
+        usage = ChatResult(text="")
+        start = time.perf_counter()
+        pieces, first = await call_with_retry(self.retry, lambda: self._open_stream(request, usage))
+        failed = False
+        try:
+            if first is not None:
+                yield first
+                async for piece in pieces:
+                    yield piece
+        except Exception:
+            failed = True
+            raise
+        finally:
+            try:
+                await pieces.aclose()
+            finally:
+                self.limiter.release()
+                self.ledger.record(role, prompt_tokens=usage.prompt_tokens,
+                                   completion_tokens=usage.completion_tokens,
+                                   seconds=time.perf_counter() - start, error=failed)
+
+    async def _open_stream(self, request: ChatRequest,
+                           usage: ChatResult) -> tuple[AsyncIterator[str], str | None]:
+        """Take a slot and read the first piece; on failure give the slot back."""
+        await self.limiter.acquire(PRIORITY.get(request.role, 10))
+        pieces = self.provider.stream(request, usage=usage)
+        started = time.perf_counter()
+        try:
+            try:
+                first = await anext(pieces)
+            except StopAsyncIteration:
+                first = None
+        except BaseException:
+            self.ledger.record(request.role, seconds=time.perf_counter() - started, error=True)
+            try:
+                await pieces.aclose()
+            finally:
+                self.limiter.release()
+            raise
+        return pieces, first
+
+    async def aclose(self) -> None:
+        await self.provider.aclose()
+
+
+class RerankService:
+    """Rerank calls through retry, limiter and ledger (role "rerank")."""
+
+    def __init__(self, provider: Any, *, limiter: PriorityLimiter, ledger: Ledger,
+                 retry: RetryPolicy | None = None):
+        self.provider, self.limiter, self.ledger = provider, limiter, ledger
+        self.retry = retry or RetryPolicy()
+
+    @property
+    def identity(self) -> str:
+        return self.provider.identity
+
+    async def rerank(self, query: str, documents: Sequence[str],
+                     top_n: int | None = None) -> list[tuple[int, float]]:
+        """(index into documents, score), best first; at most ``top_n``."""
+        docs = list(documents)
+        if not docs:
+            return []
+        return await call_with_retry(self.retry, lambda: self._attempt(query, docs, top_n))
+
+    async def _attempt(self, query: str, docs: list[str], top_n: int | None) -> list[tuple[int, float]]:
+        async with self.limiter.slot(PRIORITY["rerank"]):
+            with self.ledger.timed("rerank") as usage:
+                usage["prompt_tokens"] = (len(query) * len(docs) + sum(map(len, docs))) // 4
+                return await self.provider.rerank(query, docs, top_n)
+
+    async def aclose(self) -> None:
+        await self.provider.aclose()
