@@ -1,0 +1,176 @@
+"""The knowledge graph as two tables: ``nodes`` and ``edges``.
+
+Edges are undirected and stored once under their canonical key
+(:func:`~kgrag.storage.base.edge_key`, ``a <= b``); the primary key serves
+lookups by ``a`` and the ``edges_b`` index lookups by ``b``, so a node's
+edges and degree are two index range scans. The edge weight is kept in its
+own column (besides the JSON data) so :meth:`all_edges` needs no JSON.
+
+A node's degree is the number of distinct edges touching it; a self-loop
+counts once. Edges may name endpoints that have no node row; keeping the
+two consistent is the caller's business (``delete_nodes`` does remove
+every incident edge).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Iterable, Mapping
+
+from kgrag.storage.base import edge_key
+from kgrag.storage.sqlite import codec
+from kgrag.storage.sqlite.db import Database, chunked, marks
+
+Pair = tuple[str, str]
+
+
+class SQLiteGraphStore:
+    """Nodes keyed by name, undirected edges keyed by canonical pair."""
+
+    def __init__(self, db: Database):
+        self._db = db
+
+    # -- nodes -----------------------------------------------------------------
+
+    async def get_node(self, name: str) -> dict[str, Any] | None:
+        return (await self.get_nodes([name])).get(name)
+
+    async def get_nodes(self, names: list[str]) -> dict[str, dict[str, Any]]:
+        return await self._db.read(_select_nodes, list(names))
+
+    async def upsert_nodes(self, nodes: Mapping[str, dict[str, Any]]) -> None:
+        rows = [(name, codec.encode(data)) for name, data in nodes.items()]
+        if rows:
+            await self._db.write(_upsert_nodes, rows)
+
+    async def delete_nodes(self, names: Iterable[str]) -> None:
+        """Delete nodes and every edge touching them."""
+        names = list(dict.fromkeys(names))
+        if names:
+            await self._db.write(_delete_nodes, names)
+
+    async def node_count(self) -> int:
+        return await self._db.read(_scalar, "SELECT COUNT(*) FROM nodes")
+
+    async def all_node_names(self) -> list[str]:
+        return await self._db.read(_column, "SELECT name FROM nodes ORDER BY name")
+
+    # -- edges -----------------------------------------------------------------
+
+    async def get_edge(self, a: str, b: str) -> dict[str, Any] | None:
+        return (await self.get_edges([(a, b)])).get(edge_key(a, b))
+
+    async def get_edges(self, pairs: list[Pair]) -> dict[Pair, dict[str, Any]]:
+        """Keys of the result are canonical :func:`edge_key` pairs."""
+        keys = list(dict.fromkeys(edge_key(a, b) for a, b in pairs))
+        return await self._db.read(_select_edges, keys)
+
+    async def upsert_edges(self, edges: Mapping[Pair, dict[str, Any]]) -> None:
+        rows: dict[Pair, tuple] = {}
+        for (a, b), data in edges.items():
+            key = edge_key(a, b)
+            rows[key] = (*key, float(data.get("weight", 1.0)), codec.encode(data))
+        if rows:
+            await self._db.write(_upsert_edges, list(rows.values()))
+
+    async def delete_edges(self, pairs: Iterable[Pair]) -> None:
+        keys = list(dict.fromkeys(edge_key(a, b) for a, b in pairs))
+        if keys:
+            await self._db.write(_delete_edges, keys)
+
+    async def node_edges(self, names: list[str]) -> dict[str, list[Pair]]:
+        """For each name, the canonical keys of its edges (sorted)."""
+        return await self._db.read(_node_edges, list(dict.fromkeys(names)))
+
+    async def node_degrees(self, names: list[str]) -> dict[str, int]:
+        return await self._db.read(_node_degrees, list(dict.fromkeys(names)))
+
+    async def edge_count(self) -> int:
+        return await self._db.read(_scalar, "SELECT COUNT(*) FROM edges")
+
+    async def all_edges(self) -> list[tuple[str, str, float]]:
+        """Every edge as (a, b, weight) with (a, b) canonical."""
+        return await self._db.read(_rows, "SELECT a, b, weight FROM edges ORDER BY a, b")
+
+
+# -- SQL, run on the worker thread ---------------------------------------------
+
+def _select_nodes(conn: sqlite3.Connection, names: list[str]) -> dict[str, dict]:
+    out = {}
+    for part in chunked(names):
+        sql = f"SELECT name, data FROM nodes WHERE name IN ({marks(len(part))})"
+        for name, cell in conn.execute(sql, part):
+            out[name] = codec.decode(cell)
+    return out
+
+
+def _upsert_nodes(conn: sqlite3.Connection, rows: list[tuple[str, Any]]) -> None:
+    conn.executemany(
+        "INSERT INTO nodes(name, data) VALUES (?, ?) "
+        "ON CONFLICT(name) DO UPDATE SET data=excluded.data", rows)
+
+
+def _delete_nodes(conn: sqlite3.Connection, names: list[str]) -> None:
+    for part in chunked(names):
+        params = marks(len(part))
+        conn.execute(f"DELETE FROM edges WHERE a IN ({params})", part)
+        conn.execute(f"DELETE FROM edges WHERE b IN ({params})", part)
+        conn.execute(f"DELETE FROM nodes WHERE name IN ({params})", part)
+
+
+def _select_edges(conn: sqlite3.Connection, keys: list[Pair]) -> dict[Pair, dict]:
+    out = {}
+    for a, b in keys:
+        row = conn.execute("SELECT data FROM edges WHERE a=? AND b=?", (a, b)).fetchone()
+        if row is not None:
+            out[(a, b)] = codec.decode(row[0])
+    return out
+
+
+def _upsert_edges(conn: sqlite3.Connection, rows: list[tuple]) -> None:
+    conn.executemany(
+        "INSERT INTO edges(a, b, weight, data) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(a, b) DO UPDATE SET weight=excluded.weight, data=excluded.data",
+        rows)
+
+
+def _delete_edges(conn: sqlite3.Connection, keys: list[Pair]) -> None:
+    conn.executemany("DELETE FROM edges WHERE a=? AND b=?", keys)
+
+
+def _node_edges(conn: sqlite3.Connection, names: list[str]) -> dict[str, list[Pair]]:
+    found: dict[str, set[Pair]] = {name: set() for name in names}
+    for part in chunked(names):
+        params = marks(len(part))
+        sql = (f"SELECT a, b FROM edges WHERE a IN ({params}) "
+               f"UNION SELECT a, b FROM edges WHERE b IN ({params})")
+        for a, b in conn.execute(sql, part + part):
+            for end in (a, b):
+                if end in found:
+                    found[end].add((a, b))
+    return {name: sorted(pairs) for name, pairs in found.items()}
+
+
+def _node_degrees(conn: sqlite3.Connection, names: list[str]) -> dict[str, int]:
+    out = dict.fromkeys(names, 0)
+    for part in chunked(names):
+        params = marks(len(part))
+        sql = (f"SELECT n, COUNT(*) FROM ("
+               f"SELECT a AS n FROM edges WHERE a IN ({params}) "
+               f"UNION ALL SELECT b FROM edges WHERE b IN ({params}) AND a != b"
+               f") GROUP BY n")
+        for name, degree in conn.execute(sql, part + part):
+            out[name] = degree
+    return out
+
+
+def _scalar(conn: sqlite3.Connection, sql: str) -> Any:
+    return conn.execute(sql).fetchone()[0]
+
+
+def _column(conn: sqlite3.Connection, sql: str) -> list[Any]:
+    return [row[0] for row in conn.execute(sql)]
+
+
+def _rows(conn: sqlite3.Connection, sql: str) -> list[tuple]:
+    return [tuple(row) for row in conn.execute(sql)]

@@ -1,0 +1,140 @@
+"""The SQLite backend: every role in one database file.
+
+``<workdir>/kgrag.db`` in WAL mode with ``synchronous=NORMAL``: a commit
+appends to the write-ahead log without an fsync, so a process crash never
+loses a committed transaction and a power cut may lose only the last ones,
+never consistency. Every write touches only the rows it changes.
+
+One writer process per working directory: the in-memory vector matrices
+do not see rows another process writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+from kgrag.errors import ConfigError, StorageError
+from kgrag.storage.sqlite import codec
+from kgrag.storage.sqlite.db import Database
+from kgrag.storage.sqlite.doc_status import SQLiteDocStatusStore
+from kgrag.storage.sqlite.graph import SQLiteGraphStore
+from kgrag.storage.sqlite.kv import SQLiteKVStore
+from kgrag.storage.sqlite.lexical import SQLiteLexicalIndex
+from kgrag.storage.sqlite.vectors import DTYPES, SQLiteVectorStore
+
+DB_FILENAME = "kgrag.db"
+_OPTIONS = {"vector_dtype", "busy_timeout_ms", "cache_mb", "lexical"}
+
+
+class SQLiteStorage:
+    """Every storage role for one working directory, in SQLite.
+
+    Options: ``vector_dtype`` (``"float32"``, default, or ``"float16"``:
+    on-disk precision of new vector namespaces), ``busy_timeout_ms``
+    (default 5000), ``cache_mb`` (SQLite page cache, default 64) and
+    ``lexical`` (default ``True``: keep the BM25 index).
+    """
+
+    name = "sqlite"
+
+    def __init__(self, workdir: Path, *, in_memory: bool = False, **options: Any):
+        unknown = set(options) - _OPTIONS
+        if unknown:
+            raise ConfigError(
+                f"unknown sqlite storage option(s): {', '.join(sorted(unknown))}; "
+                f"known: {', '.join(sorted(_OPTIONS))}")
+        self.workdir = Path(workdir)
+        self.path = None if in_memory else self.workdir / DB_FILENAME
+        self._dtype = options.get("vector_dtype", "float32")
+        if self._dtype not in DTYPES:
+            raise ConfigError(f"vector_dtype must be one of {DTYPES}, not {self._dtype!r}")
+        self._db = Database(self.path,
+                            busy_timeout_ms=options.get("busy_timeout_ms", 5000),
+                            cache_mb=options.get("cache_mb", 64))
+        self._kv: dict[str, SQLiteKVStore] = {}
+        self._vectors: dict[str, SQLiteVectorStore] = {}
+        self._graph = SQLiteGraphStore(self._db)
+        self._doc_status = SQLiteDocStatusStore(self._db)
+        self._lexical = SQLiteLexicalIndex(self._db) if options.get("lexical", True) else None
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Create the working directory and database if needed, and connect."""
+        if self.path is not None:
+            try:
+                self.workdir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StorageError(f"cannot create working directory {self.workdir}: {exc}") from exc
+        await self._db.open()
+
+    async def close(self) -> None:
+        """Close the database; the stores keep working after a new open()."""
+        await self._db.close()
+        for store in self._vectors.values():
+            store.drop_cache()
+
+    async def __aenter__(self) -> "SQLiteStorage":
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.close()
+
+    def transaction(self) -> AbstractAsyncContextManager[None]:
+        """Group writes across every role into one atomic transaction."""
+        return self._db.transaction()
+
+    # -- roles -------------------------------------------------------------------
+
+    def kv(self, namespace: str) -> SQLiteKVStore:
+        if namespace not in self._kv:
+            self._kv[namespace] = SQLiteKVStore(self._db, namespace)
+        return self._kv[namespace]
+
+    def vectors(self, namespace: str) -> SQLiteVectorStore:
+        if namespace not in self._vectors:
+            self._vectors[namespace] = SQLiteVectorStore(self._db, namespace, self._dtype)
+        return self._vectors[namespace]
+
+    @property
+    def graph(self) -> SQLiteGraphStore:
+        return self._graph
+
+    @property
+    def doc_status(self) -> SQLiteDocStatusStore:
+        return self._doc_status
+
+    @property
+    def lexical(self) -> SQLiteLexicalIndex | None:
+        return self._lexical
+
+    # -- meta --------------------------------------------------------------------
+
+    async def get_meta(self, key: str) -> Any:
+        """The JSON value stored under ``key``, or ``None``."""
+        return await self._db.read(_get_meta, key)
+
+    async def set_meta(self, key: str, value: Any) -> None:
+        """Store a small JSON value under ``key``."""
+        await self._db.write(_set_meta, key, codec.dumps(value))
+
+
+def memory_storage(workdir: Path, **options: Any) -> SQLiteStorage:
+    """The same backend on a private in-memory database (nothing persists)."""
+    storage = SQLiteStorage(workdir, in_memory=True, **options)
+    storage.name = "memory"
+    return storage
+
+
+def _get_meta(conn: sqlite3.Connection, key: str) -> Any:
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return None if row is None else codec.decode(row[0])
+
+
+def _set_meta(conn: sqlite3.Connection, key: str, text: str) -> None:
+    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
+                 "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (key, text))
