@@ -201,10 +201,9 @@ async def summarize(name: str, fragments: Sequence[str], *, chat: Chat,
     if not items:
         return ""
     while True:
-        if sum(job.cost(x) for x in items) <= budget:
-            return await job.call(items, final_tokens)
-        items = [job.fit(x, budget // 2) for x in items]
-        if len(items) <= 2:
+        if sum(job.cost(x) for x in items) > budget:
+            items = [job.fit(x, budget // 2) for x in items]  # any two now fit one call
+        if len(items) <= 2 or sum(job.cost(x) for x in items) <= budget:
             return await job.call(items, final_tokens)
         items = await _reduce_round(job, items, budget)
 
