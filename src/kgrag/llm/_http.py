@@ -35,11 +35,13 @@ _THINK_RE = re.compile(r"^\s*<think>.*?</think>\s*", re.S)
 
 
 def make_client(base_url: str, *, api_key: str | None = None, timeout: float = 240.0,
-                max_connections: int = 32, headers: dict[str, str] | None = None) -> httpx.AsyncClient:
+                max_connections: int = 32, headers: dict[str, str] | None = None,
+                transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
     """One pooled client for one provider.
 
     For a plain-http endpoint no TLS is ever used, so no CA bundle is loaded
     (the SSL context is built once per client anyway, never per call).
+    ``transport`` replaces the network (tests use ``httpx.MockTransport``).
     """
     all_headers = {"Accept": "application/json"}
     if api_key:
@@ -53,6 +55,7 @@ def make_client(base_url: str, *, api_key: str | None = None, timeout: float = 2
         limits=httpx.Limits(max_connections=max_connections,
                             max_keepalive_connections=max_connections),
         verify=not plain_http,
+        transport=transport,
     )
 
 

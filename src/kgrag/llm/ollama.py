@@ -31,12 +31,13 @@ class OllamaChatProvider:
     """Chat with a model served by Ollama."""
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 240.0, max_connections: int = 32):
+                 timeout: float = 240.0, max_connections: int = 32,
+                 transport: Any = None):
         root = _root(base_url)
         self.model = model
         self.identity = f"ollama:{model}@{_http.host_of(root)}"
         self._client = _http.make_client(root, api_key=api_key, timeout=timeout,
-                                         max_connections=max_connections)
+                                         max_connections=max_connections, transport=transport)
 
     @classmethod
     def from_settings(cls, settings: Any) -> "OllamaChatProvider":
@@ -98,13 +99,14 @@ class OllamaEmbeddingProvider:
     """Embeddings from a model served by Ollama (``/api/embed``)."""
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 240.0, max_tokens: int = 8192, max_connections: int = 32):
+                 timeout: float = 240.0, max_tokens: int = 8192, max_connections: int = 32,
+                 transport: Any = None):
         root = _root(base_url)
         self.model = model
         self.max_tokens = max_tokens
         self.identity = f"ollama:{model}@{_http.host_of(root)}"
         self._client = _http.make_client(root, api_key=api_key, timeout=timeout,
-                                         max_connections=max_connections)
+                                         max_connections=max_connections, transport=transport)
 
     @classmethod
     def from_settings(cls, settings: Any) -> "OllamaEmbeddingProvider":

@@ -23,12 +23,13 @@ class OpenAIChatProvider:
     """Chat over an OpenAI-compatible ``/chat/completions`` endpoint."""
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 240.0, max_connections: int = 32):
+                 timeout: float = 240.0, max_connections: int = 32,
+                 transport: Any = None):
         base_url = base_url or DEFAULT_BASE_URL
         self.model = model
         self.identity = f"openai:{model}@{_http.host_of(base_url)}"
         self._client = _http.make_client(base_url, api_key=api_key, timeout=timeout,
-                                         max_connections=max_connections)
+                                         max_connections=max_connections, transport=transport)
 
     @classmethod
     def from_settings(cls, settings: Any) -> "OpenAIChatProvider":
@@ -109,7 +110,8 @@ class OpenAIEmbeddingProvider:
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  timeout: float = 240.0, dimensions: int | None = None, max_tokens: int = 8192,
-                 max_connections: int = 32):
+                 max_connections: int = 32,
+                 transport: Any = None):
         base_url = base_url or DEFAULT_BASE_URL
         self.model = model
         self.max_tokens = max_tokens
@@ -117,7 +119,7 @@ class OpenAIEmbeddingProvider:
         self.identity = f"openai:{model}@{_http.host_of(base_url)}"
         self._base64 = True
         self._client = _http.make_client(base_url, api_key=api_key, timeout=timeout,
-                                         max_connections=max_connections)
+                                         max_connections=max_connections, transport=transport)
 
     @classmethod
     def from_settings(cls, settings: Any) -> "OpenAIEmbeddingProvider":

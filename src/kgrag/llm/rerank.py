@@ -18,14 +18,15 @@ class HTTPRerankProvider:
     """A rerank endpoint reached over HTTP."""
 
     def __init__(self, base_url: str, model: str | None = None, *, api_key: str | None = None,
-                 timeout: float = 60.0, kind: str = "cohere", max_connections: int = 16):
+                 timeout: float = 60.0, kind: str = "cohere", max_connections: int = 16,
+                 transport: Any = None):
         if not base_url:
             raise ConfigError("a reranker needs rerank_base_url (the full endpoint URL)")
         self.model = model
         self.identity = f"{kind}:{model or 'default'}@{_http.host_of(base_url)}"
         self._url = base_url
         self._client = _http.make_client(base_url, api_key=api_key, timeout=timeout,
-                                         max_connections=max_connections)
+                                         max_connections=max_connections, transport=transport)
 
     @classmethod
     def from_settings(cls, settings: Any) -> "HTTPRerankProvider":
