@@ -13,9 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from kgrag.graph.merge import (
-    MergePolicy, group_extractions, merge_entity, merge_relation, placeholder_entity,
-)
+from kgrag.graph.batch import BatchInput, needed_keys, plan_batch
+from kgrag.graph.policy import MergePolicy
 from kgrag.graph.summary import apply_summaries
 from kgrag.ingest.chunking import make_chunks
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
@@ -34,7 +33,7 @@ class DocumentMerger:
     def __init__(self, deps):
         self.deps = deps
         self.storage = deps.storage
-        self.policy = MergePolicy.from_settings(deps.settings)
+        self.policy = MergePolicy.from_settings(deps.settings, tokenizer=deps.tokenizer)
 
     def chunk(self, doc: Document) -> list[Chunk]:
         return make_chunks(doc, self.deps.settings, self.deps.tokenizer)
@@ -44,26 +43,15 @@ class DocumentMerger:
         chunks, extractions, chunk_vectors = prepared
         graph = self.storage.graph
         kind = self.deps.extractor.kind
-        now = time.time()
-        ents, rels = group_extractions(extractions)
-        endpoints = {n for key in rels for n in key}
-        names = sorted(set(ents) | endpoints)
-        old_nodes = await graph.get_nodes(names)
-        old_edges = await graph.get_edges(list(rels))
-
-        plans = [merge_entity(n, old_nodes.get(n), ents[n], self.policy, now, kind)
-                 for n in ents]
-        for name in sorted(endpoints - set(ents) - set(old_nodes)):
-            frags = [r for key, rs in rels.items() if name in key for r in rs]
-            plans.append(placeholder_entity(name, frags, self.policy, now, kind))
-        rel_plans = [merge_relation(k, old_edges.get(k), rels[k], self.policy, now, kind)
-                     for k in rels]
-        await apply_summaries(plans + rel_plans, chat=self.deps.chat,
-                              tokenizer=self.deps.tokenizer, policy=self.policy,
+        names, keys = needed_keys(extractions)
+        batch = BatchInput(extractions, await graph.get_nodes(names),
+                           await graph.get_edges(keys), now=time.time(), extractor=kind)
+        plan = plan_batch(batch, self.policy)
+        await apply_summaries(plan.all(), self.deps.chat, policy=self.policy,
                               language=self.deps.settings.language)
-
-        nodes = {p.key: p.data for p in plans}
-        edges = {p.key: p.data for p in rel_plans}
+        old_nodes, old_edges = batch.existing_nodes, batch.existing_edges
+        nodes = {k: p.data for k, p in plan.nodes.items() if p.changed}
+        edges = {k: p.data for k, p in plan.edges.items() if p.changed}
         ent_changed = [n for n, d in nodes.items()
                        if (old_nodes.get(n) or {}).get("description") != d["description"]
                        or n not in old_nodes]
