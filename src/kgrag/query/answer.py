@@ -1,0 +1,102 @@
+"""Answer prompts, and the extractive answer used when no chat model is set.
+
+The answer prompt holds everything that shapes the answer (context, mode,
+response type, references rule, extra instructions, the conversation and
+the question), so the chat service's cache, keyed by the messages and the
+model identity, never serves an answer to a different query.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, AsyncIterator, Sequence
+
+import numpy as np
+
+from kgrag.query import prompts as P
+from kgrag.query.param import QueryParam
+from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_text
+
+MAX_SENTENCES = 4
+_MAX_CANDIDATES = 96
+_CHUNKS_READ = 8
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(\[]?[A-Z0-9])|(?<=[。！？；])|\n\s*\n|\n(?=\s*[-*•#])")
+
+
+def system_prompt(context: str, param: QueryParam) -> str:
+    user_block = P.USER_BLOCK.format(user_prompt=param.user_prompt) if param.user_prompt else ""
+    rule = P.REFERENCES_SECTION if param.include_references else P.REFERENCES_INLINE
+    return P.ANSWER_SYSTEM.format(response_type=param.response_type, references_rule=rule,
+                                  user_block=user_block, mode=param.mode, context=context)
+
+
+def _history(param: QueryParam) -> list[dict[str, str]]:
+    return [{"role": str(t["role"]), "content": str(t["content"])} for t in param.conversation_history]
+
+
+def answer_messages(question: str, context: str, param: QueryParam) -> list[dict[str, str]]:
+    """System prompt with the context, the conversation, then the question."""
+    return [{"role": "system", "content": system_prompt(context, param)}, *_history(param),
+            {"role": "user", "content": f"Question: {question}"}]
+
+
+def bypass_messages(question: str, param: QueryParam) -> list[dict[str, str]]:
+    """Bypass mode: the conversation and the question, nothing retrieved."""
+    system = [{"role": "system", "content": param.user_prompt}] if param.user_prompt else []
+    return [*system, *_history(param), {"role": "user", "content": question}]
+
+
+def render_prompt(messages: Sequence[dict[str, str]]) -> str:
+    """The messages as one text (what ``only_need_prompt`` returns)."""
+    return "\n\n".join(f"---{m['role']}---\n{m['content']}" for m in messages)
+
+
+async def single(text: str) -> AsyncIterator[str]:
+    """An async iterator yielding ``text`` once (streaming a fixed reply)."""
+    yield text
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences and list items of ``text``, whitespace-normalised."""
+    out = []
+    for piece in _SENTENCE_END.split(text):
+        sentence = " ".join(piece.split()).strip(" -*•#")
+        if len(sentence) >= 12 or (len(sentence) >= 6 and re.search(r"[\u3400-\u9fff]", sentence)):
+            out.append(sentence)
+    return out
+
+
+def _candidates(chunks: Sequence[ChunkHit], refs: Sequence[str]) -> list[tuple[str, str]]:
+    seen: set[str] = set()
+    out = []
+    for chunk, ref in zip(chunks[:_CHUNKS_READ], refs):
+        for sentence in split_sentences(chunk.content):
+            if sentence not in seen:
+                seen.add(sentence)
+                out.append((sentence, ref))
+    return out[:_MAX_CANDIDATES]
+
+
+def _graph_fallback(entities: Sequence[EntityHit], relations: Sequence[RelationHit]) -> list[str]:
+    lines = [f"{e.name}: {description_text(e.data)}" for e in entities[:2]]
+    lines += [f"{r.src} / {r.tgt}: {description_text(r.data)}" for r in relations[:2]]
+    return [" ".join(line.split()) for line in lines if line.strip()]
+
+
+async def extractive_answer(question_vector: np.ndarray, chunks: Sequence[ChunkHit], refs: Sequence[str],
+                            references: Sequence[dict[str, str]], embed: Any,
+                            graph: tuple[Sequence[EntityHit], Sequence[RelationHit]] = ((), ())) -> str:
+    """The sentences of the top chunks most similar to the question, with their references."""
+    candidates = _candidates(chunks, refs)
+    lines: list[str] = []
+    if candidates:
+        vectors = await embed.embed([s for s, _ in candidates], kind="document")
+        scores = np.asarray(vectors, dtype=np.float32) @ np.asarray(question_vector, dtype=np.float32)
+        best = sorted(range(len(candidates)), key=lambda i: (-float(scores[i]), i))[:MAX_SENTENCES]
+        lines = [f'{n}. "{candidates[i][0]}" [{candidates[i][1]}]' for n, i in enumerate(best, start=1)]
+    else:
+        lines = [f"{n}. {text}" for n, text in enumerate(_graph_fallback(*graph), start=1)]
+    parts = [P.NO_LLM_NOTE, "Best supporting passages:\n" + "\n".join(lines)]
+    if references:
+        parts.append("### References\n" + "\n".join(f"[{r['reference_id']}] {r['file_path']}" for r in references))
+    return "\n\n".join(parts)

@@ -1,0 +1,134 @@
+"""From a question to a budgeted context: keywords, embeddings, routes, sections.
+
+:func:`assemble` runs the stages every retrieving mode shares::
+
+    keywords -> one embedding call -> the mode's routes -> entity / relation
+    budgets -> chunks of the kept entities and relations -> merge, rerank,
+    chunk_top_k -> chunk budget -> references and context text
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kgrag.errors import QueryError
+from kgrag.query.answer import answer_messages, render_prompt
+from kgrag.query.context import (
+    BUFFER_TOKENS, Fitted, SectionBudget, chunk_line, entity_line, entity_name, fit, fit_chunks,
+    reference_ids, relation_line, relation_name, render_context, skeleton_tokens,
+)
+from kgrag.query.keywords import KeywordSet, resolve_keywords
+from kgrag.query.modes import ModeSpec
+from kgrag.query.param import QueryParam
+from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext
+from kgrag.query.retrieve_chunks import graph_chunks, select_chunks
+from kgrag.query.trace import Trace
+
+
+@dataclass(slots=True)
+class Services:
+    """The parts a query uses; ``chat`` and ``rerank`` may be None."""
+
+    storage: Any
+    chat: Any
+    embed: Any
+    rerank: Any
+    tokenizer: Any
+
+
+@dataclass(slots=True)
+class Assembly:
+    """The outcome of retrieval: ``status`` is ok, no_keywords or no_context."""
+
+    status: str
+    keywords: KeywordSet
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    entities: list[EntityHit] = field(default_factory=list)
+    relations: list[RelationHit] = field(default_factory=list)
+    chunks: list[ChunkHit] = field(default_factory=list)
+    chunk_refs: list[str] = field(default_factory=list)
+    references: list[dict[str, str]] = field(default_factory=list)
+    context: str = ""
+    tokens: dict[str, int] = field(default_factory=dict)
+    truncated: dict[str, int] = field(default_factory=dict)
+
+
+def _vector_texts(question: str, kws: KeywordSet, spec: ModeSpec, trace: Trace) -> dict[str, str]:
+    """Text to embed per slot; a missing keyword level borrows the other one."""
+    texts = {"query": question}
+    for slot, own, other, label in (("low", kws.low, kws.high, "low"), ("high", kws.high, kws.low, "high")):
+        if slot not in spec.vectors:
+            continue
+        words = own or other
+        if words and not own:
+            trace.note("keywords", f"no {label}-level keywords: that route searched the other level's")
+        if words:
+            texts[slot] = ", ".join(words)
+    return texts
+
+
+async def embed_question(embed: Any, texts: dict[str, str]) -> dict[str, np.ndarray]:
+    """Every text in one embedding call (identical texts embedded once)."""
+    if embed is None:
+        raise QueryError("no embedding service configured; retrieval needs one")
+    unique = list(dict.fromkeys(texts.values()))
+    matrix = np.asarray(await embed.embed(unique, kind="query"), dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape[0] != len(unique):
+        raise QueryError(f"embedding service returned shape {matrix.shape} for {len(unique)} texts")
+    rows = {text: matrix[i] for i, text in enumerate(unique)}
+    return {slot: rows[text] for slot, text in texts.items()}
+
+
+def _reason(kind: str, own_limit: str, own: int, budget: int, p: QueryParam) -> str:
+    if budget >= own:
+        return f"{own_limit} {own} exhausted ({kind} section budget)"
+    return (f"max_total_tokens {p.max_total_tokens} exhausted ({kind} section got {budget} tokens "
+            f"after the prompt, question and other sections)")
+
+
+def _fit_graph(found_e: list[EntityHit], found_r: list[RelationHit], room: int, p: QueryParam,
+               svc: Services, trace: Trace) -> tuple[Fitted, Fitted]:
+    e_budget = max(min(p.max_entity_tokens, room), 0)
+    ents = fit(found_e, entity_line, SectionBudget(e_budget, _reason("entity", "max_entity_tokens",
+               p.max_entity_tokens, e_budget, p)), svc.tokenizer, trace, "entity", entity_name)
+    r_budget = max(min(p.max_relation_tokens, room - ents.tokens), 0)
+    rels = fit(found_r, relation_line, SectionBudget(r_budget, _reason("relation", "max_relation_tokens",
+               p.max_relation_tokens, r_budget, p)), svc.tokenizer, trace, "relation", relation_name)
+    return ents, rels
+
+
+async def assemble(svc: Services, question: str, param: QueryParam, spec: ModeSpec, trace: Trace) -> Assembly:
+    """Retrieve for ``question`` in mode ``spec`` and build the budgeted context."""
+    kws = await resolve_keywords(question, param.hl_keywords, param.ll_keywords, svc.chat) \
+        if spec.keywords else KeywordSet(source="unused")
+    trace.set("keywords", kws.to_dict())
+    if spec.keywords and kws.empty:
+        trace.note("keywords", "no keywords: nothing was searched")
+        return Assembly("no_keywords", kws)
+    vectors = await embed_question(svc.embed, _vector_texts(question, kws, spec, trace))
+    ctx = RetrievalContext(svc.storage, question, param, kws, vectors, trace)
+    found = await spec.retrieve(ctx)
+    fixed = svc.tokenizer.count(render_prompt(answer_messages(question, "", param)))
+    room = param.max_total_tokens - fixed - BUFFER_TOKENS - skeleton_tokens(svc.tokenizer)
+    ents, rels = _fit_graph(found.entities, found.relations, room, param, svc, trace)
+    routes = [found.chunks]
+    if found.graph_chunks:
+        routes += list(await graph_chunks(ctx, ents.items, rels.items))
+    selected = await select_chunks(ctx, routes, svc.rerank)
+    c_budget = max(room - ents.tokens - rels.tokens, 0)
+    reason = f"max_total_tokens {param.max_total_tokens} exhausted (chunk section got {c_budget} tokens)"
+    chunks = fit_chunks(selected, SectionBudget(c_budget, reason), svc.tokenizer, trace)
+    refs, references = reference_ids(chunks.items)
+    lines = [chunk_line(c, r) for c, r in zip(chunks.items, refs)]
+    context = render_context(ents.lines, rels.lines, lines, references)
+    status = "ok" if context else "no_context"
+    tokens = {"entities": ents.tokens, "relations": rels.tokens, "chunks": chunks.tokens,
+              "prompt_without_context": fixed, "chunk_budget": c_budget}
+    truncated = {"entities": ents.dropped, "relations": rels.dropped, "chunks": chunks.dropped}
+    trace.set("final", {"entities": len(ents.items), "relations": len(rels.items), "chunks": len(chunks.items),
+                        "tokens": tokens})
+    return Assembly(status, kws, vectors, ents.items, rels.items, chunks.items, refs, references,
+                    context, tokens, truncated)

@@ -1,0 +1,146 @@
+"""The context handed to the model: sections, token budgets, references.
+
+Each entity, relation and chunk becomes one JSON line. Sections are
+filled in rank order until their budget is spent (a prefix: a lower-ranked
+item never displaces a higher one):
+
+- entities: ``min(max_entity_tokens, room)``
+- relations: ``min(max_relation_tokens, room - entities)``
+- chunks: ``room - entities - relations``, where ``room`` is
+  ``max_total_tokens`` minus the prompt without context (instructions,
+  conversation, question), the section headers and a 200-token buffer.
+
+A chunk's cost includes its line in the Reference Document List when it
+brings a new file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from kgrag.query import prompts as P
+from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_text
+from kgrag.query.trace import Trace, relation_id
+
+BUFFER_TOKENS = 200
+
+
+def entity_line(e: EntityHit) -> str:
+    return json.dumps({"entity": e.name, "type": e.data.get("entity_type", "UNKNOWN"),
+                       "description": description_text(e.data)}, ensure_ascii=False)
+
+
+def relation_line(r: RelationHit) -> str:
+    return json.dumps({"entity1": r.src, "entity2": r.tgt, "keywords": r.data.get("keywords", ""),
+                       "description": description_text(r.data)}, ensure_ascii=False)
+
+
+def chunk_line(c: ChunkHit, reference_id: str) -> str:
+    return json.dumps({"reference_id": reference_id, "content": c.content}, ensure_ascii=False)
+
+
+def reference_line(reference_id: str, file_path: str) -> str:
+    return f"[{reference_id}] {file_path}"
+
+
+@dataclass(slots=True)
+class Fitted:
+    """The items of one section that fit, their lines and their token cost."""
+
+    items: list[Any] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    tokens: int = 0
+    dropped: int = 0
+
+
+@dataclass(slots=True)
+class SectionBudget:
+    """A token budget and the words the trace uses when it runs out."""
+
+    tokens: int
+    reason: str
+
+
+def fit(items: Sequence[Any], to_line: Callable[[Any], str], budget: SectionBudget, tokenizer: Any,
+        trace: Trace, kind: str, name: Callable[[Any], str], extra_cost=None) -> Fitted:
+    """The longest prefix of ``items`` whose lines fit ``budget`` (+1 token a line break).
+
+    ``extra_cost(item, kept_items)`` adds tokens an item brings elsewhere.
+    """
+    out = Fitted()
+    for i, item in enumerate(items):
+        line = to_line(item)
+        cost = tokenizer.count(line) + 1 + (extra_cost(item, out.items) if extra_cost else 0)
+        if out.tokens + cost > budget.tokens:
+            out.dropped = len(items) - i
+            for rest in items[i:]:
+                trace.drop("truncation", kind, name(rest), budget.reason, getattr(rest, "score", None))
+            break
+        out.items.append(item)
+        out.lines.append(line)
+        out.tokens += cost
+    return out
+
+
+def reference_ids(chunks: Sequence[ChunkHit]) -> tuple[list[str], list[dict[str, str]]]:
+    """Reference id per chunk and the numbered file list (most cited file first)."""
+    counts = Counter(c.file_path for c in chunks)
+    first = {}
+    for i, c in enumerate(chunks):
+        first.setdefault(c.file_path, i)
+    order = sorted(counts, key=lambda path: (-counts[path], first[path]))
+    ids = {path: str(n) for n, path in enumerate(order, start=1)}
+    refs = [{"reference_id": ids[path], "file_path": path} for path in order]
+    return [ids[c.file_path] for c in chunks], refs
+
+
+def _section(header: str, lines: list[str], lang: str = "json") -> str:
+    return f"{header}\n{P.fenced(chr(10).join(lines), lang)}"
+
+
+def render_context(entity_lines: list[str], relation_lines: list[str], chunk_lines: list[str],
+                   references: list[dict[str, str]]) -> str:
+    """The context text; empty sections are left out."""
+    parts = []
+    if entity_lines:
+        parts.append(_section(P.ENTITIES_HEADER, entity_lines))
+    if relation_lines:
+        parts.append(_section(P.RELATIONS_HEADER, relation_lines))
+    if chunk_lines:
+        parts.append(_section(P.CHUNKS_HEADER, chunk_lines))
+    if references:
+        ref_lines = [reference_line(r["reference_id"], r["file_path"]) for r in references]
+        parts.append(_section(P.REFERENCES_HEADER, ref_lines, ""))
+    return "\n\n".join(parts)
+
+
+def skeleton_tokens(tokenizer: Any) -> int:
+    """Tokens of the section headers and fences with every section present."""
+    return tokenizer.count(render_context(["x"], ["x"], ["x"], [{"reference_id": "1", "file_path": "x"}])) - 4
+
+
+def entity_name(e: EntityHit) -> str:
+    return e.name
+
+
+def relation_name(r: RelationHit) -> str:
+    return relation_id(r.src, r.tgt)
+
+
+def chunk_name(c: ChunkHit) -> str:
+    return c.id
+
+
+def fit_chunks(chunks: Sequence[ChunkHit], budget: SectionBudget, tokenizer: Any, trace: Trace) -> Fitted:
+    """Chunks that fit ``budget``, each charged for its reference line when its file is new."""
+    def new_file_cost(chunk: ChunkHit, kept: list[ChunkHit]) -> int:
+        if any(k.file_path == chunk.file_path for k in kept):
+            return 0
+        return tokenizer.count(reference_line("999", chunk.file_path)) + 1
+
+    # Reference ids of up to three digits tokenise alike, so "0" stands in for the real one.
+    return fit(chunks, lambda c: chunk_line(c, "0"), budget, tokenizer, trace, "chunk", chunk_name,
+               extra_cost=new_file_cost)

@@ -1,0 +1,106 @@
+"""Query parameters and results.
+
+:class:`QueryParam` carries LightRAG's query fields with the same defaults;
+:meth:`QueryParam.from_settings` takes the defaults from :class:`Settings`
+instead. :class:`QueryResult` is what :meth:`QueryEngine.query` returns
+when it does not stream.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from kgrag.errors import QueryError
+
+# The modes the built-in registry knows ("ppr" is registered by its own module).
+Mode = Literal["naive", "local", "global", "hybrid", "mix", "bypass", "ppr"]
+
+_SETTINGS_FIELDS = (
+    "top_k", "chunk_top_k", "max_entity_tokens", "max_relation_tokens",
+    "max_total_tokens", "cosine_threshold", "related_chunk_number",
+)
+
+
+@dataclass(slots=True)
+class QueryParam:
+    """How one question is answered.
+
+    ``hl_keywords`` / ``ll_keywords`` given by the caller skip the keywords
+    call. ``conversation_history`` is shown to the model only (it does not
+    steer retrieval) and turns the answer cache off. ``enable_rerank`` is
+    silently ignored when no reranker is configured.
+    """
+
+    mode: str = "mix"
+    only_need_context: bool = False
+    only_need_prompt: bool = False
+    response_type: str = "Multiple Paragraphs"
+    stream: bool = False
+    top_k: int = 40
+    chunk_top_k: int = 20
+    max_entity_tokens: int = 6000
+    max_relation_tokens: int = 8000
+    max_total_tokens: int = 30000
+    hl_keywords: list[str] = field(default_factory=list)
+    ll_keywords: list[str] = field(default_factory=list)
+    conversation_history: list[dict[str, str]] = field(default_factory=list)
+    user_prompt: str | None = None
+    enable_rerank: bool = True
+    include_references: bool = False
+    cosine_threshold: float = 0.2
+    related_chunk_number: int = 5
+
+    @classmethod
+    def from_settings(cls, settings: Any, **overrides: Any) -> "QueryParam":
+        """Defaults from ``settings`` (a :class:`kgrag.config.Settings`), then ``overrides``."""
+        values = {name: getattr(settings, name) for name in _SETTINGS_FIELDS if settings is not None}
+        values.update(overrides)
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> "QueryParam":
+        """A copy with ``changes`` applied."""
+        return dataclasses.replace(self, **changes)
+
+    def validate(self) -> None:
+        """Raise :class:`QueryError` for values no query can run with."""
+        for name in ("top_k", "chunk_top_k", "related_chunk_number"):
+            if getattr(self, name) < 0:
+                raise QueryError(f"{name} must be >= 0, got {getattr(self, name)}")
+        for name in ("max_entity_tokens", "max_relation_tokens", "max_total_tokens"):
+            if getattr(self, name) < 0:
+                raise QueryError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not -1.0 <= self.cosine_threshold <= 1.0:
+            raise QueryError(f"cosine_threshold must lie in [-1, 1], got {self.cosine_threshold}")
+        for turn in self.conversation_history:
+            if not isinstance(turn, dict) or "role" not in turn or "content" not in turn:
+                raise QueryError("conversation_history items must be {'role': ..., 'content': ...} dicts")
+
+
+@dataclass(slots=True)
+class QueryResult:
+    """The outcome of one non-streaming query.
+
+    ``kind`` says what was asked for: ``answer`` (the default), ``context``
+    (``only_need_context``) or ``prompt`` (``only_need_prompt``); ``text``
+    returns that. ``extractive`` is true when no chat model is configured
+    and the answer was assembled from the best supporting sentences.
+    """
+
+    kind: Literal["answer", "context", "prompt"]
+    mode: str
+    answer: str = ""
+    context: str = ""
+    prompt: str = ""
+    references: list[dict[str, str]] = field(default_factory=list)
+    keywords: dict[str, Any] = field(default_factory=dict)
+    cached: bool = False
+    extractive: bool = False
+    no_context: bool = False
+    tokens: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """The answer, the context or the prompt, whichever was asked for."""
+        return {"answer": self.answer, "context": self.context, "prompt": self.prompt}[self.kind]

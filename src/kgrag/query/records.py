@@ -1,0 +1,110 @@
+"""Records passed between the retrieval stages.
+
+A mode's retrieval function receives a :class:`RetrievalContext` (the
+parameter object holding everything a route may need) and returns a
+:class:`Retrieved`: ranked entities, relations and directly found chunks.
+The shared stages after it (budgets, chunks reached through the graph,
+rerank, context) work on these records only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kgrag.query.keywords import KeywordSet
+from kgrag.query.param import QueryParam
+from kgrag.query.trace import Trace
+from kgrag.types import SEP
+
+
+def as_list(value: Any) -> list[str]:
+    """A stored list field (a list, or a ``<SEP>``-joined string) as a list."""
+    if isinstance(value, list):
+        return [str(v) for v in value if v]
+    if isinstance(value, str) and value:
+        return [v for v in value.split(SEP) if v]
+    return []
+
+
+def description_text(data: dict[str, Any]) -> str:
+    """A stored description with its merge separators turned into line breaks."""
+    return str(data.get("description") or "").replace(SEP, "\n")
+
+
+@dataclass(slots=True)
+class EntityHit:
+    """An entity found by a route; ``score`` is its vector similarity, if any."""
+
+    name: str
+    data: dict[str, Any]
+    score: float | None = None
+    degree: int = 0
+    route: str = "local"
+
+
+@dataclass(slots=True)
+class RelationHit:
+    """A relation (canonical endpoints ``src`` <= ``tgt``); ``degree`` is the sum of theirs."""
+
+    src: str
+    tgt: str
+    data: dict[str, Any]
+    score: float | None = None
+    degree: int = 0
+    route: str = "local"
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.src, self.tgt)
+
+    @property
+    def weight(self) -> float:
+        try:
+            return float(self.data.get("weight", 1.0))
+        except (TypeError, ValueError):
+            return 1.0
+
+
+@dataclass(slots=True)
+class ChunkHit:
+    """A chunk candidate; ``content`` and friends are filled once it is read."""
+
+    id: str
+    score: float
+    route: str
+    content: str = ""
+    file_path: str = ""
+    doc_id: str = ""
+    loaded: bool = False
+
+
+@dataclass(slots=True)
+class RetrievalContext:
+    """Everything a route may need for one question."""
+
+    storage: Any
+    question: str
+    param: QueryParam
+    keywords: KeywordSet
+    vectors: dict[str, np.ndarray]  # "query", "low", "high": L2-normalised
+    trace: Trace
+    # Optional extras a registered mode may read (e.g. a graph cache).
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Retrieved:
+    """What a mode found, each list best first.
+
+    ``chunks`` holds chunks found directly (vector / lexical search);
+    with ``graph_chunks`` the shared stages add the source chunks of the
+    entities and relations that fit their budgets.
+    """
+
+    entities: list[EntityHit] = field(default_factory=list)
+    relations: list[RelationHit] = field(default_factory=list)
+    chunks: list[ChunkHit] = field(default_factory=list)
+    graph_chunks: bool = True

@@ -1,0 +1,160 @@
+"""Chunk routes: direct search, chunks reached through the graph, selection.
+
+- :func:`direct_chunks`: chunk vectors (top ``chunk_top_k``), fused by
+  reciprocal-rank fusion with BM25 hits when the store has a lexical index;
+- :func:`graph_chunks`: the source chunks of entities and relations, up to
+  ``related_chunk_number`` per item, ranked by cosine similarity to the
+  question (vectors read in one batch);
+- :func:`select_chunks`: round-robin merge of the routes, optional rerank,
+  ``chunk_top_k``, and reading the chunk texts.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+
+from kgrag.errors import StorageError
+from kgrag.query.heuristic import search_text
+from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, as_list
+from kgrag.query.search import round_robin, rrf_fuse, vector_search
+
+log = logging.getLogger(__name__)
+
+# Source chunks considered per entity / relation (the first ones stored).
+MAX_SOURCES_PER_ITEM = 64
+
+
+async def direct_chunks(ctx: RetrievalContext) -> list[ChunkHit]:
+    """Chunks similar to the question, fused with BM25 hits when there are any."""
+    p, trace = ctx.param, ctx.trace
+    dense = await vector_search(ctx.storage, "chunks", ctx.vectors["query"], p.chunk_top_k,
+                                p.cosine_threshold, trace, route="chunks", kind="chunk",
+                                query=ctx.question)
+    lexical = await _lexical(ctx)
+    if not lexical:
+        return [ChunkHit(h.id, float(h.score), "vector") for h in dense]
+    dense_ids = [h.id for h in dense]
+    lex_ids = [cid for cid, _ in lexical]
+    routes = {cid: "vector" for cid in dense_ids}
+    for cid in lex_ids:
+        routes[cid] = "vector+lexical" if cid in routes else "lexical"
+    fused = rrf_fuse([dense_ids, lex_ids])
+    if trace.enabled:
+        trace.candidates("chunks/rrf", "chunk", [{"id": c, "score": round(s, 5)} for c, s in fused])
+    return [ChunkHit(cid, score, routes[cid]) for cid, score in fused]
+
+
+async def _lexical(ctx: RetrievalContext) -> list[tuple[str, float]]:
+    index = getattr(ctx.storage, "lexical", None)
+    if index is None or ctx.param.chunk_top_k <= 0:
+        return []
+    text = search_text(ctx.question)
+    try:
+        hits = await index.search(text, ctx.param.chunk_top_k)
+    except StorageError as exc:
+        log.warning("lexical search failed, using vector hits only: %s", exc)
+        ctx.trace.note("retrieval", f"lexical search failed: {exc}")
+        return []
+    ctx.trace.candidates("lexical", "chunk", [{"id": c, "score": round(float(s), 4)} for c, s in hits],
+                         query=text)
+    return hits
+
+
+def _pick(ids: list[str], sims: dict[str, float], n: int, taken: set[str]) -> list[str]:
+    """The ``n`` ids most similar to the question, skipping ones already taken."""
+    ranked = sorted((i for i in ids if i in sims and i not in taken), key=lambda i: -sims[i])
+    return ranked[:n]
+
+
+async def graph_chunks(ctx: RetrievalContext, entities: list[EntityHit],
+                       relations: list[RelationHit]) -> tuple[list[ChunkHit], list[ChunkHit]]:
+    """(entity chunks, relation chunks), each ranked by similarity to the question."""
+    n = ctx.param.related_chunk_number
+    if n <= 0 or (not entities and not relations):
+        return [], []
+    e_ids = [as_list(e.data.get("source_ids"))[:MAX_SOURCES_PER_ITEM] for e in entities]
+    r_ids = [as_list(r.data.get("source_ids"))[:MAX_SOURCES_PER_ITEM] for r in relations]
+    wanted = list(dict.fromkeys(i for ids in (*e_ids, *r_ids) for i in ids))
+    vectors = await ctx.storage.vectors("chunks").get_vectors(wanted)
+    sims = _similarities(vectors, ctx.vectors["query"])
+    trace = ctx.trace
+    for cid in wanted:
+        if cid not in sims:
+            trace.drop("graph", "chunk", cid, "source chunk id has no chunk vector (deleted or not indexed)")
+    out = []
+    for route, items, id_lists in (("entity", entities, e_ids), ("relation", relations, r_ids)):
+        taken: set[str] = set()
+        for item, ids in zip(items, id_lists):
+            taken.update(_pick(ids, sims, n, taken))
+        hits = sorted((ChunkHit(cid, sims[cid], route) for cid in taken), key=lambda c: (-c.score, c.id))
+        if trace.enabled:
+            trace.candidates(f"{route}/chunks", "chunk", [{"id": c.id, "score": round(c.score, 4)} for c in hits])
+        out.append(hits)
+    return out[0], out[1]
+
+
+def _similarities(vectors: dict[str, np.ndarray], query: np.ndarray) -> dict[str, float]:
+    if not vectors:
+        return {}
+    ids = list(vectors)
+    matrix = np.stack([np.asarray(vectors[i], dtype=np.float32) for i in ids])
+    scores = matrix @ np.asarray(query, dtype=np.float32)
+    return {i: float(s) for i, s in zip(ids, scores)}
+
+
+async def _load(storage: Any, hits: list[ChunkHit], trace) -> list[ChunkHit]:
+    """Fill in the texts of ``hits``; drop (and trace) ids missing from ``text_chunks``."""
+    todo = [h for h in hits if not h.loaded]
+    rows = await storage.kv("text_chunks").get_many([h.id for h in todo]) if todo else []
+    for hit, row in zip(todo, rows):
+        if row is not None:
+            hit.content = str(row.get("content", ""))
+            hit.file_path = str(row.get("file_path") or "unknown_source")
+            hit.doc_id = str(row.get("doc_id") or "")
+            hit.loaded = True
+        else:
+            trace.drop("graph", "chunk", hit.id, "chunk id not found in text_chunks")
+    return [h for h in hits if h.loaded]
+
+
+async def select_chunks(ctx: RetrievalContext, routes: list[list[ChunkHit]], rerank: Any) -> list[ChunkHit]:
+    """Merge the routes round-robin, rerank if asked, keep ``chunk_top_k``, read texts."""
+    p, trace = ctx.param, ctx.trace
+    merged = round_robin(routes, key=lambda c: c.id)
+    if not merged or p.chunk_top_k <= 0:
+        for c in merged:
+            trace.drop("truncation", "chunk", c.id, f"past chunk_top_k {p.chunk_top_k}", c.score)
+        return []
+    if rerank is not None and p.enable_rerank:
+        merged = await _rerank(ctx, await _load(ctx.storage, merged, trace), rerank)
+    kept: list[ChunkHit] = []
+    rest = merged
+    while rest and len(kept) < p.chunk_top_k:
+        need = p.chunk_top_k - len(kept)
+        kept += await _load(ctx.storage, rest[:need], trace)
+        rest = rest[need:]
+    for c in rest:
+        trace.drop("truncation", "chunk", c.id, f"past chunk_top_k {p.chunk_top_k} (route {c.route})", c.score)
+    return kept
+
+
+async def _rerank(ctx: RetrievalContext, chunks: list[ChunkHit], rerank: Any) -> list[ChunkHit]:
+    if not chunks:
+        return chunks
+    order = await rerank.rerank(ctx.question, [c.content for c in chunks], ctx.param.chunk_top_k)
+    ranked: list[ChunkHit] = []
+    seen: set[int] = set()
+    for index, score in order:
+        if 0 <= index < len(chunks) and index not in seen:
+            seen.add(index)
+            chunks[index].score = float(score)
+            ranked.append(chunks[index])
+    for i, c in enumerate(chunks):
+        if i not in seen:
+            ctx.trace.drop("rerank", "chunk", c.id, "not among the reranker's top results", c.score)
+    ctx.trace.candidates("rerank", "chunk", [{"id": c.id, "score": round(c.score, 4)} for c in ranked])
+    return ranked
+

@@ -1,0 +1,97 @@
+"""Graph routes: local (entities first) and global (relations first).
+
+local:  low-level keywords -> entity vectors (top_k) -> nodes with degrees
+        -> their edges, ranked by (edge degree, weight)
+global: high-level keywords -> relation vectors (top_k) -> edges, in vector
+        order -> their endpoint entities, in order of appearance
+
+Every storage read is batched: a route makes at most four graph calls
+whatever the number of hits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from kgrag.query.records import EntityHit, RelationHit, RetrievalContext
+from kgrag.query.search import round_robin, vector_search
+from kgrag.query.trace import relation_id
+from kgrag.storage.base import edge_key
+
+
+def _keywords_text(words: list[str]) -> str:
+    return ", ".join(words)
+
+
+async def local_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[RelationHit]]:
+    """Entities matching the low-level keywords, and the edges around them."""
+    vector = ctx.vectors.get("low")
+    if vector is None:
+        return [], []
+    p, trace = ctx.param, ctx.trace
+    hits = await vector_search(
+        ctx.storage, "entities", vector, p.top_k, p.cosine_threshold, trace,
+        route="local", kind="entity", query=_keywords_text(ctx.keywords.low),
+        label=lambda h: str(h.meta.get("name", h.id)))
+    names = list(dict.fromkeys(str(h.meta["name"]) for h in hits if h.meta.get("name")))
+    scores = {str(h.meta.get("name")): float(h.score) for h in hits}
+    graph = ctx.storage.graph
+    nodes, edges_by_node = await asyncio.gather(graph.get_nodes(names), graph.node_edges(names))
+    for name in names:
+        if name not in nodes:
+            trace.drop("graph", "entity", name, "entity vector has no graph node", scores[name])
+    found = [n for n in names if n in nodes]
+    pairs = list(dict.fromkeys(edge_key(*pair) for n in found for pair in edges_by_node.get(n, [])))
+    endpoints = list(dict.fromkeys([*found, *(x for pair in pairs for x in pair)]))
+    degrees, edges = await asyncio.gather(graph.node_degrees(endpoints), graph.get_edges(pairs))
+    entities = [EntityHit(n, nodes[n], scores[n], degrees.get(n, 0), "local") for n in found]
+    relations = [RelationHit(a, b, edges[(a, b)], None, degrees.get(a, 0) + degrees.get(b, 0), "local")
+                 for a, b in pairs if (a, b) in edges]
+    relations.sort(key=lambda r: (-r.degree, -r.weight))
+    if trace.enabled:
+        trace.candidates("local/edges", "relation",
+                         [{"id": relation_id(r.src, r.tgt), "score": None, "degree": r.degree,
+                           "weight": r.weight} for r in relations])
+    return entities, relations
+
+
+async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[RelationHit]]:
+    """Relations matching the high-level keywords, and their endpoints."""
+    vector = ctx.vectors.get("high")
+    if vector is None:
+        return [], []
+    p, trace = ctx.param, ctx.trace
+    hits = await vector_search(
+        ctx.storage, "relations", vector, p.top_k, p.cosine_threshold, trace,
+        route="global", kind="relation", query=_keywords_text(ctx.keywords.high),
+        label=lambda h: relation_id(*edge_key(str(h.meta.get("src", h.id)), str(h.meta.get("tgt", "")))))
+    scored: dict[tuple[str, str], float] = {}
+    for h in hits:
+        if h.meta.get("src") is not None and h.meta.get("tgt") is not None:
+            scored.setdefault(edge_key(str(h.meta["src"]), str(h.meta["tgt"])), float(h.score))
+    graph = ctx.storage.graph
+    edges = await graph.get_edges(list(scored))
+    for pair, score in scored.items():
+        if pair not in edges:
+            trace.drop("graph", "relation", relation_id(*pair), "relation vector has no graph edge", score)
+    pairs = [pair for pair in scored if pair in edges]
+    names = list(dict.fromkeys(x for pair in pairs for x in pair))
+    nodes, degrees = await asyncio.gather(graph.get_nodes(names), graph.node_degrees(names))
+    for name in names:
+        if name not in nodes:
+            trace.drop("graph", "entity", name, "relation endpoint has no graph node")
+    relations = [RelationHit(a, b, edges[(a, b)], scored[(a, b)], degrees.get(a, 0) + degrees.get(b, 0),
+                             "global") for a, b in pairs]
+    entities = [EntityHit(n, nodes[n], None, degrees.get(n, 0), "global") for n in names if n in nodes]
+    if trace.enabled:
+        trace.candidates("global/endpoints", "entity",
+                         [{"id": e.name, "score": None, "degree": e.degree} for e in entities])
+    return entities, relations
+
+
+async def hybrid_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[RelationHit]]:
+    """Local and global results interleaved (local first), deduplicated."""
+    (le, lr), (ge, gr) = await asyncio.gather(local_route(ctx), global_route(ctx))
+    entities = round_robin([le, ge], key=lambda e: e.name)
+    relations = round_robin([lr, gr], key=lambda r: r.key)
+    return entities, relations

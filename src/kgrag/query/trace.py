@@ -1,0 +1,161 @@
+"""Retrieval trace: where each candidate came from and where it was lost.
+
+A :class:`Trace` records, per stage, what each route found (with scores)
+and every item that was dropped and why. The stages follow the order in
+which a fact can go missing:
+
+``keywords``   which keywords were searched for, and where they came from
+``retrieval``  vector / lexical search (cosine threshold, top_k)
+``graph``      reading nodes, edges and chunks behind the hits
+``rerank``     reranker order
+``truncation`` chunk_top_k and the token budgets
+
+When tracing is off the engine uses :data:`NO_TRACE`, whose methods do
+nothing, so the query path pays nothing for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+STAGES = ("keywords", "retrieval", "graph", "rerank", "truncation")
+
+_HINTS = {
+    "retrieval": "check the keywords, the embedding, cosine_threshold and top_k",
+    "graph": "check the graph keys, edge endpoints and source chunk ids (index consistency)",
+    "rerank": "check the reranker, or query with enable_rerank=False",
+    "truncation": "check chunk_top_k and the token budgets (max_entity_tokens, "
+                  "max_relation_tokens, max_total_tokens)",
+}
+
+
+def relation_id(a: str, b: str) -> str:
+    """How a relation is named in traces."""
+    return f"{a} <-> {b}"
+
+
+class Trace:
+    """Collects the stage-by-stage record of one query."""
+
+    enabled = True
+
+    def __init__(self) -> None:
+        self.info: dict[str, Any] = {}
+        self.routes: list[dict[str, Any]] = []
+        self.dropped: list[dict[str, Any]] = []
+        self.notes: list[dict[str, str]] = []
+
+    def set(self, key: str, value: Any) -> None:
+        """Record a top-level fact (question, mode, parameters, keywords, totals)."""
+        self.info[key] = value
+
+    def candidates(self, route: str, kind: str, items: list[dict[str, Any]], query: str = "") -> None:
+        """What ``route`` found, best first; each item has ``id`` and ``score``."""
+        self.routes.append({"route": route, "kind": kind, "query": query, "items": items})
+
+    def drop(self, stage: str, kind: str, item_id: str, reason: str, score: float | None = None) -> None:
+        """Record that ``item_id`` was lost at ``stage`` because of ``reason``."""
+        entry: dict[str, Any] = {"stage": stage, "kind": kind, "id": item_id, "reason": reason}
+        if score is not None:
+            entry["score"] = round(float(score), 4)
+        self.dropped.append(entry)
+
+    def note(self, stage: str, message: str) -> None:
+        """A free-form remark about ``stage``."""
+        self.notes.append({"stage": stage, "message": message})
+
+    def chunk_ids(self) -> set[str]:
+        """Every chunk id the trace mentions."""
+        ids = {i["id"] for r in self.routes if r["kind"] == "chunk" for i in r["items"]}
+        return ids | {d["id"] for d in self.dropped if d["kind"] == "chunk"}
+
+    def label_chunks(self, files: dict[str, str]) -> None:
+        """Add the file path of each chunk mentioned (``files``: id -> path)."""
+        entries = [i for r in self.routes if r["kind"] == "chunk" for i in r["items"]]
+        for entry in entries + [d for d in self.dropped if d["kind"] == "chunk"]:
+            if entry["id"] in files:
+                entry["file"] = files[entry["id"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.info, "routes": self.routes, "dropped": self.dropped, "notes": self.notes}
+
+
+class _NoTrace(Trace):
+    """A trace that records nothing."""
+
+    enabled = False
+
+    def set(self, key: str, value: Any) -> None:
+        pass
+
+    def candidates(self, route: str, kind: str, items: list[dict[str, Any]], query: str = "") -> None:
+        pass
+
+    def drop(self, stage: str, kind: str, item_id: str, reason: str, score: float | None = None) -> None:
+        pass
+
+    def note(self, stage: str, message: str) -> None:
+        pass
+
+
+NO_TRACE = _NoTrace()
+
+
+def _fmt_score(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, (int, float)) else "  -  "
+
+
+def _name(entry: dict[str, Any]) -> str:
+    return f"{entry['id']} ({entry['file']})" if entry.get("file") else str(entry["id"])
+
+
+def _render_routes(trace: dict[str, Any], limit: int, out: list[str]) -> None:
+    for route in trace.get("routes", []):
+        items = route["items"]
+        query = f' for "{route["query"]}"' if route.get("query") else ""
+        out.append(f"  {route['route']} -> {len(items)} {route['kind']} candidate(s){query}")
+        for item in items[:limit]:
+            out.append(f"    {_fmt_score(item.get('score'))}  {_name(item)}")
+        if len(items) > limit:
+            out.append(f"    ... and {len(items) - limit} more")
+
+
+def _render_drops(trace: dict[str, Any], limit: int, out: list[str]) -> None:
+    dropped = trace.get("dropped", [])
+    for stage in STAGES:
+        here = [d for d in dropped if d["stage"] == stage]
+        notes = [n for n in trace.get("notes", []) if n["stage"] == stage]
+        if not here and not notes:
+            continue
+        out.append(f"[{stage}] {len(here)} item(s) lost" + (f" ({_HINTS[stage]})" if here and stage in _HINTS else ""))
+        for note in notes:
+            out.append(f"  note: {note['message']}")
+        for d in here[:limit]:
+            score = f" score {d['score']:.3f}" if "score" in d else ""
+            out.append(f"  - {d['kind']} {_name(d)}:{score} {d['reason']}")
+        if len(here) > limit:
+            out.append(f"  ... and {len(here) - limit} more")
+
+
+def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
+    """A short human-readable account of a trace (for ``kgrag query --explain``).
+
+    ``trace`` is the ``"trace"`` dict of :meth:`QueryEngine.query_data`;
+    ``limit`` caps the items listed per route and per stage.
+    """
+    out = [f'Retrieval trace: mode {trace.get("mode", "?")}, question "{trace.get("question", "")}"']
+    kw = trace.get("keywords") or {}
+    if kw:
+        out.append(f"[keywords] source: {kw.get('source', '?')}")
+        out.append(f"  low-level:  {', '.join(kw.get('low_level', [])) or '(none)'}")
+        out.append(f"  high-level: {', '.join(kw.get('high_level', [])) or '(none)'}")
+    params = trace.get("params") or {}
+    if params:
+        out.append("[params] " + " ".join(f"{k}={v}" for k, v in params.items()))
+    out.append("[retrieval] candidates per route:")
+    _render_routes(trace, limit, out)
+    _render_drops(trace, limit, out)
+    final = trace.get("final") or {}
+    if final:
+        out.append("[context] " + ", ".join(f"{k}: {v}" for k, v in final.items()))
+    return "\n".join(out)
