@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from kgrag.llm.base import ChatRequest
+from kgrag.llm.base import ChatRequest, ChatResult
 from kgrag.llm.fake import FakeChatProvider, FakeEmbeddingProvider, FakeRerankProvider, fake_vector
 
 TEXT = ("Ebenezer Scrooge ran a counting-house in London. The clerk Bob Cratchit "
@@ -78,7 +78,6 @@ async def test_token_counts_truncation_and_stream() -> None:
     assert full.completion_tokens == len(full.text) // 4
     cut = await provider.chat(_req("extract", max_tokens=10))
     assert cut.finish_reason == "length" and cut.text == full.text[:40]
-    from kgrag.llm.base import ChatResult
     usage = ChatResult(text="")
     pieces = [p async for p in provider.stream(_req("extract"), usage=usage)]
     assert len(pieces) > 1 and "".join(pieces) == full.text == usage.text

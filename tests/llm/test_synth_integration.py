@@ -115,6 +115,8 @@ async def test_one_client_and_one_connection_reused(synth_url: str, monkeypatch)
     try:
         for i in range(10):
             await service.chat([{"role": "user", "content": f"Answer the question {i}"}])
+            async for _ in service.stream([{"role": "user", "content": f"Answer {i}, streamed"}]):
+                pass
         pool = service.provider._client._transport._pool
         assert len(pool.connections) == 1
     finally:

@@ -47,6 +47,8 @@ class EmbeddingService:
     def __init__(self, provider: Any, *, limiter: PriorityLimiter | None = None,
                  ledger: Ledger | None = None, retry: RetryPolicy | None = None,
                  batch_size: int = 32, max_async: int = 8, tokenizer: Any = None):
+        """``tokenizer``: an object with encode/decode, or a bundled encoding's
+        name, loaded only when a text needs windows (default o200k_base)."""
         self.provider = provider
         self.limiter = limiter or PriorityLimiter(max_async, "embed")
         self.ledger = ledger or Ledger()
@@ -100,10 +102,10 @@ class EmbeddingService:
         return pieces, owners, weights
 
     def _windows(self, text: str, limit: int) -> list[tuple[str, float]]:
-        if self._tokenizer is None:
+        if self._tokenizer is None or isinstance(self._tokenizer, str):
             from kgrag.tokenizer import get_tokenizer
 
-            self._tokenizer = get_tokenizer()
+            self._tokenizer = get_tokenizer(self._tokenizer or "o200k_base")
         tokens = self._tokenizer.encode(text)
         if len(tokens) <= limit:
             return [(text, 1.0)]

@@ -53,7 +53,8 @@ def build_models(settings: Any, cache_kv: Any | None = None, *, ledger: Ledger |
     embed = EmbeddingService(
         build_embedding_provider(settings), ledger=ledger, retry=retry,
         limiter=shared_limiter("embed", settings.embedding_max_async),
-        batch_size=settings.embedding_batch_size, max_async=settings.embedding_max_async)
+        batch_size=settings.embedding_batch_size, max_async=settings.embedding_max_async,
+        tokenizer=settings.tokenizer)
     rerank_provider = build_rerank_provider(settings)
     rerank = None
     if rerank_provider is not None:

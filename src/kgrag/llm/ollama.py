@@ -85,7 +85,6 @@ class OllamaChatProvider:
                     yield piece
                 if event.get("done"):
                     last = event
-                    break
         if usage is not None:
             done = _result("".join(parts), last, request)
             usage.text, usage.finish_reason = done.text, done.finish_reason

@@ -80,7 +80,7 @@ class OpenAIChatProvider:
                     continue
                 data = line[5:].strip()
                 if data == "[DONE]":
-                    break
+                    continue  # read on to the end, so the connection can be reused
                 event = _http.loads(data, self.identity)
                 counts = event.get("usage") or counts
                 for choice in event.get("choices") or []:

@@ -107,7 +107,8 @@ class ChatService:
         """Yield the answer in pieces (never cached).
 
         Failures before the first piece are retried; later ones propagate.
-        The concurrency slot is held until the stream ends or is closed.
+        The concurrency slot is held until the stream ends or is closed, so
+        a caller that may stop early should wrap it in ``contextlib.aclosing``.
         """
         request = self._request(messages, role, False, max_tokens)
         usage = ChatResult(text="")
