@@ -119,6 +119,21 @@ async def build_corpus(storage: Any, embed: Any) -> None:
         [{"src": a, "tgt": b} for a, b in pairs])
 
 
+class RecordingChat(FakeChatProvider):
+    """The fake chat provider, keeping every request it answered."""
+
+    def __init__(self) -> None:
+        super().__init__("recording")
+        self.requests: list[Any] = []
+
+    async def chat(self, request):
+        self.requests.append(request)
+        return await super().chat(request)
+
+    def roles(self) -> list[str]:
+        return [r.role for r in self.requests]
+
+
 @dataclass
 class Parts:
     """The real service stack around fake providers."""
@@ -139,7 +154,7 @@ def make_parts(storage: Any, chat_provider: Any = None) -> Parts:
     """Services as the façade builds them, over the fake providers."""
     ledger = Ledger()
     embed = EmbeddingService(FakeEmbeddingProvider(dim=DIM), ledger=ledger)
-    provider = chat_provider or FakeChatProvider()
+    provider = chat_provider or RecordingChat()
     chat = ChatService(provider, cache=LLMCache(storage.kv("llm_cache")),
                        limiter=PriorityLimiter(4), ledger=ledger)
     rerank = RerankService(FakeRerankProvider(), limiter=PriorityLimiter(4), ledger=ledger)
