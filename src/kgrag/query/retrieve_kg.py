@@ -39,7 +39,7 @@ async def local_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rela
     nodes, edges_by_node = await asyncio.gather(graph.get_nodes(names), graph.node_edges(names))
     for name in names:
         if name not in nodes:
-            trace.drop("graph", "entity", name, "entity vector has no graph node", scores[name])
+            trace.drop("graph", "entity", name, "entity vector has no graph node", scores[name], "local")
     found = [n for n in names if n in nodes]
     pairs = list(dict.fromkeys(edge_key(*pair) for n in found for pair in edges_by_node.get(n, [])))
     endpoints = list(dict.fromkeys([*found, *(x for pair in pairs for x in pair)]))
@@ -73,13 +73,13 @@ async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rel
     edges = await graph.get_edges(list(scored))
     for pair, score in scored.items():
         if pair not in edges:
-            trace.drop("graph", "relation", relation_id(*pair), "relation vector has no graph edge", score)
+            trace.drop("graph", "relation", relation_id(*pair), "relation vector has no graph edge", score, "global")
     pairs = [pair for pair in scored if pair in edges]
     names = list(dict.fromkeys(x for pair in pairs for x in pair))
     nodes, degrees = await asyncio.gather(graph.get_nodes(names), graph.node_degrees(names))
     for name in names:
         if name not in nodes:
-            trace.drop("graph", "entity", name, "relation endpoint has no graph node")
+            trace.drop("graph", "entity", name, "relation endpoint has no graph node", route="global")
     relations = [RelationHit(a, b, edges[(a, b)], scored[(a, b)], degrees.get(a, 0) + degrees.get(b, 0),
                              "global") for a, b in pairs]
     entities = [EntityHit(n, nodes[n], None, degrees.get(n, 0), "global") for n in names if n in nodes]

@@ -38,10 +38,10 @@ async def vector_search(storage: Any, namespace: str, vector: np.ndarray, top_k:
                          query=query)
         for h in hits[:top_k]:
             if h.score < threshold:
-                trace.drop("retrieval", kind, name(h), f"below cosine_threshold {threshold} ({route})", h.score)
+                trace.drop("retrieval", kind, name(h), f"below cosine_threshold {threshold} ({route})", h.score, route)
         for h in hits[top_k:]:
             if h.score >= threshold:
-                trace.drop("retrieval", kind, name(h), f"ranked past top_k {top_k} ({route})", h.score)
+                trace.drop("retrieval", kind, name(h), f"ranked past top_k {top_k} ({route})", h.score, route)
     return kept
 
 

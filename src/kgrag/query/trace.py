@@ -19,6 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 STAGES = ("keywords", "retrieval", "graph", "rerank", "truncation")
+# Routes run concurrently; the trace lists them in this order whatever finished first.
+ROUTE_ORDER = ("local", "local/edges", "global", "global/endpoints", "chunks", "lexical", "chunks/rrf",
+               "entity/chunks", "relation/chunks", "rerank")
 
 _HINTS = {
     "retrieval": "check the keywords, the embedding, cosine_threshold and top_k",
@@ -53,11 +56,14 @@ class Trace:
         """What ``route`` found, best first; each item has ``id`` and ``score``."""
         self.routes.append({"route": route, "kind": kind, "query": query, "items": items})
 
-    def drop(self, stage: str, kind: str, item_id: str, reason: str, score: float | None = None) -> None:
-        """Record that ``item_id`` was lost at ``stage`` because of ``reason``."""
+    def drop(self, stage: str, kind: str, item_id: str, reason: str, score: float | None = None,
+             route: str = "") -> None:
+        """Record that ``item_id`` was lost at ``stage`` (in ``route``) because of ``reason``."""
         entry: dict[str, Any] = {"stage": stage, "kind": kind, "id": item_id, "reason": reason}
         if score is not None:
             entry["score"] = round(float(score), 4)
+        if route:
+            entry["route"] = route
         self.dropped.append(entry)
 
     def note(self, stage: str, message: str) -> None:
@@ -77,7 +83,14 @@ class Trace:
                 entry["file"] = files[entry["id"]]
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.info, "routes": self.routes, "dropped": self.dropped, "notes": self.notes}
+        """Everything recorded, routes and drops in a fixed order (stable otherwise)."""
+        routes = sorted(self.routes, key=lambda r: _route_rank(r["route"]))
+        dropped = sorted(self.dropped, key=lambda d: (STAGES.index(d["stage"]), _route_rank(d.get("route", ""))))
+        return {**self.info, "routes": routes, "dropped": dropped, "notes": self.notes}
+
+
+def _route_rank(route: str) -> int:
+    return ROUTE_ORDER.index(route) if route in ROUTE_ORDER else len(ROUTE_ORDER)
 
 
 class _NoTrace(Trace):
@@ -91,7 +104,8 @@ class _NoTrace(Trace):
     def candidates(self, route: str, kind: str, items: list[dict[str, Any]], query: str = "") -> None:
         pass
 
-    def drop(self, stage: str, kind: str, item_id: str, reason: str, score: float | None = None) -> None:
+    def drop(self, stage: str, kind: str, item_id: str, reason: str, score: float | None = None,
+             route: str = "") -> None:
         pass
 
     def note(self, stage: str, message: str) -> None:
