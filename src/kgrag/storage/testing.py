@@ -367,22 +367,40 @@ class TransactionConformance(StorageFixture):
         return found
 
     async def test_commit_keeps_every_role(self, storage):
-        async with storage.transaction():
-            await self._write_everything(storage, "t1")
+        async def body():
+            async with storage.transaction():
+                await self._write_everything(storage, "t1")
+        await asyncio.wait_for(body(), 10)  # a deadlock fails instead of hanging
         assert all(await self._present(storage, "t1"))
 
     async def test_rollback_leaves_nothing(self, storage):
         await storage.vectors("ents").upsert(["base"], np.array([[1.0, 2.0, 3.0]]), [{}])
         await storage.vectors("ents").query(np.ones(3), 1)  # matrix now in memory
-        with pytest.raises(RuntimeError):
+
+        async def body():
             async with storage.transaction():
                 await self._write_everything(storage, "t2")
                 async with storage.transaction():  # nested: joins the outer one
                     await storage.vectors("ents").delete(["base"])
                 raise RuntimeError("fail the document")
+        with pytest.raises(RuntimeError):
+            await asyncio.wait_for(body(), 10)
         assert not any(await self._present(storage, "t2"))
         hits = await storage.vectors("ents").query(np.ones(3), 5)
         assert [h.id for h in hits] == ["base"]
+
+    async def test_rollback_after_searching_inside_the_transaction(self, storage):
+        vs = storage.vectors("ents")
+        await vs.upsert(["base"], np.array([[1.0, 0.0]]), [{}])
+        with pytest.raises(RuntimeError):
+            async with storage.transaction():
+                await vs.upsert(["tmp"], np.array([[1.0, 0.1]]), [{}])
+                await vs.delete(["base"])
+                await vs.query(np.array([1.0, 0.0]), 5)  # may load vectors now
+                raise RuntimeError
+        assert [h.id for h in await vs.query(np.array([1.0, 0.0]), 5)] == ["base"]
+        await vs.upsert(["later"], np.array([[0.0, 1.0]]), [{}])
+        assert [h.id for h in await vs.query(np.array([0.0, 1.0]), 5)] == ["later", "base"]
 
     async def test_other_tasks_wait_and_keep_their_writes(self, storage):
         inside, release = asyncio.Event(), asyncio.Event()
