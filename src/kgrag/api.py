@@ -57,7 +57,7 @@ class KGRag:
         await self.close()
 
     async def open(self) -> None:
-        from kgrag.llm.service import build_models
+        from kgrag.llm.factory import build_models
         from kgrag.storage.registry import open_storage
         from kgrag.tokenizer import get_tokenizer
 
@@ -74,7 +74,8 @@ class KGRag:
             await self.storage.close()
             raise
         self.indexer = Indexer(IndexDeps(
-            storage=self.storage, extractor=self.extractor, chat=self.models.chat,
+            storage=self.storage, extractor=self.extractor,
+            extractor_kind=s.resolved_extractor(), chat=self.models.chat,
             embed=self.models.embed, tokenizer=self.tokenizer, settings=s))
         self._engine = None
         self._opened = True
@@ -145,6 +146,34 @@ class KGRag:
         return IndexReport(processed=done.processed, failed=done.failed,
                            insert_s=time.perf_counter() - started)
 
+    # -- querying ----------------------------------------------------------
+    @property
+    def engine(self):
+        if self._engine is None:
+            from kgrag.query.engine import QueryEngine
+
+            m = self.models
+            self._engine = QueryEngine(self.storage, m.chat, m.embed, m.rerank,
+                                       self.tokenizer, self.settings)
+        return self._engine
+
+    def query_param(self, **overrides: Any):
+        """A :class:`~kgrag.query.param.QueryParam` with this index's defaults."""
+        from kgrag.query.param import QueryParam
+
+        return QueryParam.from_settings(self.settings, **overrides)
+
+    async def query(self, question: str, param=None, **overrides: Any):
+        """Answer ``question``: a ``QueryResult``, or an async iterator when streaming."""
+        param = param.replace(**overrides) if param is not None else self.query_param(**overrides)
+        return await self.engine.query(question, param)
+
+    async def query_data(self, question: str, param=None, *, trace: bool = False,
+                         **overrides: Any) -> dict[str, Any]:
+        """Structured retrieval result (no answer call); with ``trace``, every stage's drops."""
+        param = param.replace(**overrides) if param is not None else self.query_param(**overrides)
+        return await self.engine.query_data(question, param, trace=trace)
+
     # -- status ------------------------------------------------------------
     async def status(self) -> dict[str, Any]:
         from kgrag.types import DocStatus
@@ -165,7 +194,7 @@ class KGRag:
                 "built_by": await self.storage.get_meta("extractors") or [],
             },
             "embedding": await self.storage.get_meta("embedding_identity"),
-            "llm": self.models.ledger.totals_by_role() if hasattr(self.models.ledger, "totals_by_role") else self.models.ledger.snapshot(),
+            "llm": self.models.ledger.snapshot(),
             "llm_all_time": await self.storage.get_meta("ledger") or {},
         }
 

@@ -14,7 +14,14 @@ def _progress(rag: KGRag, args: argparse.Namespace):
         return None
     from kgrag.pipeline.progress import RichProgress
 
-    return RichProgress(llm_calls=lambda: rag.models.ledger.totals()["calls"])
+    return RichProgress(llm_calls=lambda: chat_totals(rag.models.ledger.snapshot())["calls"])
+
+
+def chat_totals(snapshot: dict) -> dict:
+    """Chat-model totals (every role but embed / rerank)."""
+    rows = [row for role, row in snapshot.items() if role not in ("embed", "rerank")]
+    return {f: sum(r.get(f, 0) for r in rows)
+            for f in ("calls", "cache_hits", "prompt_tokens", "completion_tokens")}
 
 
 async def run(args: argparse.Namespace, settings) -> int:
@@ -32,7 +39,7 @@ async def run(args: argparse.Namespace, settings) -> int:
 
 async def _summary(rag: KGRag, report: IndexReport) -> dict:
     status = await rag.status()
-    totals = rag.models.ledger.totals()
+    totals = chat_totals(rag.models.ledger.snapshot())
     return {
         "documents": report.documents, "processed": len(report.processed),
         "failed": len(report.failed), "duplicates": len(report.duplicates),

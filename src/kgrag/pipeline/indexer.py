@@ -30,8 +30,6 @@ from kgrag.types import Chunk, DocRecord, DocStatus, Document, Extraction
 
 
 class Extractor(Protocol):
-    kind: str  # "llm" or "nlp"
-
     async def extract(self, chunk: Chunk) -> Extraction: ...
 
 
@@ -41,6 +39,7 @@ class IndexDeps:
 
     storage: Any
     extractor: Extractor
+    extractor_kind: str  # "llm" or "nlp": recorded on every node and edge
     chat: Any | None
     embed: Any
     tokenizer: Any
@@ -73,15 +72,15 @@ class Indexer:
 
     # -- enqueue -----------------------------------------------------------
     async def enqueue(self, docs: list[Document]) -> EnqueueReport:
-        report, fresh, seen = EnqueueReport(), [], set()
+        report, fresh, seen = EnqueueReport(), [], {}
         known = await self.storage.doc_status.get_many([d.id for d in docs])
         for doc in docs:
-            if doc.id in seen or doc.id in known:
-                where = known[doc.id].file_path if doc.id in known else "this batch"
+            first = known[doc.id].file_path if doc.id in known else seen.get(doc.id)
+            if first is not None:
                 report.duplicates.append(
-                    f"{doc.file_path}: same content as {where} ({doc.id}); skipped")
+                    f"{doc.file_path}: same content as {first} ({doc.id}); skipped")
                 continue
-            seen.add(doc.id)
+            seen[doc.id] = doc.file_path
             fresh.append(doc)
         if not fresh:
             return report

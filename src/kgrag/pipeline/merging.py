@@ -16,7 +16,7 @@ import numpy as np
 from kgrag.graph.batch import BatchInput, needed_keys, plan_batch
 from kgrag.graph.policy import MergePolicy
 from kgrag.graph.summary import apply_summaries
-from kgrag.ingest.chunking import make_chunks
+from kgrag.ingest.chunking import make_chunks_for_settings
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 from kgrag.types import Chunk, DocRecord, DocStatus, Document, Extraction
 
@@ -36,13 +36,13 @@ class DocumentMerger:
         self.policy = MergePolicy.from_settings(deps.settings, tokenizer=deps.tokenizer)
 
     def chunk(self, doc: Document) -> list[Chunk]:
-        return make_chunks(doc, self.deps.settings, self.deps.tokenizer)
+        return make_chunks_for_settings(doc, self.deps.settings, self.deps.tokenizer)
 
     async def commit(self, record: DocRecord,
                      prepared: tuple[list[Chunk], list[Extraction], np.ndarray]) -> None:
         chunks, extractions, chunk_vectors = prepared
         graph = self.storage.graph
-        kind = self.deps.extractor.kind
+        kind = self.deps.extractor_kind
         names, keys = needed_keys(extractions)
         batch = BatchInput(extractions, await graph.get_nodes(names),
                            await graph.get_edges(keys), now=time.time(), extractor=kind)

@@ -1,0 +1,104 @@
+"""``kgrag query``: answers, contexts, structured data and retrieval traces."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from kgrag.api import KGRag
+
+MODES = ["mix", "local", "global", "hybrid", "naive", "bypass", "ppr"]
+
+
+def add_parser(sub, common) -> None:
+    p = sub.add_parser("query", help="ask a question of the index")
+    common(p)
+    p.add_argument("question", nargs="?", help="the question (or use --questions-file)")
+    p.add_argument("--mode", default="mix", choices=MODES, help="retrieval mode (default: mix)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--context-only", action="store_true", help="print the retrieved context, no answer")
+    what.add_argument("--prompt-only", action="store_true", help="print the full answer prompt, no answer")
+    what.add_argument("--data-only", action="store_true", help="print the structured retrieval result (JSON)")
+    p.add_argument("--stream", action="store_true", help="stream the answer as it is generated")
+    p.add_argument("--explain", action="store_true", help="show the retrieval trace: candidates and drops per stage")
+    p.add_argument("--questions-file", metavar="F", help="one question a line; prints one JSON line per question")
+    p.add_argument("--top-k", type=int, help="entities / relations retrieved (default 40)")
+    p.add_argument("--chunk-top-k", type=int, help="chunks kept (default 20)")
+    p.add_argument("--ll-keywords", help="comma-separated low-level keywords (skips the keywords call)")
+    p.add_argument("--hl-keywords", help="comma-separated high-level keywords (skips the keywords call)")
+    p.add_argument("--response-type", help='answer shape, e.g. "Single Paragraph", "Bullet Points"')
+    p.add_argument("--user-prompt", help="additional instructions for the answer")
+
+
+def _param(rag: KGRag, args: argparse.Namespace):
+    over: dict[str, Any] = {"mode": args.mode, "stream": args.stream,
+                            "only_need_context": args.context_only,
+                            "only_need_prompt": args.prompt_only}
+    for name in ("top_k", "chunk_top_k", "response_type", "user_prompt"):
+        if getattr(args, name) is not None:
+            over[name] = getattr(args, name)
+    for name in ("ll_keywords", "hl_keywords"):
+        if getattr(args, name):
+            over[name] = [k.strip() for k in getattr(args, name).split(",") if k.strip()]
+    return rag.query_param(**over)
+
+
+async def run(args: argparse.Namespace, settings) -> int:
+    if not args.question and not args.questions_file:
+        print("kgrag: error: give a QUESTION or --questions-file", file=sys.stderr)
+        return 2
+    async with KGRag(settings) as rag:
+        param = _param(rag, args)
+        if args.questions_file:
+            return await _many(rag, args, param)
+        return await _one(rag, args, param)
+
+
+async def _many(rag: KGRag, args, param) -> int:
+    with open(args.questions_file, encoding="utf-8") as f:
+        questions = [q.strip() for q in f if q.strip()]
+    for question in questions:
+        started = time.perf_counter()
+        row: dict[str, Any] = {"question": question}
+        if args.data_only:
+            data = await rag.query_data(question, param, trace=args.explain)
+            row["latency_s"] = round(time.perf_counter() - started, 6)
+            row["context_chars"] = len(data.get("context", ""))
+            row["data"] = data
+        else:
+            result = await rag.query(question, param.replace(stream=False))
+            row["latency_s"] = round(time.perf_counter() - started, 6)
+            row["context_chars"] = len(result.context)
+            row["mode"] = result.mode
+            row["answer" if result.kind == "answer" else result.kind] = result.text
+        print(json.dumps(row, ensure_ascii=False), flush=True)
+    return 0
+
+
+async def _one(rag: KGRag, args, param) -> int:
+    if args.data_only or args.explain and args.json:
+        data = await rag.query_data(args.question, param, trace=args.explain)
+        print(json.dumps(data, ensure_ascii=False, indent=None if args.json else 2))
+        return 0
+    if args.explain:
+        from kgrag.query.trace import render_trace
+
+        data = await rag.query_data(args.question, param, trace=True)
+        print(render_trace(data["trace"]), file=sys.stderr)
+    result = await rag.query(args.question, param)
+    if not hasattr(result, "kind"):  # a stream
+        async for piece in result:
+            print(piece, end="", flush=True)
+        print()
+        return 0
+    if args.json:
+        print(json.dumps({"mode": result.mode, result.kind: result.text,
+                          "references": result.references, "keywords": result.keywords,
+                          "extractive": result.extractive, "cached": result.cached},
+                         ensure_ascii=False))
+    else:
+        print(result.text)
+    return 0
