@@ -1,0 +1,60 @@
+"""The whole indexing pipeline over real HTTP against the benchmark's fake LLM."""
+
+from __future__ import annotations
+
+import pytest
+from synth import run_synth, synth_script, synth_stats
+
+from kgrag.api import KGRag
+from kgrag.config import Settings
+
+from .corpus import write_book_parts
+
+pytestmark = pytest.mark.skipif(synth_script() is None, reason="synth_llm.py not available")
+
+
+def http_settings(workdir, base_url: str, **extra) -> Settings:
+    values = dict(workdir=workdir, llm_provider="openai", llm_base_url=base_url,
+                  llm_api_key="test", embedding_provider="openai",
+                  embedding_base_url=base_url, embedding_api_key="test",
+                  extractor="llm", chunk_size=400, chunk_overlap=40)
+    values.update(extra)
+    return Settings(**values)
+
+
+async def _index(tmp_path, base_url, **extra):
+    docs = write_book_parts(tmp_path / "docs", 5, chars=4000)
+    async with KGRag(http_settings(tmp_path / "idx", base_url, **extra)) as rag:
+        report = await rag.index_paths(docs)
+        status = await rag.status()
+    return report, status
+
+
+@pytest.mark.parametrize("flags", [
+    (), ("--error-rate", "0.2"), ("--garbage-rate", "0.3"),
+    ("--max-concurrency", "2"),
+], ids=["plain", "errors", "garbage", "429s"])
+async def test_every_document_is_processed(tmp_path, flags):
+    with run_synth(*flags) as base_url:
+        report, status = await _index(tmp_path, base_url, llm_max_retries=8)
+        stats = synth_stats(base_url)
+    assert report.failed == [] and len(report.processed) == 5
+    assert status["documents"]["processed"]["count"] == 5
+    assert status["graph"]["entities"] > 20 and status["graph"]["relations"] > 10
+    if "--error-rate" in flags:
+        assert stats["errors_500"] > 0  # errors really happened and were retried
+    if "--garbage-rate" in flags:
+        assert stats["garbage"] > 0
+    if "--max-concurrency" in flags:
+        assert stats["rejected_429"] > 0
+
+
+async def test_a_dead_endpoint_fails_documents_not_the_batch(tmp_path):
+    with run_synth() as base_url:
+        dead = base_url.replace("/v1", "/nowhere/v1")
+        # Chat goes to a path that answers 404: every extraction fails fast.
+        report, status = await _index(tmp_path, dead, embedding_base_url=base_url,
+                                      llm_max_retries=0)
+    assert len(report.failed) == 5 and report.processed == []
+    assert status["documents"]["failed"]["count"] == 5
+    assert all(f["error"] for f in status["failed"])
