@@ -40,6 +40,7 @@ _ACTIVE: contextvars.ContextVar[tuple[object, ...]] = contextvars.ContextVar(
     "kgrag_sqlite_active", default=()
 )
 
+PAGE_SIZE = 8192  # 5 float32 384-d vector rows or 3 compressed chunks per page
 _CORRUPT_HINTS = ("file is not a database", "malformed", "not a database")
 
 
@@ -76,6 +77,7 @@ class Database:
         target = str(self.path) if self.path is not None else ":memory:"
         conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
         try:
+            conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # only affects a new file
             if self.path is not None:
                 conn.execute("PRAGMA journal_mode=WAL").fetchone()
             conn.execute("PRAGMA synchronous=NORMAL")

@@ -183,7 +183,8 @@ class SQLiteVectorStore:
 
     def _load(self, conn: sqlite3.Connection, space: Space) -> MatrixIndex:
         if self._index is None:
-            self._index = MatrixIndex.from_batches(space.dim, _scan(conn, space))
+            (rows,) = conn.execute(f"SELECT COUNT(*) FROM {space.table}").fetchone()
+            self._index = MatrixIndex.from_batches(space.dim, _scan(conn, space), rows)
             self._loaded_in_txn = conn.in_transaction
         return self._index
 
