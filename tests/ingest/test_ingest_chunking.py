@@ -13,6 +13,7 @@ from kgrag.errors import ConfigError
 from kgrag.ingest.chunking import (
     chunk_by_tokens, chunk_recursive, make_chunks, make_chunks_for_settings, token_windows,
 )
+from kgrag.ingest.recursive import split_recursive
 from kgrag.ingest.ids import chunk_id, doc_id
 from kgrag.tokenizer import get_tokenizer
 from kgrag.types import Document
@@ -77,7 +78,8 @@ def test_make_chunks_for_settings_uses_recursive():
 def test_recursive_prefers_cjk_sentence_boundaries():
     text = "甲乙丙丁戊己庚辛。" * 12
     pieces = chunk_recursive(text, TOK, size=20, overlap=0)
-    assert all(p.endswith("。") for p in pieces)
+    assert all(p.content.endswith("。") and p.tokens <= 20 for p in pieces)
+    assert [p.order for p in pieces] == list(range(len(pieces)))
 
 
 def test_empty_text_gives_no_chunks():
@@ -115,17 +117,17 @@ def test_token_chunks_bounded_and_reconstruct_tokens(text, size, data):
 @PROPS
 @given(text=texts, size=sizes)
 def test_recursive_loses_nothing_without_overlap(text, size):
-    pieces = chunk_recursive(text, TOK, size, 0)
+    pieces = split_recursive(text, TOK, size, 0)
     assert all(p and p == p.strip() and TOK.count(p) <= size for p in pieces)
     assert _no_ws("".join(pieces)) == _no_ws(text)
-    assert pieces == chunk_recursive(text, TOK, size, 0)
+    assert pieces == split_recursive(text, TOK, size, 0)
 
 
 @PROPS
 @given(text=texts, size=sizes, data=st.data())
 def test_recursive_with_overlap_stays_within_text(text, size, data):
     overlap = data.draw(st.integers(0, size - 1))
-    pieces = chunk_recursive(text, TOK, size, overlap)
+    pieces = split_recursive(text, TOK, size, overlap)
     flat = _no_ws(text)
     assert all(TOK.count(p) <= size and _no_ws(p) in flat for p in pieces)
     if pieces:

@@ -27,7 +27,7 @@ from typing import Literal, Sequence
 
 from kgrag.errors import ConfigError
 from kgrag.ingest.ids import chunk_id
-from kgrag.ingest.recursive import DEFAULT_SEPARATORS, chunk_recursive
+from kgrag.ingest.recursive import DEFAULT_SEPARATORS, split_recursive
 from kgrag.tokenizer import Tokenizer
 from kgrag.types import Chunk, Document
 
@@ -109,6 +109,19 @@ def chunk_by_tokens(
     return [ChunkPiece(content=c, tokens=n, order=i) for i, (c, n) in enumerate(kept)]
 
 
+def chunk_recursive(
+    text: str,
+    tokenizer: Tokenizer,
+    size: int = 1200,
+    overlap: int = 100,
+    separators: Sequence[str] = DEFAULT_SEPARATORS,
+) -> list[ChunkPiece]:
+    """Separator-based chunks of at most ``size`` tokens (see :mod:`kgrag.ingest.recursive`)."""
+    pieces = split_recursive(text, tokenizer, size, overlap, separators)
+    return [ChunkPiece(content=c, tokens=tokenizer.count(c), order=i)
+            for i, c in enumerate(pieces)]
+
+
 def _pieces(
     text: str, tokenizer: Tokenizer, method: str, size: int, overlap: int,
     split_by_character: str | None, split_by_character_only: bool,
@@ -118,10 +131,8 @@ def _pieces(
         return chunk_by_tokens(text, tokenizer, size, overlap,
                                split_by_character, split_by_character_only)
     if method == "recursive":
-        pieces = chunk_recursive(text, tokenizer, size, overlap,
-                                 tuple(separators or DEFAULT_SEPARATORS))
-        return [ChunkPiece(content=c, tokens=tokenizer.count(c), order=i)
-                for i, c in enumerate(pieces)]
+        return chunk_recursive(text, tokenizer, size, overlap,
+                               tuple(separators or DEFAULT_SEPARATORS))
     raise ConfigError(f"unknown chunker {method!r}; known: recursive, token")
 
 

@@ -102,7 +102,7 @@ class _Splitter:
         return out
 
 
-def chunk_recursive(
+def split_recursive(
     text: str,
     tokenizer: Tokenizer,
     size: int = 1200,
