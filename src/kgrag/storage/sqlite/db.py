@@ -65,6 +65,7 @@ class Database:
         """Connect, apply pragmas and create the schema."""
         if self._executor is not None:
             return
+        self._lock = asyncio.Lock()  # bound to the loop that opens the database
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="kgrag-sqlite")
         try:
             await self._call(self._connect)
