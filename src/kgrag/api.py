@@ -78,6 +78,7 @@ class KGRag:
             extractor_kind=s.resolved_extractor(), chat=self.models.chat,
             embed=self.models.embed, tokenizer=self.tokenizer, settings=s))
         self._engine = None
+        self._ledger_saved: dict[str, dict[str, float]] = {}
         self._opened = True
 
     async def close(self) -> None:
@@ -85,6 +86,7 @@ class KGRag:
             return
         self._opened = False
         try:
+            await self._save_ledger()
             await self.models.aclose()
         finally:
             await self.storage.close()
@@ -113,6 +115,18 @@ class KGRag:
                 f"configured embedder is {identity!r}; vectors would not be "
                 "comparable. Use the same embedding settings or a new workdir.")
 
+    async def _save_ledger(self) -> None:
+        """Add this session's model costs (since the last save) to the stored totals."""
+        now = self.models.ledger.snapshot()
+        total = await self.storage.get_meta("ledger") or {}
+        for role, row in now.items():
+            before = self._ledger_saved.get(role, {})
+            into = total.setdefault(role, {})
+            for field_name, value in row.items():
+                into[field_name] = into.get(field_name, 0) + value - before.get(field_name, 0)
+        self._ledger_saved = now
+        await self.storage.set_meta("ledger", total)
+
     # -- indexing ----------------------------------------------------------
     async def insert(self, texts: str | Iterable[str], file_paths: Iterable[str] | None = None,
                      progress: ProgressSink | None = None) -> IndexReport:
@@ -135,6 +149,7 @@ class KGRag:
         started = time.perf_counter()
         queued = await self.indexer.enqueue(docs)
         done = await self.indexer.process(progress=progress)
+        await self._save_ledger()
         return IndexReport(documents=len(queued.new), duplicates=queued.duplicates,
                            processed=done.processed, failed=done.failed,
                            insert_s=time.perf_counter() - started)
@@ -143,6 +158,7 @@ class KGRag:
         """Retry failed documents and resume interrupted ones."""
         started = time.perf_counter()
         done = await self.indexer.process(retry_failed=True, progress=progress)
+        await self._save_ledger()
         return IndexReport(processed=done.processed, failed=done.failed,
                            insert_s=time.perf_counter() - started)
 
