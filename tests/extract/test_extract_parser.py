@@ -82,18 +82,27 @@ def test_bad_rows_are_dropped_with_reasons():
         "entity<|#|>2024<|#|>Event<|#|>A year.\n"      # numeric name
         "relation<|#|>Alex<|#|>Alex<|#|>self<|#|>Loop.\n"
         "relation<|#|>Alex<|#|>Bo\n"                   # too few fields
-        "relation<|#|>A<|#|>B<|#|>k<|#|>d<|#|>x<|#|>y\n"
+        "relation<|#|>Alex<|#|>Bo<|#|>team, trust\n"   # keywords but no description
+        "relation<|#|>A<|#|>B<|#|>k<|#|>d<|#|>x<|#|>y<|#|>z\n"
         "widget<|#|>A<|#|>B\n"
         "<|COMPLETE|>"
     )
     ex = parse_delimited(text)
     assert ex.entities == [] and ex.relations == []
-    assert len(ex.warnings) == 6
+    assert len(ex.warnings) == 7
+
+
+def test_bare_pipe_delimiter():
+    ex = parse_delimited(GOOD.replace("<|#|>", " | "), entity_types=TYPES)
+    assert _names(ex) == (["Alex", "The Device"], [("Alex", "The Device")])
 
 
 def test_weight_sixth_field():
     ex = parse_delimited("relation<|#|>A<|#|>B<|#|>k<|#|>d<|#|>0.5\n<|COMPLETE|>")
     assert ex.relations[0].weight == 0.5
+    ex = parse_delimited("relation<|#|>A<|#|>B<|#|>k<|#|>d<|#|>strong\n<|COMPLETE|>")
+    assert ex.relations[0].weight == 1.0 and ex.relations[0].description == "d"
+    assert "sixth field" in ex.warnings[0]
 
 
 def test_json_variants():

@@ -5,11 +5,13 @@ are dropped with a warning in ``Extraction.warnings``.
 
 Delimited output is repaired before it is read: mangled field delimiters
 (``<|#>``, ``<#|>``, ``<||>``, ``|#|``, the older ``<|>``, full-width
-forms), completion markers in any case or bracket style, records run
-together on one line (separated by the delimiter or ``##``), and rows
-wrapped in quotes, parentheses, backticks or list bullets. An ``entity``
+forms, or a bare ``|`` throughout a row), completion markers in any case
+or bracket style, records run together on one line (separated by the
+delimiter or ``##``), and rows wrapped in quotes, parentheses, backticks
+or list bullets. An ``entity``
 row with relation-shaped fields is read as a relation; a relation row
-may carry a numeric weight as a sixth field (default 1.0).
+may carry a numeric weight as a sixth field (default 1.0), and may leave
+out its keywords when the remaining field reads as a description.
 
 JSON output is read with ``json_repair``, which copes with code fences,
 trailing commas, single quotes, truncation and prose around the object.
@@ -43,6 +45,9 @@ _TAG = r"""[\s("'`]*(?:entity|entities|relation|relationship|relations|relations
 _RUN_ON = re.compile(f"{re.escape(D)}(?={_TAG}{re.escape(D)})", re.IGNORECASE)
 _HASH_SEP = re.compile(f"##\\s*(?={_TAG}{re.escape(D)})|\\)\\s*(?=\\({_TAG}{re.escape(D)})",
                        re.IGNORECASE)
+_PIPE_ROW = re.compile(r"""["'`(]*(?:entity|relation|relationship)["'`]?[ \t]*\|[^|]*\|""",
+                       re.IGNORECASE)
+_SENTENCE_END = (".", "\u3002", "!", "\uff01", "?", "\uff1f")
 _BULLET = re.compile(r"^(?:[-*\u2022+]|\d{1,3}[.)])\s+")
 _BRACKETS = re.compile(r"[\[\]{}]")
 MAX_JSON_DEPTH = 64
@@ -91,18 +96,31 @@ def _field(value: str) -> str:
     return value.strip()
 
 
+def _sentence_like(text: str) -> bool:
+    """Whether a lone field reads as a description rather than a keyword list."""
+    text = text.strip()
+    if text.endswith(_SENTENCE_END) or len(text.split()) >= 6:
+        return True
+    return " " not in text and "," not in text and len(text) >= 12
+
+
 def _add_row(fields: list[str], out: RecordCollector, row: str) -> None:
+    """Dispatch one split row by its tag and field count."""
     tag = fields[0].strip("\"'`()[] ").casefold()
     values, n = fields[1:], len(fields) - 1
-    if tag in _ENTITY_TAGS and n == 3:
+    is_entity, is_relation = tag in _ENTITY_TAGS, tag in _RELATION_TAGS
+    weighted = n == 5 and is_number(values[4])
+    if is_entity and n == 3:
         out.add_entity(*values, row=row)
-    elif (tag in _ENTITY_TAGS and n == 4) or (tag in _RELATION_TAGS and n == 4):
-        out.add_relation(*values, row=row)
-    elif tag in _RELATION_TAGS | _ENTITY_TAGS and n == 5 and is_number(values[4]):
-        out.add_relation(*values[:4], weight=values[4], row=row)
-    elif tag in _RELATION_TAGS and n == 3:
+    elif (is_entity or is_relation) and (n == 4 or weighted):
+        # an "entity" row shaped like a relation is read as one
+        out.add_relation(*values[:4], weight=values[4] if weighted else None, row=row)
+    elif is_relation and n == 5:
+        out.warn(f"ignored a sixth field that is not a weight: {snippet(values[4], 40)}")
+        out.add_relation(*values[:4], row=row)
+    elif is_relation and n == 3 and _sentence_like(values[2]):  # keywords left out
         out.add_relation(values[0], values[1], "", values[2], row=row)
-    elif tag in _ENTITY_TAGS | _RELATION_TAGS:
+    elif is_entity or is_relation:
         out.warn(f"dropped {tag} row with {n} fields: {snippet(row)}")
     elif tag not in _IGNORED_TAGS:
         out.warn(f"dropped row of unknown kind {snippet(fields[0], 30)!r}: {snippet(row)}")
@@ -120,6 +138,8 @@ def parse_delimited(text: str, chunk_id: str = "", file_path: str = "",
             record = _unwrap(record)
             if D in record:
                 _add_row([_field(f) for f in record.split(D)], out, record)
+            elif _PIPE_ROW.match(record):  # plain "|" used as the delimiter
+                _add_row([_field(f) for f in record.split("|")], out, record)
     except Exception as exc:  # a safety net: parsing model output must never raise
         out.warn(f"delimited parser failed: {exc!r}")
     return out.finish()

@@ -85,9 +85,9 @@ def summary_messages(
     relation. Fragments go one per line as ``{"description": ...}`` JSON.
     """
     if isinstance(name, tuple):
-        kind, subject = "relation", f"Relation: {name[0]} -- {name[1]}"
+        kind, subject = "relation", f"Kind: relation\nName: {name[0]} -- {name[1]}"
     else:
-        kind, subject = "entity", f"Entity: {name}"
+        kind, subject = "entity", f"Kind: entity\nName: {name}"
     lines = "\n".join(json.dumps({"description": d}, ensure_ascii=False) for d in descriptions)
     system = fill(SUMMARY_SYSTEM, kind=kind, language=language, summary_length=summary_length)
     user = fill(SUMMARY_USER, subject=subject, heading=DESCRIPTIONS_HEADING,
