@@ -17,16 +17,29 @@ async def collect(stream) -> str:
 
 
 async def test_answer_uses_one_answer_call_with_question_and_context(parts):
-    result = await parts.engine().query(Q, QueryParam(**KW))
+    result = await parts.engine().query(Q, QueryParam(**KW, include_references=True))
     assert isinstance(result, QueryResult) and result.kind == "answer"
     assert result.answer and not result.cached
     (request,) = parts.chat_provider.requests
     assert request.role == "answer"
     system, user = request.messages
-    assert user == {"role": "user", "content": f"Question: {Q}"}
-    assert "License L" in system["content"] and "manuals/fw-a-v2.md" in system["content"]
-    assert '"mix" mode' in system["content"] and "Multiple Paragraphs" in system["content"]
+    assert system["role"] == "system" and "knowledge graph" in system["content"]
+    assert "Multiple Paragraphs" in system["content"]
+    assert Q in user["content"] and result.context in user["content"]
+    assert "License L" in result.context and "manuals/fw-a-v2.md" in result.context
     assert result.references and result.references[0]["reference_id"] == "1"
+
+
+async def test_naive_mode_uses_the_document_wording(parts):
+    await parts.engine().query(Q, QueryParam(mode="naive"))
+    (request,) = parts.chat_provider.requests
+    assert "knowledge graph" not in request.messages[0]["content"]
+    assert "Knowledge graph entities" not in request.messages[1]["content"]
+
+
+async def test_references_only_when_asked(parts):
+    result = await parts.engine().query(Q, QueryParam(**KW))
+    assert result.references == [] and "[1] manuals/" in result.context
 
 
 async def test_same_query_is_answered_from_the_cache(parts):
@@ -38,7 +51,7 @@ async def test_same_query_is_answered_from_the_cache(parts):
 
 @pytest.mark.parametrize("change", [
     dict(mode="local"), dict(response_type="Bullet Points"), dict(user_prompt="Answer in French."),
-    dict(include_references=True), dict(top_k=1), dict(chunk_top_k=1),
+    dict(top_k=1), dict(chunk_top_k=1), dict(max_relation_tokens=100),
 ])
 async def test_anything_that_changes_the_answer_changes_the_prompt(parts, change):
     engine = parts.engine()
@@ -72,7 +85,7 @@ async def test_context_only_and_prompt_only_make_no_answer_call(parts):
     prompt = await engine.query(Q, QueryParam(**KW, only_need_prompt=True))
     assert ctx.kind == "context" and ctx.text == ctx.context
     assert "Knowledge graph entities" in ctx.context and "Reference Document List" in ctx.context
-    assert prompt.kind == "prompt" and ctx.context in prompt.prompt and prompt.prompt.endswith(f"Question: {Q}")
+    assert prompt.kind == "prompt" and ctx.context in prompt.prompt and Q in prompt.prompt
     assert parts.chat_provider.requests == []
 
 
@@ -85,7 +98,7 @@ async def test_bypass_sends_history_and_question_only(parts):
 
 
 async def test_no_llm_gives_an_extractive_answer_with_references(parts):
-    result = await parts.engine(chat=False).query(Q, QueryParam())
+    result = await parts.engine(chat=False).query(Q, QueryParam(include_references=True))
     assert result.extractive and result.keywords["source"] == "heuristic"
     assert "No chat model is configured" in result.answer
     assert "KGRAG_LLM_BASE_URL" in result.answer and "OPENAI_API_KEY" in result.answer

@@ -8,7 +8,6 @@ from kgrag.errors import ModelServerError
 from kgrag.llm.base import ChatResult
 from kgrag.query.heuristic import heuristic_keywords, search_text
 from kgrag.query.keywords import clean_keywords, parse_keywords, resolve_keywords
-from kgrag.query.prompts import keywords_messages
 
 
 @pytest.mark.parametrize("text, high, low", [
@@ -48,18 +47,13 @@ def test_search_text_drops_stop_words():
     assert search_text("the of and") == "the of and"
 
 
-def test_keywords_prompt_puts_the_question_last_after_the_marker():
-    messages = keywords_messages("Who is Scrooge?")
-    assert messages[-1] == {"role": "user", "content": "Question: Who is Scrooge?"}
-    assert "high_level_keywords" in messages[0]["content"] and "```" not in messages[0]["content"]
-
-
 class _Chat:
     def __init__(self, result):
-        self.result, self.calls = result, []
+        self.result, self.calls, self.messages = result, [], []
 
     async def chat(self, messages, *, role, json_mode=False):
         self.calls.append((role, json_mode))
+        self.messages.append(messages)
         if isinstance(self.result, Exception):
             raise self.result
         return self.result
@@ -72,6 +66,8 @@ async def test_resolve_prefers_caller_then_llm():
     kws = await resolve_keywords("Who is Scrooge?", [], [], chat)
     assert (kws.high, kws.low, kws.source) == (["h"], ["L"], "cache")
     assert chat.calls == [("keywords", True)]
+    prompt = "\n".join(m["content"] for m in chat.messages[0])
+    assert "Who is Scrooge?" in prompt and "high_level_keywords" in prompt and "English" in prompt
 
 
 async def test_resolve_falls_back_to_the_heuristic_when_the_call_fails():

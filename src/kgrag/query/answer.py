@@ -1,9 +1,11 @@
 """Answer prompts, and the extractive answer used when no chat model is set.
 
-The answer prompt holds everything that shapes the answer (context, mode,
-response type, references rule, extra instructions, the conversation and
-the question), so the chat service's cache, keyed by the messages and the
-model identity, never serves an answer to a different query.
+The answer prompt (built by :mod:`kgrag.extract.prompts`) holds everything
+that shapes the answer: the context (which is all that retrieval settings
+such as mode, top_k or the budgets can change), the response type, extra
+instructions, the conversation and the question. So the chat service's
+cache, keyed by the messages and the model identity, never serves an
+answer to a different query.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any, AsyncIterator, Sequence
 
 import numpy as np
 
+from kgrag.extract import prompts
 from kgrag.query import prompts as P
 from kgrag.query.param import QueryParam
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_text
@@ -23,21 +26,19 @@ _CHUNKS_READ = 8
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(\[]?[A-Z0-9])|(?<=[。！？；])|\n\s*\n|\n(?=\s*[-*•#])")
 
 
-def system_prompt(context: str, param: QueryParam) -> str:
-    user_block = P.USER_BLOCK.format(user_prompt=param.user_prompt) if param.user_prompt else ""
-    rule = P.REFERENCES_SECTION if param.include_references else P.REFERENCES_INLINE
-    return P.ANSWER_SYSTEM.format(response_type=param.response_type, references_rule=rule,
-                                  user_block=user_block, mode=param.mode, context=context)
-
-
 def _history(param: QueryParam) -> list[dict[str, str]]:
     return [{"role": str(t["role"]), "content": str(t["content"])} for t in param.conversation_history]
 
 
-def answer_messages(question: str, context: str, param: QueryParam) -> list[dict[str, str]]:
-    """System prompt with the context, the conversation, then the question."""
-    return [{"role": "system", "content": system_prompt(context, param)}, *_history(param),
-            {"role": "user", "content": f"Question: {question}"}]
+def answer_messages(question: str, context: str, param: QueryParam, graph: bool = True) -> list[dict[str, str]]:
+    """The answer prompt: instructions, the conversation, then context and question.
+
+    ``graph`` picks the knowledge-graph wording; without it (no entities or
+    relations in the context) the document-excerpt wording.
+    """
+    build = prompts.answer_messages if graph else prompts.naive_answer_messages
+    return build(question, context, response_type=param.response_type,
+                 user_prompt=param.user_prompt or "", history=_history(param))
 
 
 def bypass_messages(question: str, param: QueryParam) -> list[dict[str, str]]:

@@ -30,13 +30,17 @@ from kgrag.query.trace import Trace
 
 @dataclass(slots=True)
 class Services:
-    """The parts a query uses; ``chat`` and ``rerank`` may be None."""
+    """The parts a query uses; ``chat`` and ``rerank`` may be None.
+
+    ``language`` is the index's language (keywords are asked for in it).
+    """
 
     storage: Any
     chat: Any
     embed: Any
     rerank: Any
     tokenizer: Any
+    language: str = "English"
 
 
 @dataclass(slots=True)
@@ -54,6 +58,11 @@ class Assembly:
     context: str = ""
     tokens: dict[str, int] = field(default_factory=dict)
     truncated: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def graph(self) -> bool:
+        """Whether the context holds graph data (picks the answer prompt's wording)."""
+        return bool(self.entities or self.relations)
 
 
 def _vector_texts(question: str, kws: KeywordSet, spec: ModeSpec, trace: Trace) -> dict[str, str]:
@@ -100,9 +109,15 @@ def _fit_graph(found_e: list[EntityHit], found_r: list[RelationHit], room: int, 
     return ents, rels
 
 
+def bare_prompt_tokens(tokenizer: Any, question: str, param: QueryParam) -> int:
+    """Tokens of the answer prompt with an empty context (the larger of its two wordings)."""
+    return max(tokenizer.count(render_prompt(answer_messages(question, "", param, graph)))
+               for graph in (True, False))
+
+
 async def assemble(svc: Services, question: str, param: QueryParam, spec: ModeSpec, trace: Trace) -> Assembly:
     """Retrieve for ``question`` in mode ``spec`` and build the budgeted context."""
-    kws = await resolve_keywords(question, param.hl_keywords, param.ll_keywords, svc.chat) \
+    kws = await resolve_keywords(question, param.hl_keywords, param.ll_keywords, svc.chat, svc.language) \
         if spec.keywords else KeywordSet(source="unused")
     trace.set("keywords", kws.to_dict())
     if spec.keywords and kws.empty:
@@ -111,7 +126,7 @@ async def assemble(svc: Services, question: str, param: QueryParam, spec: ModeSp
     vectors = await embed_question(svc.embed, _vector_texts(question, kws, spec, trace))
     ctx = RetrievalContext(svc.storage, question, param, kws, vectors, trace)
     found = await spec.retrieve(ctx)
-    fixed = svc.tokenizer.count(render_prompt(answer_messages(question, "", param)))
+    fixed = bare_prompt_tokens(svc.tokenizer, question, param)
     room = param.max_total_tokens - fixed - BUFFER_TOKENS - skeleton_tokens(svc.tokenizer)
     ents, rels = _fit_graph(found.entities, found.relations, room, param, svc, trace)
     routes = [found.chunks]

@@ -19,7 +19,7 @@ from kgrag.query import prompts as P
 from kgrag.query.answer import (
     answer_messages, bypass_messages, extractive_answer, render_prompt, single,
 )
-from kgrag.query.assemble import Assembly, Services, assemble
+from kgrag.query.assemble import Assembly, Services, assemble, bare_prompt_tokens
 from kgrag.query.context import chunk_line, entity_line, reference_ids, relation_line, render_context
 from kgrag.query.data import assembly_data
 from kgrag.query.keywords import KeywordSet
@@ -35,7 +35,7 @@ class QueryEngine:
     def __init__(self, storage: Any, chat: Any = None, embed: Any = None, rerank: Any = None,
                  tokenizer: Any = None, settings: Any = None):
         tok = tokenizer or get_tokenizer(getattr(settings, "tokenizer", "o200k_base"))
-        self.services = Services(storage, chat, embed, rerank, tok)
+        self.services = Services(storage, chat, embed, rerank, tok, getattr(settings, "language", "English"))
         self.settings = settings
 
     def param(self, **overrides: Any) -> QueryParam:
@@ -55,13 +55,11 @@ class QueryEngine:
         if spec.retrieve is None:
             return await self._bypass(question, param)
         asm = await assemble(self.services, question, param, spec, NO_TRACE)
-        base = dict(mode=param.mode, references=asm.references, keywords=asm.keywords.to_dict(),
-                    tokens=dict(asm.tokens), no_context=asm.status != "ok")
         if param.only_need_context:
-            return QueryResult("context", context=asm.context, **base)
-        messages = self._fit_prompt(question, param, asm)
-        prompt = render_prompt(messages)
-        base["tokens"]["prompt"] = self.services.tokenizer.count(prompt)
+            return QueryResult("context", context=asm.context, **_base(param, asm))
+        messages, prompt, count = self._fit_prompt(question, param, asm)
+        base = _base(param, asm)
+        base["tokens"]["prompt"] = count
         if param.only_need_prompt:
             return QueryResult("prompt", context=asm.context, prompt=prompt, **base)
         if asm.status != "ok" or self.services.chat is None:
@@ -91,18 +89,21 @@ class QueryEngine:
         result = await chat.chat(messages, role="answer", **options)
         return QueryResult("answer", answer=result.text, context=context, cached=result.cached, **base)
 
-    def _fit_prompt(self, question: str, param: QueryParam, asm: Assembly) -> list[dict[str, str]]:
-        """The answer messages, dropping trailing chunks if the exact count runs over."""
+    def _fit_prompt(self, question: str, param: QueryParam,
+                    asm: Assembly) -> tuple[list[dict[str, str]], str, int]:
+        """(messages, prompt text, its tokens), dropping trailing chunks while it runs over."""
         tok = self.services.tokenizer
-        messages = answer_messages(question, asm.context, param)
-        while tok.count(render_prompt(messages)) > param.max_total_tokens:
+        while True:
+            messages = answer_messages(question, asm.context, param, asm.graph)
+            prompt = render_prompt(messages)
+            count = tok.count(prompt)
+            if count <= param.max_total_tokens:
+                return messages, prompt, count
             if not asm.chunks:
                 raise QueryError(
                     f"max_total_tokens {param.max_total_tokens} is too small for the prompt "
-                    f"without context ({tok.count(render_prompt(answer_messages(question, '', param)))} tokens)")
+                    f"without context ({bare_prompt_tokens(tok, question, param)} tokens)")
             _drop_last_chunk(asm)
-            messages = answer_messages(question, asm.context, param)
-        return messages
 
     async def _bypass(self, question: str, param: QueryParam) -> QueryResult | AsyncIterator[str]:
         messages = bypass_messages(question, param)
@@ -147,6 +148,12 @@ class QueryEngine:
         if ids:
             metas = await self.services.storage.vectors("chunks").get_metas(ids)
             recorder.label_chunks({i: str(m.get("file_path")) for i, m in metas.items() if m.get("file_path")})
+
+
+def _base(param: QueryParam, asm: Assembly) -> dict[str, Any]:
+    """The QueryResult fields every outcome shares."""
+    return dict(mode=param.mode, references=list(asm.references) if param.include_references else [],
+                keywords=asm.keywords.to_dict(), tokens=dict(asm.tokens), no_context=asm.status != "ok")
 
 
 def _drop_last_chunk(asm: Assembly) -> None:

@@ -2,8 +2,8 @@
 
 In order of preference the keywords come from the caller (``hl_keywords``
 / ``ll_keywords``), the chat model (role ``keywords``; the chat service
-caches the call by its messages, which hold only the question, so every
-mode shares one cache entry), or, when no chat model is configured, the
+caches the call by its messages, which hold only the question and the
+index language, so every mode shares one cache entry), or, when no chat model is configured, the
 heuristic extractor of :mod:`kgrag.query.heuristic`.
 """
 
@@ -17,7 +17,7 @@ import json_repair
 
 from kgrag.errors import ModelError
 from kgrag.query.heuristic import heuristic_keywords
-from kgrag.query.prompts import keywords_messages
+from kgrag.extract.prompts import keywords_messages
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +79,10 @@ def parse_keywords(text: str) -> tuple[list[str], list[str]]:
             clean_keywords(data.get("low_level_keywords")))
 
 
-async def _from_llm(question: str, chat: Any) -> KeywordSet:
+async def _from_llm(question: str, chat: Any, language: str) -> KeywordSet:
     try:
-        result = await chat.chat(keywords_messages(question), role="keywords", json_mode=True)
+        result = await chat.chat(keywords_messages(question, language=language), role="keywords",
+                                 json_mode=True)
     except ModelError as exc:
         log.warning("keywords call failed, using heuristic keywords: %s", exc)
         high, low = heuristic_keywords(question)
@@ -90,17 +91,19 @@ async def _from_llm(question: str, chat: Any) -> KeywordSet:
     return KeywordSet(high, low, "cache" if result.cached else "llm")
 
 
-async def resolve_keywords(question: str, hl: list[str], ll: list[str], chat: Any) -> KeywordSet:
+async def resolve_keywords(question: str, hl: list[str], ll: list[str], chat: Any,
+                           language: str = "English") -> KeywordSet:
     """The keywords to search for.
 
-    Caller-supplied keywords win; otherwise the chat model is asked, or the
-    heuristic used when ``chat`` is None. When both lists end up empty a
-    short question becomes the low-level keyword (source ``question``).
+    Caller-supplied keywords win; otherwise the chat model is asked (for
+    keywords in ``language``, the language of the index), or the heuristic
+    used when ``chat`` is None. When both lists end up empty a short
+    question becomes the low-level keyword (source ``question``).
     """
     if hl or ll:
         kws = KeywordSet(clean_keywords(hl), clean_keywords(ll), "caller")
     elif chat is not None:
-        kws = await _from_llm(question, chat)
+        kws = await _from_llm(question, chat, language)
     else:
         kws = KeywordSet(*heuristic_keywords(question), source="heuristic")
     if kws.empty and len(question.strip()) < SHORT_QUERY_CHARS and question.strip():

@@ -30,7 +30,9 @@ class QueryParam:
     ``hl_keywords`` / ``ll_keywords`` given by the caller skip the keywords
     call. ``conversation_history`` is shown to the model only (it does not
     steer retrieval) and turns the answer cache off. ``enable_rerank`` is
-    silently ignored when no reranker is configured.
+    silently ignored when no reranker is configured. ``include_references``
+    fills :attr:`QueryResult.references` (the numbered source files the
+    answer cites as [n]); :meth:`QueryEngine.query_data` always has them.
     """
 
     mode: str = "mix"

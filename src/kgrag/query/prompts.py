@@ -1,50 +1,12 @@
-"""Prompts of the query side: keywords, answers, and the fixed replies.
+"""Query-side wording: context section headers and the fixed replies.
 
-Instructions stay outside code fences and data (context, references)
-inside them, so a model (or a classifier) can tell the two apart. The
-question always comes last, after ``Question:``.
+The keywords and answer prompts themselves come from
+:mod:`kgrag.extract.prompts`; this module holds what the query side
+writes on its own (context headers, the no-context, no-keywords and
+no-LLM replies).
 """
 
 from __future__ import annotations
-
-KEYWORDS_SYSTEM = """You choose search keywords for a retrieval system built on a knowledge graph.
-
-Read the question and return one JSON object with two lists of strings:
-- "high_level_keywords": the broad concepts, themes or kinds of relationship the question is about;
-- "low_level_keywords": the specific names, objects, places, dates and details it mentions.
-
-Rules:
-- Take the keywords from the question and write them in the language of the question.
-- Use short phrases of one to four words, with no duplicates.
-- If the question has no meaningful content, return both lists empty.
-- Reply with the JSON object only: no prose, no code fence.
-
-Example
-Question: How did the 2008 financial crisis change hiring at Lehman Brothers?
-{"high_level_keywords": ["financial crisis", "hiring policy"], "low_level_keywords": ["2008", "Lehman Brothers", "hiring"]}"""
-
-ANSWER_SYSTEM = """You answer questions from the retrieved context below, which was taken from a collection of documents.
-
----Instructions---
-1. Base the answer on the context only. When the context does not contain the answer, say so plainly; never invent facts.
-2. Answer in the same language as the question.
-3. Format the answer as {response_type}, in Markdown.
-4. Cite the documents that support each statement with their numbers from the Reference Document List, like [1] or [2][3].
-5. {references_rule}
-6. Earlier conversation turns, if any, only help to understand the question; facts must come from the context.{user_block}
-
-The context was retrieved in "{mode}" mode.
-
----Context---
-{context}"""
-
-REFERENCES_SECTION = (
-    'End with a "### References" section listing at most five cited documents, '
-    "one per line, as [n] file path."
-)
-REFERENCES_INLINE = "Cite inline only; do not add a separate list of references."
-
-USER_BLOCK = "\n\n---Additional Instructions---\n{user_prompt}"
 
 ENTITIES_HEADER = "Knowledge graph entities (one JSON object per line):"
 RELATIONS_HEADER = "Knowledge graph relations (one JSON object per line):"
@@ -78,14 +40,6 @@ NO_LLM_BYPASS = (
     "configured. Set KGRAG_LLM_BASE_URL, KGRAG_LLM_MODEL and KGRAG_LLM_API_KEY "
     "(or OPENAI_BASE_URL and OPENAI_API_KEY), or use another mode."
 )
-
-
-def keywords_messages(question: str) -> list[dict[str, str]]:
-    """The chat messages asking for the keywords of ``question``."""
-    return [
-        {"role": "system", "content": KEYWORDS_SYSTEM},
-        {"role": "user", "content": f"Question: {question}"},
-    ]
 
 
 def fenced(body: str, lang: str = "") -> str:

@@ -55,17 +55,17 @@ class RelationHit:
     score: float | None = None
     degree: int = 0
     route: str = "local"
+    weight: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        try:
+            self.weight = float(self.data.get("weight", 1.0))
+        except (TypeError, ValueError):
+            self.weight = 1.0
 
     @property
     def key(self) -> tuple[str, str]:
         return (self.src, self.tgt)
-
-    @property
-    def weight(self) -> float:
-        try:
-            return float(self.data.get("weight", 1.0))
-        except (TypeError, ValueError):
-            return 1.0
 
 
 @dataclass(slots=True)

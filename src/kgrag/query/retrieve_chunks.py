@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -30,10 +31,10 @@ MAX_SOURCES_PER_ITEM = 64
 async def direct_chunks(ctx: RetrievalContext) -> list[ChunkHit]:
     """Chunks similar to the question, fused with BM25 hits when there are any."""
     p, trace = ctx.param, ctx.trace
-    dense = await vector_search(ctx.storage, "chunks", ctx.vectors["query"], p.chunk_top_k,
-                                p.cosine_threshold, trace, route="chunks", kind="chunk",
-                                query=ctx.question)
-    lexical = await _lexical(ctx)
+    dense, lexical = await asyncio.gather(
+        vector_search(ctx.storage, "chunks", ctx.vectors["query"], p.chunk_top_k, p.cosine_threshold,
+                      trace, route="chunks", kind="chunk", query=ctx.question),
+        _lexical(ctx))
     if not lexical:
         return [ChunkHit(h.id, float(h.score), "vector") for h in dense]
     dense_ids = [h.id for h in dense]

@@ -19,6 +19,10 @@ from kgrag.query.trace import relation_id
 from kgrag.storage.base import edge_key
 
 
+# The fewest tokens one relation line (plus its line break) can cost.
+MIN_RELATION_TOKENS = 12
+
+
 def _keywords_text(words: list[str]) -> str:
     return ", ".join(words)
 
@@ -41,18 +45,48 @@ async def local_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rela
         if name not in nodes:
             trace.drop("graph", "entity", name, "entity vector has no graph node", scores[name], "local")
     found = [n for n in names if n in nodes]
+    degrees = {n: len(edges_by_node.get(n, [])) for n in found}
     pairs = list(dict.fromkeys(edge_key(*pair) for n in found for pair in edges_by_node.get(n, [])))
-    endpoints = list(dict.fromkeys([*found, *(x for pair in pairs for x in pair)]))
-    degrees, edges = await asyncio.gather(graph.node_degrees(endpoints), graph.get_edges(pairs))
-    entities = [EntityHit(n, nodes[n], scores[n], degrees.get(n, 0), "local") for n in found]
+    neighbours = list(dict.fromkeys(x for pair in pairs for x in pair if x not in degrees))
+    degrees.update(await graph.node_degrees(neighbours) if neighbours else {})
+    ranked = _rank_by_degree(pairs, degrees, p.max_relation_tokens, trace)
+    edges = await graph.get_edges(ranked)
     relations = [RelationHit(a, b, edges[(a, b)], None, degrees.get(a, 0) + degrees.get(b, 0), "local")
-                 for a, b in pairs if (a, b) in edges]
+                 for a, b in ranked if (a, b) in edges]
     relations.sort(key=lambda r: (-r.degree, -r.weight))
+    entities = [EntityHit(n, nodes[n], scores[n], degrees.get(n, 0), "local") for n in found]
     if trace.enabled:
         trace.candidates("local/edges", "relation",
                          [{"id": relation_id(r.src, r.tgt), "score": None, "degree": r.degree,
                            "weight": r.weight} for r in relations])
     return entities, relations
+
+
+def _rank_by_degree(pairs: list[tuple[str, str]], degrees: dict[str, int], max_tokens: int,
+                    trace) -> list[tuple[str, str]]:
+    """Pairs by edge degree, cut where no later one could fit ``max_tokens``.
+
+    A relation line costs at least :data:`MIN_RELATION_TOKENS`, so at most
+    ``max_tokens // MIN_RELATION_TOKENS`` relations can ever be kept. Pairs
+    tied in degree with the last of those are kept too (their weights
+    decide), up to twice that many.
+    """
+    def degree(pair: tuple[str, str]) -> int:
+        return degrees.get(pair[0], 0) + degrees.get(pair[1], 0)
+
+    ranked = sorted(pairs, key=lambda pair: -degree(pair))
+    limit = max_tokens // MIN_RELATION_TOKENS + 1
+    if len(ranked) <= limit:
+        return ranked
+    edge = degree(ranked[limit - 1])
+    end = limit
+    while end < min(len(ranked), 2 * limit) and degree(ranked[end]) == edge:
+        end += 1
+    if trace.enabled:
+        for pair in ranked[end:]:
+            trace.drop("truncation", "relation", relation_id(*pair),
+                       f"ranked {limit}+ by degree: cannot fit max_relation_tokens {max_tokens}", route="local")
+    return ranked[:end]
 
 
 async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[RelationHit]]:
