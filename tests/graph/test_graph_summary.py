@@ -59,10 +59,11 @@ def test_prompt_layout():
     user = msgs[-1]["content"]
     assert msgs[0]["role"] == "system" and msgs[-1]["role"] == "user"
     assert "\nName: Alice\n" in user and "\n---Descriptions---\n```\n" in user
-    assert "French" in user and "300 tokens" in user
+    everything = "\n".join(m["content"] for m in msgs)
+    assert "French" in everything and "300 tokens" in everything
     assert sent_fragments(msgs) == ["one", 'two "quoted"']
-    rel = build_summary_messages("A <-> B", ["x"], "English", 600, "relation")
-    assert "relation" in rel[-1]["content"]
+    rel = build_summary_messages(("A", "B"), ["x"], "English", 600, "relation")
+    assert "relation" in rel[-1]["content"] and "A -- B" in rel[-1]["content"]
 
 
 def test_small_input_is_one_call():

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, Sequence
 
 from kgrag.errors import ConfigError
+from kgrag.extract import prompts
 from kgrag.graph.merge import MergePlan
 from kgrag.graph.policy import MergePolicy
 from kgrag.tokenizer import Tokenizer
@@ -40,50 +41,21 @@ class Chat(Protocol):
                    json_mode: bool = False) -> Any: ...
 
 
-_SYSTEM = (
-    "You keep a knowledge graph tidy. You are given several descriptions of "
-    "the same {what}, written independently, and you fuse them into one "
-    "faithful description."
-)
-_USER = """Combine the descriptions below into a single description of the {what}.
-
-Rules:
-- Write one paragraph in {language}, in the third person, of at most {length} tokens.
-- {mention}
-- Keep every distinct fact, merge repetitions, and say so where descriptions disagree.
-- Use only what the descriptions state; add no facts of your own.
-- Reply with the paragraph alone: no heading, no list, no preamble.
-
-Kind: {kind}
-Name: {name}
-
----Descriptions---
-```
-{lines}
-```"""
-
-
 def _line(fragment: str) -> str:
     return json.dumps({"description": fragment}, ensure_ascii=False)
 
 
-def build_summary_messages(name: str, fragments: Sequence[str], language: str,
+def build_summary_messages(name: str | tuple[str, str], fragments: Sequence[str], language: str,
                            length: int, kind: Kind) -> list[dict[str, str]]:
     """The chat messages asking for one summary of ``fragments``.
 
-    Fragments go one JSON object per line (``{"description": ...}``) inside
-    a fenced block after a ``---Descriptions---`` heading.
+    The wording lives with the other prompts (:mod:`kgrag.extract.prompts`):
+    fragments go one JSON object per line inside a fenced block after a
+    ``---Descriptions---`` heading. A relation is named by its endpoint pair.
     """
-    if kind == "entity":
-        what, mention = "entity", "Name the entity at the start."
-    else:
-        what, mention = "relation between two entities", "Name both entities at the start."
-    user = _USER.format(what=what, mention=mention, language=language, length=length, kind=kind,
-                        name=name, lines="\n".join(_line(f) for f in fragments))
-    return [
-        {"role": "system", "content": _SYSTEM.format(what=what)},
-        {"role": "user", "content": user},
-    ]
+    subject = tuple(name) if kind == "relation" and not isinstance(name, str) else name
+    return prompts.summary_messages(subject, fragments, language=language,
+                                    summary_length=length)
 
 
 def fragment_cost(tokenizer: Tokenizer, fragment: str) -> int:
@@ -108,7 +80,7 @@ def truncate_tokens(tokenizer: Tokenizer, text: str, limit: int) -> str:
 class _Job:
     """One summarisation: who, how, and the per-call token budget."""
 
-    name: str
+    name: str | tuple[str, str]
     kind: Kind
     language: str
     policy: MergePolicy
@@ -190,7 +162,7 @@ async def _reduce_round(job: _Job, items: list[str], budget: int) -> list[str]:
     return list(await asyncio.gather(*(one(g) for g in groups)))
 
 
-async def summarize(name: str, fragments: Sequence[str], *, chat: Chat,
+async def summarize(name: str | tuple[str, str], fragments: Sequence[str], *, chat: Chat,
                     tokenizer: Tokenizer | None = None, policy: MergePolicy,
                     language: str = "English", kind: Kind = "entity") -> str:
     """One description condensing ``fragments`` (map-reduce when large)."""
@@ -226,7 +198,8 @@ async def apply_summaries(plans: Sequence[MergePlan], chat: Chat | None, *,
         if chat is None:
             text = truncate_tokens(tok, SEP.join(frags), policy.summary_max_tokens)
         else:
-            text = await summarize(plan.label, frags, chat=chat, tokenizer=tok,
+            subject = plan.key if plan.kind == "relation" else plan.label
+            text = await summarize(subject, frags, chat=chat, tokenizer=tok,
                                    policy=policy, language=language, kind=plan.kind)
         plan.data["description"] = text
         plan.needs_summary = None
