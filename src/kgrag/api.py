@@ -105,11 +105,12 @@ class KGRag:
         return LLMExtractor.from_settings(self.models.chat, self.settings, self.tokenizer)
 
     async def _check_embedding_identity(self) -> None:
-        identity = self.models.embed.identity
+        # Provider and model decide what vectors mean; the host serving them does not.
+        identity = self.models.embed.identity.split("@", 1)[0]
         stored = await self.storage.get_meta("embedding_identity")
         if stored is None:
             await self.storage.set_meta("embedding_identity", identity)
-        elif stored != identity:
+        elif stored.split("@", 1)[0] != identity:
             raise ConfigError(
                 f"this index was built with embeddings from {stored!r}, but the "
                 f"configured embedder is {identity!r}; vectors would not be "

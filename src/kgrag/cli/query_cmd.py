@@ -58,8 +58,12 @@ async def run(args: argparse.Namespace, settings) -> int:
 
 
 async def _many(rag: KGRag, args, param) -> int:
-    with open(args.questions_file, encoding="utf-8") as f:
-        questions = [q.strip() for q in f if q.strip()]
+    try:
+        with open(args.questions_file, encoding="utf-8") as f:
+            questions = [q.strip() for q in f if q.strip()]
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"kgrag: error: cannot read questions file: {exc}", file=sys.stderr)
+        return 2
     for question in questions:
         started = time.perf_counter()
         row: dict[str, Any] = {"question": question}
