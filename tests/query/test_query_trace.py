@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kgrag.query import QueryParam, render_trace
+from kgrag.query import QueryParam, render_trace, where_lost
 from query.corpus import CHUNKS, chunk_id
 
 Q = "Which license does FW-A need for TLS output?"
@@ -84,3 +84,22 @@ async def test_render_trace_is_short_and_says_where_to_look(parts):
 async def test_without_trace_no_trace_key(parts):
     data = await parts.engine().query_data(Q, QueryParam(**KW))
     assert "trace" not in data
+
+
+async def test_where_lost_names_the_stage_or_points_at_extraction(parts):
+    _, trace = await trace_of(parts, max_relation_tokens=80, mode="local")
+    lost = drops(trace, "truncation", "relation")[0]["id"]
+    assert where_lost(trace, lost).startswith(f"{lost}: lost at truncation (found by local/edges)")
+    assert where_lost(trace, "FW-A") == "FW-A: found by local and kept"
+    assert "extraction" in where_lost(trace, "Firewall Z")
+
+
+async def test_rerank_reorders_and_its_cut_is_traced(parts):
+    engine = parts.engine(rerank=True)
+    data = await engine.query_data(Q, QueryParam(**KW, chunk_top_k=1), trace=True)
+    assert data["reranked"] and len(data["chunks"]) == 1
+    trace = data["trace"]
+    assert any(r["route"] == "rerank" for r in trace["routes"])
+    assert drops(trace, "rerank", "chunk")
+    off = await engine.query_data(Q, QueryParam(**KW, chunk_top_k=1, enable_rerank=False), trace=True)
+    assert not off["reranked"] and not drops(off["trace"], "rerank")

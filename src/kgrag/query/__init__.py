@@ -5,14 +5,14 @@ Public API::
     QueryEngine(storage, chat, embed, rerank, tokenizer, settings)
         .query(question, param) -> QueryResult | AsyncIterator[str]
         .query_data(question, param, trace=False) -> dict
-    QueryParam, QueryResult, render_trace(trace) -> str
+    QueryParam, QueryResult, render_trace(trace) -> str, where_lost(trace, item_id) -> str
     register_mode(name, retrieve, vectors=..., keywords=...)
 """
 
 from kgrag.query.engine import QueryEngine
 from kgrag.query.modes import get_mode, mode_names, register_mode
 from kgrag.query.param import QueryParam, QueryResult
-from kgrag.query.trace import render_trace
+from kgrag.query.trace import render_trace, where_lost
 
-__all__ = ["QueryEngine", "QueryParam", "QueryResult", "render_trace", "register_mode", "get_mode",
+__all__ = ["QueryEngine", "QueryParam", "QueryResult", "render_trace", "where_lost", "register_mode", "get_mode",
            "mode_names"]

@@ -23,7 +23,7 @@ from kgrag.query.context import (
 from kgrag.query.keywords import KeywordSet, resolve_keywords
 from kgrag.query.modes import ModeSpec
 from kgrag.query.param import QueryParam
-from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext
+from kgrag.query.records import ChunkHit, EntityHit, RelationHit, Retrieved, RetrievalContext
 from kgrag.query.retrieve_chunks import graph_chunks, select_chunks
 from kgrag.query.trace import Trace
 
@@ -115,6 +115,17 @@ def bare_prompt_tokens(tokenizer: Any, question: str, param: QueryParam) -> int:
                for graph in (True, False))
 
 
+async def _chunk_section(ctx: RetrievalContext, svc: Services, found: Retrieved, ents: Fitted,
+                         rels: Fitted, budget: int) -> tuple[Fitted, int]:
+    """Chunks of every route that fit ``budget``, and how many chunk_top_k cut."""
+    routes = [found.chunks]
+    if found.graph_chunks:
+        routes += list(await graph_chunks(ctx, ents.items, rels.items))
+    selected, cut = await select_chunks(ctx, routes, svc.rerank)
+    reason = f"max_total_tokens {ctx.param.max_total_tokens} exhausted (chunk section got {budget} tokens)"
+    return fit_chunks(selected, SectionBudget(budget, reason), svc.tokenizer, ctx.trace), cut
+
+
 async def assemble(svc: Services, question: str, param: QueryParam, spec: ModeSpec, trace: Trace) -> Assembly:
     """Retrieve for ``question`` in mode ``spec`` and build the budgeted context."""
     kws = await resolve_keywords(question, param.hl_keywords, param.ll_keywords, svc.chat, svc.language) \
@@ -129,21 +140,16 @@ async def assemble(svc: Services, question: str, param: QueryParam, spec: ModeSp
     fixed = bare_prompt_tokens(svc.tokenizer, question, param)
     room = param.max_total_tokens - fixed - BUFFER_TOKENS - skeleton_tokens(svc.tokenizer)
     ents, rels = _fit_graph(found.entities, found.relations, room, param, svc, trace)
-    routes = [found.chunks]
-    if found.graph_chunks:
-        routes += list(await graph_chunks(ctx, ents.items, rels.items))
-    selected = await select_chunks(ctx, routes, svc.rerank)
     c_budget = max(room - ents.tokens - rels.tokens, 0)
-    reason = f"max_total_tokens {param.max_total_tokens} exhausted (chunk section got {c_budget} tokens)"
-    chunks = fit_chunks(selected, SectionBudget(c_budget, reason), svc.tokenizer, trace)
+    chunks, cut = await _chunk_section(ctx, svc, found, ents, rels, c_budget)
     refs, references = reference_ids(chunks.items)
     lines = [chunk_line(c, r) for c, r in zip(chunks.items, refs)]
     context = render_context(ents.lines, rels.lines, lines, references)
-    status = "ok" if context else "no_context"
     tokens = {"entities": ents.tokens, "relations": rels.tokens, "chunks": chunks.tokens,
               "prompt_without_context": fixed, "chunk_budget": c_budget}
-    truncated = {"entities": ents.dropped, "relations": rels.dropped, "chunks": chunks.dropped}
+    truncated = {"entities": ents.dropped, "relations": rels.dropped, "chunks": chunks.dropped,
+                 "chunks_past_chunk_top_k": cut}
     trace.set("final", {"entities": len(ents.items), "relations": len(rels.items), "chunks": len(chunks.items),
                         "tokens": tokens})
-    return Assembly(status, kws, vectors, ents.items, rels.items, chunks.items, refs, references,
-                    context, tokens, truncated)
+    return Assembly("ok" if context else "no_context", kws, vectors, ents.items, rels.items, chunks.items,
+                    refs, references, context, tokens, truncated)

@@ -121,15 +121,15 @@ async def _load(storage: Any, hits: list[ChunkHit], trace) -> list[ChunkHit]:
     return [h for h in hits if h.loaded]
 
 
-async def select_chunks(ctx: RetrievalContext, routes: list[list[ChunkHit]], rerank: Any) -> list[ChunkHit]:
-    """Merge the routes round-robin, rerank if asked, keep ``chunk_top_k``, read texts."""
+async def select_chunks(ctx: RetrievalContext, routes: list[list[ChunkHit]],
+                        rerank: Any) -> tuple[list[ChunkHit], int]:
+    """Merge the routes round-robin, rerank if asked, keep ``chunk_top_k`` and read their texts.
+
+    Returns the kept chunks and how many ``chunk_top_k`` cut.
+    """
     p, trace = ctx.param, ctx.trace
     merged = round_robin(routes, key=lambda c: c.id)
-    if not merged or p.chunk_top_k <= 0:
-        for c in merged:
-            trace.drop("truncation", "chunk", c.id, f"past chunk_top_k {p.chunk_top_k}", c.score)
-        return []
-    if rerank is not None and p.enable_rerank:
+    if merged and rerank is not None and p.enable_rerank and p.chunk_top_k > 0:
         merged = await _rerank(ctx, await _load(ctx.storage, merged, trace), rerank)
     kept: list[ChunkHit] = []
     rest = merged
@@ -139,7 +139,7 @@ async def select_chunks(ctx: RetrievalContext, routes: list[list[ChunkHit]], rer
         rest = rest[need:]
     for c in rest:
         trace.drop("truncation", "chunk", c.id, f"past chunk_top_k {p.chunk_top_k} (route {c.route})", c.score)
-    return kept
+    return kept, len(rest)
 
 
 async def _rerank(ctx: RetrievalContext, chunks: list[ChunkHit], rerank: Any) -> list[ChunkHit]:

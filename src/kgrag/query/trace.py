@@ -151,6 +151,24 @@ def _render_drops(trace: dict[str, Any], limit: int, out: list[str]) -> None:
             out.append(f"  ... and {len(here) - limit} more")
 
 
+def where_lost(trace: dict[str, Any], item_id: str) -> str:
+    """Where ``item_id`` (an entity name, ``"A <-> B"`` or a chunk id) went, in one line.
+
+    Kept items name the routes that found them; lost ones the stage and the
+    reason; items no route ever saw point at extraction or the keywords.
+    """
+    lost = [d for d in trace.get("dropped", []) if d["id"] == item_id]
+    found = [r["route"] for r in trace.get("routes", []) if any(i["id"] == item_id for i in r["items"])]
+    if lost:
+        d = lost[-1]
+        seen = f" (found by {', '.join(found)})" if found else ""
+        return f"{item_id}: lost at {d['stage']}{seen}: {d['reason']}"
+    if found:
+        return f"{item_id}: found by {', '.join(found)} and kept"
+    return (f"{item_id}: no route saw it; check that extraction produced it (is it in the graph?) "
+            f"and that the keywords name it")
+
+
 def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
     """A short human-readable account of a trace (for ``kgrag query --explain``).
 
@@ -172,4 +190,6 @@ def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
     final = trace.get("final") or {}
     if final:
         out.append("[context] " + ", ".join(f"{k}: {v}" for k, v in final.items()))
+    out.append("An expected fact in none of the lists above was never retrieved: check that "
+               "extraction put it in the graph and that the keywords name it.")
     return "\n".join(out)
