@@ -61,8 +61,9 @@ def get_mode(name: str) -> ModeSpec:
 
         try:
             importlib.import_module(_LAZY[name])
-        except ImportError:
-            pass
+        except ModuleNotFoundError as exc:
+            if exc.name != _LAZY[name]:
+                raise QueryError(f"query mode {name!r} needs a missing module: {exc}") from exc
     if name not in _MODES:
         raise QueryError(f"unknown query mode {name!r}; known modes: {', '.join(mode_names())}")
     return _MODES[name]
