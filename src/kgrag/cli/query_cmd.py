@@ -23,6 +23,7 @@ def add_parser(sub, common) -> None:
     what.add_argument("--prompt-only", action="store_true", help="print the full answer prompt, no answer")
     what.add_argument("--data-only", action="store_true", help="print the structured retrieval result (JSON)")
     p.add_argument("--stream", action="store_true", help="stream the answer as it is generated")
+    p.add_argument("--references", action="store_true", help="include the reference list in --json output")
     p.add_argument("--explain", action="store_true", help="show the retrieval trace: candidates and drops per stage")
     p.add_argument("--questions-file", metavar="F", help="one question a line; prints one JSON line per question")
     p.add_argument("--top-k", type=int, help="entities / relations retrieved (default 40)")
@@ -36,7 +37,8 @@ def add_parser(sub, common) -> None:
 def _param(rag: KGRag, args: argparse.Namespace):
     over: dict[str, Any] = {"mode": args.mode, "stream": args.stream,
                             "only_need_context": args.context_only,
-                            "only_need_prompt": args.prompt_only}
+                            "only_need_prompt": args.prompt_only,
+                            "include_references": args.references}
     for name in ("top_k", "chunk_top_k", "response_type", "user_prompt"):
         if getattr(args, name) is not None:
             over[name] = getattr(args, name)
@@ -70,7 +72,7 @@ async def _many(rag: KGRag, args, param) -> int:
         if args.data_only:
             data = await rag.query_data(question, param, trace=args.explain)
             row["latency_s"] = round(time.perf_counter() - started, 6)
-            row["context_chars"] = len(data.get("context", ""))
+            row["context_chars"] = data.get("context_chars", 0)
             row["data"] = data
         else:
             result = await rag.query(question, param.replace(stream=False))

@@ -30,10 +30,10 @@ KEYWORDS_SYSTEM = """You prepare search keywords for a retrieval system built on
 Example question: "Which suppliers delayed shipments to the Rotterdam plant during the 2021 chip shortage?"
 Example output: {"high_level_keywords": ["supply chain disruption", "shipment delays", "chip shortage"], "low_level_keywords": ["suppliers", "Rotterdam plant", "2021"]}"""
 
-KEYWORDS_USER = """{history}{heading}
-{question}
+KEYWORDS_USER = """{history}Give the JSON object of keywords for this question.
 
-Give the JSON object of keywords for the question above."""
+{heading}
+{question}"""
 
 _ANSWER_RULES = """---Rules---
 1. Use only the information in the context. If the context does not answer the question, say so plainly; do not guess or draw on outside knowledge.
