@@ -32,7 +32,7 @@ async def _index(tmp_path, base_url, **extra):
 
 @pytest.mark.parametrize("flags", [
     (), ("--error-rate", "0.2"), ("--garbage-rate", "0.3"),
-    ("--max-concurrency", "2"),
+    ("--max-concurrency", "2", "--latency", "0.05"),
 ], ids=["plain", "errors", "garbage", "429s"])
 async def test_every_document_is_processed(tmp_path, flags):
     with run_synth(*flags) as base_url:
