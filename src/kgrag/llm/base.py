@@ -23,7 +23,7 @@ Role = Literal["extract", "glean", "summary", "keywords", "answer", "embed", "re
 # Lower runs first when calls queue on the shared limit.
 PRIORITY: dict[str, int] = {
     "keywords": 5, "answer": 5, "rerank": 5, "summary": 8, "embed": 9,
-    "extract": 10, "glean": 10,
+    "glean": 9, "extract": 10,  # finish started chunks before starting new ones
 }
 
 

@@ -118,21 +118,29 @@ class Indexer:
 
     async def _run(self, todo: list[DocRecord], report: ProcessReport,
                    progress: ProgressSink) -> None:
+        # Two limits: documents being extracted, and documents in flight
+        # (extracted, waiting for their turn to merge). A finished extraction
+        # frees its slot at once, so a slow merge never leaves the LLM idle;
+        # the larger in-flight limit bounds memory.
         gate = Turnstile(len(todo))
-        window = asyncio.Semaphore(self.deps.settings.max_parallel_insert)
+        width = self.deps.settings.max_parallel_insert
+        extracting, in_flight = asyncio.Semaphore(width), asyncio.Semaphore(4 * width)
         tasks = []
         for index, record in enumerate(todo):
-            await window.acquire()  # acquired in order: no turn can starve
-            task = asyncio.create_task(self._one(record, index, gate, report, progress))
-            task.add_done_callback(lambda _t: window.release())
+            await in_flight.acquire()  # acquired in order: no turn can starve
+            task = asyncio.create_task(
+                self._one(record, index, gate, extracting, report, progress))
+            task.add_done_callback(lambda _t: in_flight.release())
             tasks.append(task)
         await asyncio.gather(*tasks)
 
     async def _one(self, record: DocRecord, index: int, gate: Turnstile,
-                   report: ProcessReport, progress: ProgressSink) -> None:
+                   extracting: asyncio.Semaphore, report: ProcessReport,
+                   progress: ProgressSink) -> None:
         prepared, error = None, None
         try:
-            prepared = await self._prepare(record, progress)
+            async with extracting:
+                prepared = await self._prepare(record, progress)
         except Exception as exc:  # noqa: BLE001 - one document never fails the batch
             error = exc
         async with gate.turn(index):
