@@ -11,6 +11,7 @@ import pytest
 
 from kgrag.errors import StorageError, StoreCorruptError
 from kgrag.storage.sqlite import SQLiteStorage
+from kgrag.storage.sqlite.schema import SCHEMA_VERSION
 from kgrag.types import DocRecord, DocStatus
 
 
@@ -44,7 +45,7 @@ async def test_reopen_preserves_everything(tmp_path):
     assert await s.doc_status.next_seq() == 10
     assert [i for i, _ in await s.lexical.search("humbug", 3)] == ["c1"]
     assert await s.get_meta("embedding") == {"dim": 16}
-    assert await s.get_meta("schema_version") == 1
+    assert await s.get_meta("schema_version") == SCHEMA_VERSION
     await s.close()
 
 

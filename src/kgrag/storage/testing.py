@@ -255,6 +255,63 @@ class GraphStoreConformance(StorageFixture):
         assert sorted(await g.all_edges()) == sorted((a, b, w) for (a, b), w in edges.items())
 
 
+    async def test_graph_batched_reads_cross_slice_boundaries(self, storage):
+        g = storage.graph
+        spokes = [f"s{i:04d}" for i in range(1200)]
+        await g.upsert_edges({("hub", s): {"weight": float(i)} for i, s in enumerate(spokes)})
+        await g.upsert_edges({(spokes[0], spokes[1]): {}, ("hub", "hub"): {}})
+        asked = [(s, "hub") for s in reversed(spokes[:700])] + [("hub", "nobody"), ("x", "y")]
+        got = await g.get_edges(asked)
+        assert set(got) == {edge_key(s, "hub") for s in spokes[:700]}
+        assert got[edge_key(spokes[5], "hub")] == {"weight": 5.0}
+        degrees = await g.node_degrees(["hub", *spokes, "nobody"])
+        assert degrees["hub"] == 1201 and degrees["nobody"] == 0
+        assert [degrees[s] for s in spokes[:3]] == [2, 2, 1]
+        assert len((await g.node_edges(["hub"]))["hub"]) == 1201
+
+    async def test_graph_degrees_follow_commit_and_rollback(self, storage):
+        g = storage.graph
+        await g.upsert_edges({("a", "b"): {}, ("b", "c"): {}, ("c", "c"): {}})
+        before = await g.node_degrees(list("abcd"))
+        assert before == {"a": 1, "b": 2, "c": 2, "d": 0}
+        with pytest.raises(RuntimeError):
+            async with storage.transaction():
+                await g.upsert_edges({("a", "d"): {}, ("b", "a"): {"weight": 2.0}})
+                await g.delete_nodes(["c"])
+                assert await g.node_degrees(list("abcd")) == {"a": 2, "b": 1, "c": 0, "d": 1}
+                raise RuntimeError
+        assert await g.node_degrees(list("abcd")) == before
+        async with storage.transaction():
+            await g.delete_edges([("c", "b")])
+            await g.upsert_edges({("d", "a"): {}})
+        assert await g.node_degrees(list("abcd")) == {"a": 2, "b": 1, "c": 1, "d": 1}
+
+    @PROPERTY
+    @given(ops=st.lists(st.tuples(st.sampled_from(["edges", "del_edges", "del_nodes"]),
+                                  st.lists(st.tuples(st.sampled_from("abcdefg"),
+                                                     st.sampled_from("abcdefg")), max_size=6)),
+                        max_size=15))
+    async def test_graph_degrees_match_reference_after_batches(self, storage, ops):
+        g = storage.graph
+        await g.delete_nodes(await g.all_node_names())
+        await g.delete_edges([(a, b) for a, b, _ in await g.all_edges()])
+        edges: set[tuple[str, str]] = set()
+        for op, pairs in ops:
+            if op == "edges":  # both orientations of a pair may come in one batch
+                await g.upsert_edges({pair: {"weight": 1.0} for pair in pairs})
+                edges.update(edge_key(a, b) for a, b in pairs)
+            elif op == "del_edges":
+                await g.delete_edges(pairs)
+                edges.difference_update(edge_key(a, b) for a, b in pairs)
+            else:
+                gone = {a for a, _ in pairs}
+                await g.delete_nodes(sorted(gone))
+                edges = {k for k in edges if not gone & set(k)}
+        names = list("abcdefgh")
+        assert await g.node_degrees(names) == {n: sum(n in k for k in edges) for n in names}
+        assert await g.get_edges(sorted(edges)) == {k: {"weight": 1.0} for k in edges}
+
+
 async def _apply_graph_op(g, nodes, edges, op, a, b, w) -> None:
     if op == "node":
         await g.upsert_nodes({a: {"w": w}})

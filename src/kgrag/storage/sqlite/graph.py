@@ -3,13 +3,19 @@
 Edges are undirected and stored once under their canonical key
 (:func:`~kgrag.storage.base.edge_key`, ``a <= b``); the primary key serves
 lookups by ``a`` and the ``edges_b`` index lookups by ``b``, so a node's
-edges and degree are two index range scans. The edge weight is kept in its
-own column (besides the JSON data) so :meth:`all_edges` needs no JSON.
+edges are two index range scans. The edge weight is kept in its own column
+(besides the JSON data) so :meth:`all_edges` needs no JSON.
 
 A node's degree is the number of distinct edges touching it; a self-loop
-counts once. Edges may name endpoints that have no node row; keeping the
-two consistent is the caller's business (``delete_nodes`` does remove
-every incident edge).
+counts once. Triggers keep it in ``node_degree`` (see
+:mod:`~kgrag.storage.sqlite.schema`), so a batch of degrees is one indexed
+query per 500 names however large the hubs are. Edges may name endpoints
+that have no node row (they have a degree all the same); keeping the two
+consistent is the caller's business (``delete_nodes`` does remove every
+incident edge).
+
+Batched reads (nodes, edges, degrees) run one statement per slice of
+names or pairs, never one per item.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database, chunked, marks
 
 Pair = tuple[str, str]
+_PAIRS_PER_QUERY = 250  # (a=? AND b=?) terms per statement: 500 parameters
 
 
 class SQLiteGraphStore:
@@ -119,12 +126,13 @@ def _delete_nodes(conn: sqlite3.Connection, names: list[str]) -> None:
 
 
 def _select_edges(conn: sqlite3.Connection, keys: list[Pair]) -> dict[Pair, dict]:
-    out = {}
-    for a, b in keys:
-        row = conn.execute("SELECT data FROM edges WHERE a=? AND b=?", (a, b)).fetchone()
-        if row is not None:
-            out[(a, b)] = codec.decode(row[0])
-    return out
+    found = {}
+    for part in chunked(keys, _PAIRS_PER_QUERY):
+        sql = "SELECT a, b, data FROM edges WHERE " + " OR ".join(["(a=? AND b=?)"] * len(part))
+        for a, b, cell in conn.execute(sql, [end for key in part for end in key]):
+            found[(a, b)] = cell
+    # in the order asked for, like one lookup per key
+    return {key: codec.decode(found[key]) for key in keys if key in found}
 
 
 def _upsert_edges(conn: sqlite3.Connection, rows: list[tuple]) -> None:
@@ -154,13 +162,8 @@ def _node_edges(conn: sqlite3.Connection, names: list[str]) -> dict[str, list[Pa
 def _node_degrees(conn: sqlite3.Connection, names: list[str]) -> dict[str, int]:
     out = dict.fromkeys(names, 0)
     for part in chunked(names):
-        params = marks(len(part))
-        sql = (f"SELECT n, COUNT(*) FROM ("
-               f"SELECT a AS n FROM edges WHERE a IN ({params}) "
-               f"UNION ALL SELECT b FROM edges WHERE b IN ({params}) AND a != b"
-               f") GROUP BY n")
-        for name, degree in conn.execute(sql, part + part):
-            out[name] = degree
+        sql = f"SELECT name, degree FROM node_degree WHERE name IN ({marks(len(part))})"
+        out.update(conn.execute(sql, part))
     return out
 
 

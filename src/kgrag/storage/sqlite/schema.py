@@ -1,8 +1,15 @@
-"""The database schema of the SQLite backend and its version check.
+"""The database schema of the SQLite backend, its version check and upgrades.
 
 Every role lives in one database. Vector namespaces each get their own
 table (``vec_<id>``, listed in ``vector_spaces``) so that loading one
 namespace into memory is a sequential scan of just its rows.
+
+``node_degree`` holds the degree of every name that has edges. Triggers
+on ``edges`` keep it current inside the writing transaction, whatever
+statement inserts or deletes the edge, so a degree is one index probe.
+
+Versions: 1 had no ``node_degree``; opening such a file creates it and
+counts every degree once (in the same transaction as the version bump).
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ import sqlite3
 
 from kgrag.errors import StorageError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -42,6 +49,21 @@ CREATE TABLE IF NOT EXISTS edges (
     PRIMARY KEY (a, b)
 );
 CREATE INDEX IF NOT EXISTS edges_b ON edges (b);
+CREATE TABLE IF NOT EXISTS node_degree (
+    name   TEXT PRIMARY KEY,
+    degree INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS edges_degree_add AFTER INSERT ON edges BEGIN
+    INSERT INTO node_degree(name, degree) VALUES (NEW.a, 1)
+        ON CONFLICT(name) DO UPDATE SET degree = degree + 1;
+    INSERT INTO node_degree(name, degree) SELECT NEW.b, 1 WHERE NEW.b != NEW.a
+        ON CONFLICT(name) DO UPDATE SET degree = degree + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS edges_degree_remove AFTER DELETE ON edges BEGIN
+    UPDATE node_degree SET degree = degree - 1 WHERE name = OLD.a;
+    UPDATE node_degree SET degree = degree - 1 WHERE name = OLD.b AND OLD.b != OLD.a;
+    DELETE FROM node_degree WHERE name IN (OLD.a, OLD.b) AND degree <= 0;
+END;
 CREATE TABLE IF NOT EXISTS doc_status (
     id          TEXT PRIMARY KEY,
     status      TEXT NOT NULL,
@@ -70,29 +92,57 @@ def vector_table_ddl(table: str) -> str:
 
 
 def ensure_schema(conn: sqlite3.Connection, label: str) -> None:
-    """Create missing tables and check the stored schema version."""
+    """Create missing tables, check the stored schema version and upgrade old files."""
     row = conn.execute(
         "SELECT name FROM sqlite_master WHERE type='table' AND name='meta'"
     ).fetchone()
-    if row is not None:
-        found = conn.execute(
-            "SELECT value FROM meta WHERE key='schema_version'"
-        ).fetchone()
-        if found is not None and int(found[0]) > SCHEMA_VERSION:
-            raise StorageError(
-                f"{label} uses schema version {found[0]}, newer than this kgrag "
-                f"understands ({SCHEMA_VERSION}); upgrade kgrag to open it"
-            )
+    stored = _stored_version(conn) if row is not None else None
+    if stored is not None and stored > SCHEMA_VERSION:
+        raise StorageError(
+            f"{label} uses schema version {stored}, newer than this kgrag "
+            f"understands ({SCHEMA_VERSION}); upgrade kgrag to open it"
+        )
+    if stored == SCHEMA_VERSION:
+        return
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for statement in DDL.split(";"):
-            if statement.strip():
-                conn.execute(statement)
+        for statement in statements(DDL):
+            conn.execute(statement)
+        if stored is not None and stored < 2:
+            count_degrees(conn)
         conn.execute(
-            "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+            "INSERT INTO meta(key, value) VALUES ('schema_version', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
             (str(SCHEMA_VERSION),),
         )
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _stored_version(conn: sqlite3.Connection) -> int | None:
+    found = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    return None if found is None else int(found[0])
+
+
+def statements(script: str) -> list[str]:
+    """The complete SQL statements of ``script`` (trigger bodies kept whole)."""
+    out, buf = [], ""
+    for piece in script.split(";"):
+        buf += piece + ";"
+        if sqlite3.complete_statement(buf):
+            if buf.strip() != ";":
+                out.append(buf.strip())
+            buf = ""
+    return out
+
+
+def count_degrees(conn: sqlite3.Connection) -> None:
+    """Fill ``node_degree`` from ``edges`` (a self-loop counts once)."""
+    conn.execute("DELETE FROM node_degree")
+    conn.execute(
+        "INSERT INTO node_degree(name, degree) SELECT n, COUNT(*) FROM ("
+        "SELECT a AS n FROM edges UNION ALL SELECT b FROM edges WHERE b != a"
+        ") GROUP BY n"
+    )
