@@ -12,6 +12,8 @@ reporting p50/p95 of wall time and of process CPU time.
 
     .venv/bin/python scripts/bench_query_scale.py                  # 100k entities
     .venv/bin/python scripts/bench_query_scale.py --n 20000 --queries 20
+    .venv/bin/python scripts/bench_query_scale.py --screen-rows 100000   # + approximate screen
+    .venv/bin/python scripts/bench_query_scale.py --vector-rows 1000000  # search alone at 1M rows
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from kgrag.llm.fake import FakeEmbeddingProvider, fake_vector
 from kgrag.query import QueryEngine, QueryParam
 from kgrag.storage.base import edge_key
 from kgrag.storage.sqlite import SQLiteStorage
+from kgrag.storage.sqlite.matrix import MatrixIndex
 
 DIM = 384
 MODES = ("local", "global", "hybrid", "mix", "naive")
@@ -189,7 +192,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def measure(workdir: Path, syn: Synthetic, args: argparse.Namespace) -> None:
-    storage = SQLiteStorage(workdir)
+    storage = SQLiteStorage(workdir, vector_screen_rows=args.screen_rows)
     await storage.open()
     engine = QueryEngine(storage, None, EmbeddingService(FakeEmbeddingProvider(dim=DIM)))
     qs = questions(syn, args.queries)
@@ -202,10 +205,59 @@ async def measure(workdir: Path, syn: Synthetic, args: argparse.Namespace) -> No
         runs = [await timed(ask(engine, mode, q, args.data)) for q in qs]
         walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
         print(f"{mode:8} {pct(walls, 50):9.1f} {pct(walls, 95):9.1f} {pct(cpus, 50):9.1f} {pct(cpus, 95):9.1f}")
+    if args.screen_rows:
+        await screen_recall(workdir, storage, qs)
     await storage.close()
 
 
+async def screen_recall(workdir: Path, screened: SQLiteStorage, qs: list) -> None:
+    """Recall of the screened vector searches against exact ones, per namespace."""
+    exact = SQLiteStorage(workdir)
+    await exact.open()
+    embed = FakeEmbeddingProvider(dim=DIM)
+    texts = {"entities": [", ".join(q[1]) for q in qs], "relations": [", ".join(q[2]) for q in qs],
+             "chunks": [q[0] for q in qs]}
+    for ns, k in (("entities", 40), ("relations", 40), ("chunks", 20)):
+        found = []
+        for vector in await embed.embed(texts[ns]):
+            want = {h.id for h in await exact.vectors(ns).query(vector, k)}
+            got = {h.id for h in await screened.vectors(ns).query(vector, k)}
+            found.append(len(want & got) / max(len(want), 1))
+        print(f"screen recall@{k} {ns:9}: mean {np.mean(found):.3f}, worst {min(found):.3f}")
+    await exact.close()
+
+
+def vector_search_only(rows: int, screen_rows: int, queries: int = 40) -> None:
+    """Exact (and screened) search of an in-memory matrix of ``rows`` clustered unit vectors."""
+    rng = np.random.default_rng(0)
+    centres = _unit(rng.standard_normal((256, DIM)))
+    index = MatrixIndex(DIM, screen_rows=screen_rows or rows)
+    start = time.process_time()
+    for lo in range(0, rows, 100_000):
+        size = min(100_000, rows - lo)
+        block = centres[rng.integers(0, len(centres), size)] + 0.8 * _unit(rng.standard_normal((size, DIM)))
+        index.upsert([f"v{i}" for i in range(lo, lo + size)], _unit(block).astype(np.float32))
+    print(f"{rows:,} x {DIM} rows in memory ({index.nbytes / 2**20:,.0f} MiB), built in "
+          f"{time.process_time() - start:.1f} s CPU")
+    qs = _unit(centres[rng.integers(0, len(centres), queries)] + rng.standard_normal((queries, DIM)))
+    for label, screen in (("exact", 0), ("screened", index.screen_rows)):
+        index.screen_rows = screen
+        index.search(qs[0].astype(np.float32), 40)  # a screen is fitted on first use
+        runs = [_clock(lambda q=q: index.search(q.astype(np.float32), 40)) for q in qs]
+        print(f"  {label:8} top-40: p50 {pct([r[0] for r in runs], 50):.1f} ms wall, "
+              f"{pct([r[1] for r in runs], 50):.1f} ms CPU")
+
+
+def _clock(fn) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
 async def main(args: argparse.Namespace) -> None:
+    if args.vector_rows:
+        vector_search_only(args.vector_rows, args.screen_rows)
+        return
     workdir = Path(args.workdir or Path(tempfile.gettempdir()) / f"kgrag-bench-{args.n}")
     syn = Synthetic(args.n, args.seed)
     storage = SQLiteStorage(workdir)
@@ -227,6 +279,10 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--queries", type=int, default=40, help="timed queries per mode")
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
     parser.add_argument("--data", action="store_true", help="time query_data instead of query(context)")
+    parser.add_argument("--screen-rows", type=int, default=0,
+                        help="storage option vector_screen_rows (approximate pre-screen; 0: exact)")
+    parser.add_argument("--vector-rows", type=int, default=0,
+                        help="only time exact and screened search over this many in-memory vectors")
     parser.add_argument("--seed", type=int, default=0)
     return parser.parse_args()
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from kgrag.errors import ConfigError
 from kgrag.storage import open_storage
 from kgrag.storage.base import Storage
-from kgrag.storage.sqlite import codec, lexical, matrix
+from kgrag.storage.sqlite import codec, lexical, matrix, screen
 from kgrag.storage.sqlite.matrix import MatrixIndex
 
 
@@ -96,3 +96,73 @@ def test_unknown_options_are_refused(tmp_path):
         open_storage("sqlite", tmp_path, vector_dtpye="float16")
     with pytest.raises(ConfigError, match="vector_dtype"):
         open_storage("sqlite", tmp_path, vector_dtype="int8")
+
+
+@pytest.fixture
+def few_candidates(monkeypatch):
+    """Screen searches re-score only a handful of rows, so the screen really screens."""
+    monkeypatch.setattr(screen, "MIN_CANDIDATES", 3)
+    monkeypatch.setattr(screen, "CANDIDATES_PER_HIT", 1)
+
+
+def screened_rows(index: MatrixIndex) -> np.ndarray:
+    scr = index._screen
+    return np.concatenate(scr._blocks)[: len(index)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops=st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 30), max_size=10)),
+                    min_size=1, max_size=12))
+def test_screen_follows_every_write_and_row_move(ops):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(matrix, "BLOCK", 8)
+        mp.setattr(matrix, "_FIRST", 2)
+        mp.setattr(screen, "MIN_CANDIDATES", 3)
+        mp.setattr(screen, "CANDIDATES_PER_HIT", 1)
+        rng = np.random.default_rng(5)
+        index, model = MatrixIndex(8, screen_rows=4), {}
+        for is_upsert, keys in ops:
+            ids = [str(k) for k in dict.fromkeys(keys)]
+            if is_upsert:
+                rows = rng.standard_normal((len(ids), 8)).astype(np.float32)
+                rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+                index.upsert(ids, rows)
+                model.update(zip(ids, rows))
+            else:
+                index.delete(ids)
+                for i in ids:
+                    model.pop(i, None)
+            q = rng.standard_normal(8).astype(np.float32)
+            for id_, score in index.search(q, 2):  # builds the screen once there are 4+ rows
+                assert score == pytest.approx(float(np.clip(model[id_] @ q, -1, 1)), abs=1e-5)
+        if index._screen is not None:
+            full = np.stack([model[i] for i in index._ids])
+            np.testing.assert_allclose(screened_rows(index), full @ index._screen.basis, atol=1e-5)
+
+
+def test_screen_finds_the_neighbours_of_low_rank_data(few_candidates, monkeypatch):
+    monkeypatch.setattr(screen, "MIN_CANDIDATES", 100)
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((3000, 12)) @ rng.standard_normal((12, 64))
+    rows += 0.05 * rng.standard_normal(rows.shape)
+    rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+    ids = [f"r{i}" for i in range(3000)]
+    exact, screened = MatrixIndex(64), MatrixIndex(64, screen_rows=1000)
+    exact.upsert(ids, rows)
+    screened.upsert(ids, rows)
+    for q in rows[:20] + 0.1 * rng.standard_normal((20, 64)).astype(np.float32):
+        q /= np.linalg.norm(q)
+        assert screened.search(q, 10, 0.1) == exact.search(q, 10, 0.1)
+    assert screened._screen is not None and screened._screen.basis.shape == (64, 16)
+
+
+async def test_storage_option_turns_the_screen_on(tmp_path, few_candidates):
+    s = open_storage("sqlite", tmp_path, vector_screen_rows=50)
+    await s.open()
+    rng = np.random.default_rng(4)
+    vecs = rng.standard_normal((200, 3)) @ rng.standard_normal((3, 16))  # rank 3: a 4-d screen holds it
+    await s.vectors("v").upsert([str(i) for i in range(200)], vecs, [{}] * 200)
+    hits = await s.vectors("v").query(vecs[7], 3)
+    assert hits[0].id == "7" and hits[0].score == pytest.approx(1.0, abs=1e-5)
+    assert s.vectors("v")._index._screen is not None
+    await s.close()

@@ -26,16 +26,19 @@ from kgrag.storage.sqlite.lexical import SQLiteLexicalIndex
 from kgrag.storage.sqlite.vectors import DTYPES, SQLiteVectorStore
 
 DB_FILENAME = "kgrag.db"
-_OPTIONS = {"vector_dtype", "busy_timeout_ms", "cache_mb", "lexical"}
+_OPTIONS = {"vector_dtype", "vector_screen_rows", "busy_timeout_ms", "cache_mb", "lexical"}
 
 
 class SQLiteStorage:
     """Every storage role for one working directory, in SQLite.
 
     Options: ``vector_dtype`` (``"float32"``, default, or ``"float16"``:
-    on-disk precision of new vector namespaces), ``busy_timeout_ms``
-    (default 5000), ``cache_mb`` (SQLite page cache, default 64) and
-    ``lexical`` (default ``True``: keep the BM25 index).
+    on-disk precision of new vector namespaces), ``vector_screen_rows``
+    (default 0: exact search always; N: namespaces of at least N vectors
+    search a projected pre-screen first, approximate, see
+    :mod:`~kgrag.storage.sqlite.screen`), ``busy_timeout_ms`` (default
+    5000), ``cache_mb`` (SQLite page cache, default 64) and ``lexical``
+    (default ``True``: keep the BM25 index).
     """
 
     name = "sqlite"
@@ -49,6 +52,7 @@ class SQLiteStorage:
         self.workdir = Path(workdir)
         self.path = None if in_memory else self.workdir / DB_FILENAME
         self._dtype = options.get("vector_dtype", "float32")
+        self._screen_rows = int(options.get("vector_screen_rows", 0) or 0)
         if self._dtype not in DTYPES:
             raise ConfigError(f"vector_dtype must be one of {DTYPES}, not {self._dtype!r}")
         self._db = Database(self.path,
@@ -97,7 +101,8 @@ class SQLiteStorage:
 
     def vectors(self, namespace: str) -> SQLiteVectorStore:
         if namespace not in self._vectors:
-            self._vectors[namespace] = SQLiteVectorStore(self._db, namespace, self._dtype)
+            self._vectors[namespace] = SQLiteVectorStore(self._db, namespace, self._dtype,
+                                                         self._screen_rows)
         return self._vectors[namespace]
 
     @property
