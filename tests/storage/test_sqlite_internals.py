@@ -135,7 +135,7 @@ def test_screen_follows_every_write_and_row_move(ops):
             q = rng.standard_normal(8).astype(np.float32)
             for id_, score in index.search(q, 2):  # builds the screen once there are 4+ rows
                 assert score == pytest.approx(float(np.clip(model[id_] @ q, -1, 1)), abs=1e-5)
-        if index._screen is not None:
+        if index._screen is not None and len(index):
             full = np.stack([model[i] for i in index._ids])
             np.testing.assert_allclose(screened_rows(index), full @ index._screen.basis, atol=1e-5)
 
