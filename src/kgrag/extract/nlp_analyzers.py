@@ -117,7 +117,12 @@ class SpacyAnalyzer:
 
 _CJK_SPLIT = re.compile(r"(?<=[。！？；!?;])|\n+")
 # A verb or particle glued to a name by the HMM ("玄德曰", "刘焉令").
-_CJK_TAIL = set("曰遂请谢令引等乃便又也之道说问答笑即亦与和同")
+_CJK_TAIL = set("曰遂请谢令引等乃便又也之道说问答笑即亦与和同为见在于")
+# Words jieba's dictionary tags as names or places that are not: counts,
+# forms of address, offices and common nouns.
+_CJK_STOP = set(
+    "二人 三人 数人 众人 令人 老夫 英雄 上马 下马 诸侯 都尉 侍中 大战 天下 百姓 "
+    "主公 先生 夫人 小人 大人 将士 军士 左右 江湖 丹凤眼".split())
 
 
 class JiebaAnalyzer:
@@ -144,7 +149,7 @@ class JiebaAnalyzer:
             word, flag = pair.word, pair.flag
             kind = JIEBA_TYPES.get(flag)
             name = normalise_name(word) if kind else ""
-            if kind and len(name) >= 2:
+            if kind and len(name) >= 2 and name not in _CJK_STOP:
                 out.mentions.append(Mention(name, kind, pos, pos + len(word)))
             elif not kind and flag[:1] in ("v", "n") and len(word) >= 2:
                 out.words.append((word, pos))
