@@ -192,7 +192,8 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def measure(workdir: Path, syn: Synthetic, args: argparse.Namespace) -> None:
-    storage = SQLiteStorage(workdir, vector_screen_rows=args.screen_rows)
+    options = {"vector_screen_rows": args.screen_rows} if args.screen_rows else {}
+    storage = SQLiteStorage(workdir, **options)
     await storage.open()
     engine = QueryEngine(storage, None, EmbeddingService(FakeEmbeddingProvider(dim=DIM)))
     qs = questions(syn, args.queries)

@@ -4,12 +4,14 @@ Every role lives in one database. Vector namespaces each get their own
 table (``vec_<id>``, listed in ``vector_spaces``) so that loading one
 namespace into memory is a sequential scan of just its rows.
 
-``node_degree`` holds the degree of every name that has edges. Triggers
-on ``edges`` keep it current inside the writing transaction, whatever
-statement inserts or deletes the edge, so a degree is one index probe.
+``node_degree`` holds the degree of every name that has edges; the graph
+store keeps it current in each edge write (see
+:mod:`~kgrag.storage.sqlite.graph`), so a degree is one index probe.
 
-Versions: 1 had no ``node_degree``; opening such a file creates it and
-counts every degree once (in the same transaction as the version bump).
+Versions: 1 had no ``node_degree``; 2 kept it with triggers (too slow
+inside savepoints). Opening an older file creates the table, drops the
+triggers and counts every degree once, in the same transaction as the
+version bump.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import sqlite3
 
 from kgrag.errors import StorageError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -53,17 +55,6 @@ CREATE TABLE IF NOT EXISTS node_degree (
     name   TEXT PRIMARY KEY,
     degree INTEGER NOT NULL
 ) WITHOUT ROWID;
-CREATE TRIGGER IF NOT EXISTS edges_degree_add AFTER INSERT ON edges BEGIN
-    INSERT INTO node_degree(name, degree) VALUES (NEW.a, 1)
-        ON CONFLICT(name) DO UPDATE SET degree = degree + 1;
-    INSERT INTO node_degree(name, degree) SELECT NEW.b, 1 WHERE NEW.b != NEW.a
-        ON CONFLICT(name) DO UPDATE SET degree = degree + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS edges_degree_remove AFTER DELETE ON edges BEGIN
-    UPDATE node_degree SET degree = degree - 1 WHERE name = OLD.a;
-    UPDATE node_degree SET degree = degree - 1 WHERE name = OLD.b AND OLD.b != OLD.a;
-    DELETE FROM node_degree WHERE name IN (OLD.a, OLD.b) AND degree <= 0;
-END;
 CREATE TABLE IF NOT EXISTS doc_status (
     id          TEXT PRIMARY KEY,
     status      TEXT NOT NULL,
@@ -106,10 +97,11 @@ def ensure_schema(conn: sqlite3.Connection, label: str) -> None:
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for statement in statements(DDL):
-            conn.execute(statement)
-        if stored is not None and stored < 2:
-            count_degrees(conn)
+        for statement in DDL.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        if stored is not None:
+            _upgrade(conn, stored)
         conn.execute(
             "INSERT INTO meta(key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
@@ -126,16 +118,12 @@ def _stored_version(conn: sqlite3.Connection) -> int | None:
     return None if found is None else int(found[0])
 
 
-def statements(script: str) -> list[str]:
-    """The complete SQL statements of ``script`` (trigger bodies kept whole)."""
-    out, buf = [], ""
-    for piece in script.split(";"):
-        buf += piece + ";"
-        if sqlite3.complete_statement(buf):
-            if buf.strip() != ";":
-                out.append(buf.strip())
-            buf = ""
-    return out
+def _upgrade(conn: sqlite3.Connection, stored: int) -> None:
+    """Bring an older file up to date (missing tables are already created)."""
+    if stored < 3:  # 1: no node_degree; 2: node_degree kept by triggers
+        conn.execute("DROP TRIGGER IF EXISTS edges_degree_add")
+        conn.execute("DROP TRIGGER IF EXISTS edges_degree_remove")
+        count_degrees(conn)
 
 
 def count_degrees(conn: sqlite3.Connection) -> None:
