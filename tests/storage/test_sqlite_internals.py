@@ -9,6 +9,7 @@ from kgrag.errors import ConfigError
 from kgrag.storage import open_storage
 from kgrag.storage.base import Storage
 from kgrag.storage.sqlite import codec, lexical, matrix, screen
+from kgrag.storage.sqlite.kernels import top_positions
 from kgrag.storage.sqlite.matrix import MatrixIndex
 
 
@@ -166,3 +167,17 @@ async def test_storage_option_turns_the_screen_on(tmp_path, few_candidates):
     assert hits[0].id == "7" and hits[0].score == pytest.approx(1.0, abs=1e-5)
     assert s.vectors("v")._index._screen is not None
     await s.close()
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(1, 20000), k=st.integers(1, 60), seed=st.integers(0, 2**32 - 1),
+       levels=st.sampled_from([3, 50, 0]))
+def test_top_positions_matches_a_full_sort(n, k, seed, levels):
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal(n).astype(np.float32)
+    if levels:  # many ties
+        values = np.round(values * levels) / levels
+    k = min(k, n)
+    got = top_positions(values, k)
+    assert len(set(got.tolist())) == k
+    np.testing.assert_array_equal(np.sort(values[got]), np.sort(values)[n - k:])

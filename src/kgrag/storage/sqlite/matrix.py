@@ -6,9 +6,9 @@ never copies more than one block and a million 384-dim vectors never need
 a second 1.5 GB buffer. An id -> row map makes updates O(1); deleting
 moves the last row into the hole (swap-with-last), so rows stay dense.
 
-A search is one row-wise dot product per block (numpy's SIMD loop, see
-:mod:`~kgrag.storage.sqlite.rowdot`: 2.5x faster than BLAS here), a
-threshold mask, and :func:`numpy.argpartition` for the top k. With
+A search is one row-wise dot product per block (numpy's SIMD loop, 2.5x
+faster than BLAS here), a threshold mask, and a sampled partition for the
+top k (see :mod:`~kgrag.storage.sqlite.kernels`). With
 ``screen_rows`` set, a matrix of at least that many rows first narrows the
 search with a :class:`~kgrag.storage.sqlite.screen.Screen` (approximate,
 opt-in; built on the first such search and refitted when the matrix has
@@ -25,7 +25,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from kgrag.storage.sqlite import screen as _screen
-from kgrag.storage.sqlite.rowdot import rowdot
+from kgrag.storage.sqlite.kernels import rowdot, top_positions
 
 BLOCK = 131072  # rows; 192 MiB at 384 dims
 _FIRST = 1024
@@ -165,7 +165,7 @@ class MatrixIndex:
         k = min(top_k, len(cand))
         if k == 0:
             return []
-        top = np.argpartition(cand, len(cand) - k)[len(cand) - k:]
+        top = top_positions(cand, k)
         top = top[np.argsort(-cand[top], kind="stable")]
         picked = top if keep is None else keep[top]
         best = np.clip(scores[picked], -1.0, 1.0)  # rounding can overshoot 1

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgrag.storage.sqlite.rowdot import rowdot
+from kgrag.storage.sqlite.kernels import rowdot, top_positions
 
 DIMS = 96
 SAMPLE = 20000
@@ -86,7 +86,7 @@ class Screen:
             rowdot(self._blocks[b][: hi - lo], q, out=scores[lo:hi])
         if count >= n:
             return np.arange(n)
-        return np.sort(np.argpartition(scores, n - count)[n - count:])
+        return np.sort(top_positions(scores, count))
 
     def _reserve(self, blocks: int) -> None:
         while len(self._blocks) < blocks:
