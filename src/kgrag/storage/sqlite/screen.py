@@ -14,8 +14,10 @@ real questions: 0.997 (64 dims) and 1.000 (96 dims) with only 800
 candidates. Hash-like vectors, whose energy is spread over every axis,
 fare worse: 0.85-0.92 on average and 0.28 for the worst query on
 ``scripts/bench_query_scale.py``'s synthetic index. Hence opt-in
-(``vector_screen_rows``). Fitting costs one Gram matrix of a 20k-row
-sample and one projection of every row (~0.3 s CPU per 200k rows).
+(``vector_screen_rows``). Fitting, on the first search of a large
+namespace, costs one Gram matrix of a 20k-row sample and one projection
+of every row: ~0.6 s CPU per 200k rows with one BLAS thread, several
+times that when BLAS threads compete on a busy machine.
 
 Projected rows live in blocks of the matrix's block size and follow its
 row numbers: the matrix reports every write and every row move.
