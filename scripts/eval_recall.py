@@ -1,0 +1,253 @@
+"""Recall@k of gold passages per query mode on HotpotQA, MuSiQue and CMRC 2018.
+
+Usage::
+
+    python scripts/eval_recall.py --datasets hotpotqa,musique,cmrc \\
+        --modes naive,local,mix,ppr --embedding local --embedding-model e5-small \\
+        --extractor nlp --workdir runs/eval --out runs/eval.json
+
+Every passage is indexed as its own document whose ``file_path`` is the
+passage key (HotpotQA: the title; MuSiQue: ``<index> <title>``, as titles
+repeat; CMRC: the paragraph id), so each chunk maps back to its passage.
+For each mode, recall@k is the share of a question's gold passages among
+the first ``k`` distinct passages in the order ``query_data`` lists its
+chunks, averaged over the questions.
+
+Indexes are cached per (dataset, extractor, embedder, slice) under
+``--workdir``; a re-run only queries. Without ``--llm-base-url`` no chat
+model is used: keywords come from the engine's heuristic and ``--extractor
+llm`` is refused. ``--questions N`` takes the first N questions; with
+``--slice`` the corpus is cut down to the passages those questions list
+(their gold passages and distractors), for quick checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATASETS = ("hotpotqa", "musique", "cmrc")
+MODES = ("naive", "local", "global", "hybrid", "mix", "ppr")
+KS = (2, 5)
+
+
+@dataclass
+class Dataset:
+    """Passages (key -> text) and questions with their gold passage keys."""
+
+    name: str
+    passages: dict[str, str]
+    questions: list[tuple[str, set[str]]]
+    note: str = ""
+
+
+def load_hotpotqa(data: Path, limit: int | None, sliced: bool) -> Dataset:
+    """HotpotQA: gold = the titles named in ``supporting_facts``."""
+    corpus = json.loads((data / "hotpotqa" / "hotpotqa_train_corpus.json").read_text())
+    passages = {t: f"{t}\n{''.join(s)}" for t, s in corpus.items()}
+    rows = json.loads((data / "hotpotqa" / "hotpotqa_train.json").read_text())[:limit]
+    questions = [(q["question"], {t for t, _ in q["supporting_facts"] if t in passages}) for q in rows]
+    if sliced:
+        keep = {t for q in rows for t, _ in q["context"]} | {t for _, g in questions for t in g}
+        passages = {k: v for k, v in passages.items() if k in keep}
+    return Dataset("hotpotqa", passages, questions)
+
+
+def load_musique(data: Path, limit: int | None, sliced: bool) -> Dataset:
+    """MuSiQue: gold = the question's paragraphs with ``is_supporting``."""
+    corpus = json.loads((data / "musique" / "musique_train_corpus.json").read_text())
+    passages = {f"{i:04d} {p['title']}": f"{p['title']}\n{p['text']}" for i, p in enumerate(corpus)}
+    key_of = {text: key for key, text in passages.items()}
+    rows = json.loads((data / "musique" / "musique_train.json").read_text())[:limit]
+
+    def keys(q: dict[str, Any], supporting_only: bool) -> set[str]:
+        texts = (f"{p['title']}\n{p['paragraph_text']}" for p in q["paragraphs"]
+                 if p["is_supporting"] or not supporting_only)
+        return {key_of[t] for t in texts if t in key_of}
+
+    questions = [(q["question"], keys(q, True)) for q in rows]
+    if sliced:
+        keep = set().union(*(keys(q, False) for q in rows))
+        passages = {k: v for k, v in passages.items() if k in keep}
+    return Dataset("musique", passages, questions)
+
+
+def load_cmrc(data: Path, limit: int | None, sliced: bool) -> Dataset:
+    """CMRC 2018 trial: gold = the question's own paragraph; ``limit`` questions spread evenly."""
+    articles = json.loads((data / "zh" / "cmrc2018_trial.squad.json").read_text())["data"]
+    passages: dict[str, str] = {}
+    pairs: list[tuple[str, set[str]]] = []
+    for art in articles:
+        for p in art["paragraphs"]:
+            passages[p["id"]] = p["context"]
+            pairs.extend((q["question"], {p["id"]}) for q in p["qas"])
+    total = len(pairs)
+    if limit:
+        pairs = pairs[::max(1, total // limit)][:limit]
+    if sliced:
+        passages = {k: v for k, v in passages.items() if any(k in g for _, g in pairs)}
+    note = f"{len(pairs)} of {total} questions, every {max(1, total // (limit or total))}th"
+    return Dataset("cmrc", passages, pairs, note)
+
+
+LOADERS = {"hotpotqa": load_hotpotqa, "musique": load_musique, "cmrc": load_cmrc}
+
+
+def load(name: str, data: Path, limit: int | None = None, sliced: bool = False) -> Dataset:
+    """The dataset ``name`` read from ``data``."""
+    return LOADERS[name](data, limit, sliced)
+
+
+def recall_at(ranked: list[str], gold: set[str], k: int) -> float:
+    """Share of ``gold`` among the first ``k`` distinct keys of ``ranked``."""
+    if not gold:
+        return 0.0
+    top = list(dict.fromkeys(ranked))[:k]
+    return len(gold & set(top)) / len(gold)
+
+
+def settings_for(args: argparse.Namespace, workdir: Path, dataset: str):
+    """The kgrag Settings of one index (no chat model unless ``--llm-base-url``)."""
+    from kgrag.config import Settings
+
+    chat = bool(args.llm_base_url)
+    if args.extractor == "llm" and not chat:
+        raise SystemExit("--extractor llm needs --llm-base-url")
+    given = {k: v for k, v in (("llm_base_url", args.llm_base_url), ("llm_api_key", args.llm_api_key),
+                               ("embedding_base_url", args.embedding_base_url)) if v}
+    return Settings(
+        workdir=workdir, extractor=args.extractor, llm_provider="openai" if chat else "none",
+        llm_model=args.llm_model, embedding_provider=args.embedding, embedding_model=args.embedding_model,
+        language="Chinese" if dataset == "cmrc" else "English", top_k=args.top_k,
+        chunk_top_k=args.chunk_top_k, **given)
+
+
+def index_dir(args: argparse.Namespace, ds: Dataset) -> Path:
+    """Where the index of ``ds`` under this configuration is cached."""
+    model = args.embedding_model.replace("/", "_")
+    part = f"-slice{len(ds.questions)}" if args.slice else ""
+    llm = "-" + args.llm_model.replace("/", "_") if args.extractor == "llm" else ""
+    return Path(args.workdir) / f"{ds.name}{part}-{args.extractor}{llm}-{args.embedding}-{model}"
+
+
+async def ensure_index(rag: Any, ds: Dataset, workdir: Path) -> dict[str, Any]:
+    """Index ``ds`` unless a finished index is cached; its build statistics."""
+    stats_file = workdir / "eval_index.json"
+    if stats_file.exists():
+        stats = json.loads(stats_file.read_text())
+        if stats.get("passages") == len(ds.passages):
+            return {**stats, "cached": True}
+    keys = list(ds.passages)
+    start = time.perf_counter()
+    report = await rag.insert([ds.passages[k] for k in keys], keys)
+    seconds = time.perf_counter() - start
+    if report.failed:
+        raise SystemExit(f"{ds.name}: {len(report.failed)} documents failed, e.g. {report.failed[0]}")
+    graph = (await rag.status())["graph"]
+    embed = rag.models.ledger.snapshot().get("embed", {})
+    texts = graph["chunks"] + graph["entities"] + graph["relations"]
+    stats = {"passages": len(keys), "index_s": round(seconds, 1), **graph,
+             "embedded_texts": texts, "embed_s": round(float(embed.get("seconds", 0.0)), 1),
+             "embed_tokens": int(embed.get("prompt_tokens", 0))}
+    stats["texts_per_s"] = round(texts / stats["embed_s"], 1) if stats["embed_s"] else None
+    stats_file.write_text(json.dumps(stats, indent=1))
+    return {**stats, "cached": False}
+
+
+async def evaluate_mode(rag: Any, ds: Dataset, mode: str, ks: tuple[int, ...] = KS) -> dict[str, Any]:
+    """Mean recall@k (in percent) of ``mode`` over ``ds``'s questions, and seconds per query."""
+    param = rag.query_param(mode=mode)
+    sums = {k: 0.0 for k in ks}
+    start = time.perf_counter()
+    for question, gold in ds.questions:
+        data = await rag.query_data(question, param)
+        ranked = [c["file_path"] for c in data["chunks"]]
+        for k in ks:
+            sums[k] += recall_at(ranked, gold, k)
+    n = max(len(ds.questions), 1)
+    out: dict[str, Any] = {f"recall@{k}": round(100 * s / n, 1) for k, s in sums.items()}
+    out["s_per_query"] = round((time.perf_counter() - start) / n, 3)
+    return out
+
+
+async def run_dataset(args: argparse.Namespace, name: str) -> dict[str, Any]:
+    """Index (or reuse) one dataset and evaluate every mode on it."""
+    from kgrag.api import KGRag
+
+    ds = load(name, Path(args.data), args.questions or (args.cmrc_questions if name == "cmrc" else None),
+              args.slice)
+    workdir = index_dir(args, ds)
+    async with KGRag(settings_for(args, workdir, name)) as rag:
+        stats = await ensure_index(rag, ds, workdir)
+        log(f"{name}: {len(ds.passages)} passages, {len(ds.questions)} questions; index {stats}")
+        modes = {}
+        for mode in args.modes:
+            modes[mode] = await evaluate_mode(rag, ds, mode)
+            log(f"{name} {mode}: {modes[mode]}")
+    return {"passages": len(ds.passages), "questions": len(ds.questions), "note": ds.note,
+            "workdir": str(workdir), "index": stats, "modes": modes}
+
+
+def table(results: dict[str, Any]) -> str:
+    """A plain-text table: one row per (dataset, mode)."""
+    lines = [f"{'dataset':<10} {'mode':<7} {'R@2':>6} {'R@5':>6} {'s/query':>8}"]
+    for name, res in results.items():
+        for mode, row in res["modes"].items():
+            lines.append(f"{name:<10} {mode:<7} {row['recall@2']:>6} {row['recall@5']:>6} "
+                         f"{row['s_per_query']:>8}")
+    return "\n".join(lines)
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--modes", default="naive,local,mix,ppr")
+    ap.add_argument("--embedding", choices=("local", "fake", "openai"), default="local")
+    ap.add_argument("--embedding-model", default="e5-small")
+    ap.add_argument("--embedding-base-url", default=None)
+    ap.add_argument("--extractor", choices=("nlp", "llm"), default="nlp")
+    ap.add_argument("--llm-base-url", default=None, help="OpenAI-compatible endpoint (keywords, llm extractor)")
+    ap.add_argument("--llm-model", default="gpt-4o-mini")
+    ap.add_argument("--llm-api-key", default=None)
+    ap.add_argument("--questions", type=int, default=0, help="first N questions (0: all)")
+    ap.add_argument("--cmrc-questions", type=int, default=200, help="CMRC questions, spread evenly")
+    ap.add_argument("--slice", action="store_true", help="index only the passages the questions list")
+    ap.add_argument("--top-k", type=int, default=40)
+    ap.add_argument("--chunk-top-k", type=int, default=20)
+    ap.add_argument("--data", default=str(DATA if DATA.is_dir() else Path("/work/shared/data")))
+    ap.add_argument("--workdir", default="runs/eval")
+    ap.add_argument("--out", default=None, help="write the results as JSON here")
+    args = ap.parse_args(argv)
+    args.datasets = [d for d in args.datasets.split(",") if d]
+    args.modes = [m for m in args.modes.split(",") if m]
+    for bad in set(args.datasets) - set(DATASETS):
+        ap.error(f"unknown dataset {bad!r}")
+    if args.embedding == "fake" and args.embedding_model == "e5-small":
+        args.embedding_model = "hash384"
+    return args
+
+
+async def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
+    results = {name: await run_dataset(args, name) for name in args.datasets}
+    print(table(results))
+    if args.out:
+        Path(args.out).write_text(json.dumps({"config": {k: v for k, v in vars(args).items()
+                                                         if k != "llm_api_key"}, "results": results},
+                                             indent=1, ensure_ascii=False))
+    return results
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

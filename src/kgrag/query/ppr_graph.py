@@ -1,0 +1,212 @@
+"""The graph personalised PageRank walks over: entities and chunks as one node set.
+
+Nodes ``0 .. E-1`` are the graph's entities, ``E .. E+C-1`` the chunks of
+``text_chunks``. Edges are undirected:
+
+- entity - entity: the graph's edges, weighted ``log(1 + weight)`` (a
+  relation stated many times counts more, but not linearly);
+- entity - chunk: from each node's ``source_ids``, weight ``chunk_edge``.
+
+The transition matrix is kept as CSR arrays built here (row ``v`` lists
+the nodes ``u`` that lead to ``v`` and ``P[u, v]``), so one power-iteration
+step is a gather, a multiply and a segment sum: O(edges), no SciPy.
+
+A built graph is cached per storage object and rebuilt when the number of
+nodes, edges or chunks changes (see :func:`cached_graph`). Building reads
+every node once, in batches, keeping only its ``source_ids``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import weakref
+from itertools import chain, repeat
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kgrag.query.records import as_list
+
+# Nodes read per batch when building.
+BATCH = 5000
+# Literal name matching: longest name in words (Latin) / characters (CJK).
+MAX_NAME_WORDS = 8
+MAX_CJK_CHARS = 12
+_WORD = re.compile(r"\w+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_COMMON = frozenset("the a an of and in on at to for by with is was he she it his her they this that "
+                    "first second one two new old may will can".split())
+
+
+def name_key(name: str) -> str:
+    """A name as matched against questions: lower case, word characters joined by spaces."""
+    return " ".join(_WORD.findall(name.casefold()))
+
+
+def question_keys(question: str) -> set[str]:
+    """Every word n-gram (and CJK character n-gram) of ``question``, as :func:`name_key` forms."""
+    words = _WORD.findall(question.casefold())
+    keys = {" ".join(words[i:j]) for i in range(len(words))
+            for j in range(i + 1, min(i + MAX_NAME_WORDS, len(words)) + 1)}
+    for word in words:
+        if _CJK.search(word):
+            keys.update(word[i:j] for i in range(len(word))
+                        for j in range(i + 2, min(i + MAX_CJK_CHARS, len(word)) + 1))
+    return keys
+
+
+def _matchable(key: str) -> bool:
+    """Whether a name is specific enough to seed from a literal mention."""
+    if _CJK.search(key):
+        return len(key) >= 2
+    return len(key) >= 3 and not all(w in _COMMON or w.isdigit() for w in key.split())
+
+
+@dataclass
+class PPRGraph:
+    """Entities and chunks with the transition matrix of the walk."""
+
+    entities: list[str]
+    chunks: list[str]
+    indptr: np.ndarray  # int64 (N + 1,)
+    indices: np.ndarray  # int64: source node of each incoming edge
+    data: np.ndarray  # float64: transition probability of that edge
+    dangling: np.ndarray  # bool (N,): nodes without edges
+    entity_chunks: np.ndarray  # int64 (E,): chunks each entity was extracted from
+    ee_pairs: np.ndarray  # int64 (M, 2): entity - entity edges, canonical order
+    signature: tuple[int, ...]
+    names: dict[str, list[int]] = field(default_factory=dict)
+    entity_index: dict[str, int] = field(default_factory=dict)
+    chunk_index: dict[str, int] = field(default_factory=dict)
+    _degrees: np.ndarray | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.entities) + len(self.chunks)
+
+    def degree(self, entity: int) -> int:
+        """Entity - entity degree of entity ``entity``."""
+        if self._degrees is None:
+            self._degrees = np.bincount(self.ee_pairs.ravel(), minlength=len(self.entities))
+        return int(self._degrees[entity])
+
+    def match_names(self, question: str) -> list[int]:
+        """Entities whose name appears literally in ``question`` (longest names first)."""
+        found = [k for k in question_keys(question) if k in self.names and _matchable(k)]
+        found.sort(key=lambda k: (-len(k), k))
+        return list(dict.fromkeys(i for k in found for i in self.names[k]))
+
+    def spread(self, p: np.ndarray) -> np.ndarray:
+        """One step of the walk: ``P^T p`` as a CSR row-segment sum."""
+        if not len(self.data):
+            return np.zeros(self.size)
+        prod = self.data * p[self.indices]
+        starts = np.minimum(self.indptr[:-1], len(prod) - 1)
+        return np.where(self.indptr[1:] > self.indptr[:-1], np.add.reduceat(prod, starts), 0.0)
+
+    def walk(self, seeds: np.ndarray, damping: float, tol: float = 1e-7, max_iter: int = 60) -> np.ndarray:
+        """Personalised PageRank from the ``seeds`` distribution, by power iteration.
+
+        Mass on dangling nodes returns to the seeds. The result sums to 1.
+        """
+        s = seeds / seeds.sum()
+        p = s.copy()
+        for _ in range(max_iter):
+            nxt = (1.0 - damping) * s + damping * (self.spread(p) + p[self.dangling].sum() * s)
+            done = np.abs(nxt - p).sum() < tol
+            p = nxt
+            if done:
+                break
+        return p
+
+
+def _csr(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, ...]:
+    """CSR (by destination) of the row-normalised transition of the undirected edges."""
+    a = np.concatenate([src, dst])
+    b = np.concatenate([dst, src])
+    w = np.concatenate([weight, weight])
+    out = np.bincount(a, weights=w, minlength=n)
+    prob = w / np.where(out[a] > 0, out[a], 1.0)
+    order = np.argsort(b, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(b, minlength=n), out=indptr[1:])
+    return indptr, a[order].astype(np.int64), prob[order], out == 0
+
+
+async def _entity_sources(graph: Any, names: list[str]) -> list[list[str]]:
+    """The ``source_ids`` of every node, read in batches."""
+    out: list[list[str]] = []
+    for i in range(0, len(names), BATCH):
+        part = names[i:i + BATCH]
+        nodes = await graph.get_nodes(part)
+        out.extend(as_list((nodes.get(n) or {}).get("source_ids")) for n in part)
+    return out
+
+
+def _entity_edges(rows: list[tuple[str, str, float]], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(pairs of entity indexes, weights) of the graph's edges; self-loops and dangling ends dropped."""
+    if not rows:
+        return np.zeros((0, 2), np.int64), np.zeros(0)
+    a_names, b_names, weights = zip(*rows)
+    a = np.fromiter(map(index.get, a_names, repeat(-1)), np.int64, len(rows))
+    b = np.fromiter(map(index.get, b_names, repeat(-1)), np.int64, len(rows))
+    w = np.array([x if x is not None else 1.0 for x in weights], dtype=np.float64)
+    keep = (a >= 0) & (b >= 0) & (a != b)
+    return np.stack([a[keep], b[keep]], axis=1), np.maximum(w[keep], 0.0)
+
+
+async def signature(storage: Any) -> tuple[int, int, int]:
+    """(nodes, edges, chunks): a change in any of them invalidates the cache."""
+    g = storage.graph
+    counts = await asyncio.gather(g.node_count(), g.edge_count(), storage.kv("text_chunks").count())
+    return tuple(int(c) for c in counts)  # type: ignore[return-value]
+
+
+async def build_graph(storage: Any, chunk_edge: float = 1.0) -> PPRGraph:
+    """Read the whole graph and chunk list from ``storage`` into a :class:`PPRGraph`."""
+    sig = await signature(storage)
+    entities = list(await storage.graph.all_node_names())
+    chunks = list(await storage.kv("text_chunks").keys())
+    e_index = {n: i for i, n in enumerate(entities)}
+    c_index = {c: len(entities) + j for j, c in enumerate(chunks)}
+    sources = await _entity_sources(storage.graph, entities)
+    ec_src = np.repeat(np.arange(len(entities)), [len(ids) for ids in sources])
+    ec_dst = np.fromiter(map(c_index.get, chain.from_iterable(sources), repeat(-1)), np.int64, len(ec_src))
+    n = len(entities) + len(chunks)
+    keys = np.unique(ec_src[ec_dst >= 0] * n + ec_dst[ec_dst >= 0])
+    ec = np.stack([keys // n, keys % n], axis=1)
+    ee, ee_w = _entity_edges(await storage.graph.all_edges(), e_index)
+    src = np.concatenate([ee[:, 0], ec[:, 0]])
+    dst = np.concatenate([ee[:, 1], ec[:, 1]])
+    weight = np.concatenate([np.log1p(ee_w), np.full(len(ec), chunk_edge)])
+    indptr, indices, data, dangling = _csr(n, src, dst, weight)
+    names: dict[str, list[int]] = {}
+    for i, name in enumerate(entities):
+        names.setdefault(name_key(name), []).append(i)
+    per_entity = np.bincount(ec[:, 0], minlength=len(entities))
+    return PPRGraph(entities, chunks, indptr, indices, data, dangling, per_entity, ee, sig,
+                    names, e_index, c_index)
+
+
+_CACHE: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
+
+
+async def cached_graph(storage: Any, chunk_edge: float = 1.0) -> tuple[PPRGraph, bool]:
+    """The :class:`PPRGraph` of ``storage`` (built once; rebuilt when its counts change).
+
+    Returns the graph and whether it was (re)built by this call.
+    """
+    try:
+        slot = _CACHE.setdefault(storage, {"lock": asyncio.Lock(), "graph": None})
+    except TypeError:  # a storage object that cannot be weakly referenced: no cache
+        return await build_graph(storage, chunk_edge), True
+    async with slot["lock"]:
+        sig = await signature(storage)
+        graph = slot["graph"]
+        if graph is not None and graph.signature == sig and slot.get("chunk_edge") == chunk_edge:
+            return graph, False
+        slot["graph"] = graph = await build_graph(storage, chunk_edge)
+        slot["chunk_edge"] = chunk_edge
+        return graph, True

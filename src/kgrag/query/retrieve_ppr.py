@@ -1,0 +1,233 @@
+"""The ``ppr`` query mode: personalised PageRank over entities and chunks.
+
+In the manner of HippoRAG 2: the question picks seed nodes, a random walk
+with restart spreads their weight through the graph, and chunks are ranked
+by the weight they end up with, so a chunk that shares no words with the
+question can still rank high when the question's entities lead to it.
+
+Seeds (see :class:`PPRSettings` for the weights):
+
+- entities found by vector search with the question and with its
+  low-level keywords (rank-weighted), and entities whose name appears
+  literally in the question; each divided by ``chunks ** specificity``, so
+  a name found in a thousand chunks spreads thinly;
+- endpoints of the relations most similar to the question;
+- chunks found directly (dense + BM25, reciprocal-rank fusion), with a
+  smaller total weight.
+
+The walk runs on :class:`~kgrag.query.ppr_graph.PPRGraph` (cached per
+storage). The context lists the top ``chunk_top_k`` chunks by PageRank
+mass, the ``top_k`` entities with the most mass and the relations among
+them; the usual token budgets apply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from kgrag.query.modes import register_mode
+from kgrag.query.ppr_graph import PPRGraph, cached_graph
+from kgrag.query.records import ChunkHit, EntityHit, RelationHit, Retrieved, RetrievalContext
+from kgrag.query.retrieve_chunks import direct_chunks
+from kgrag.query.search import vector_search
+from kgrag.query.trace import relation_id
+
+# Near misses listed in the trace past chunk_top_k.
+TRACE_MARGIN = 10
+
+
+@dataclass(slots=True)
+class PPRSettings:
+    """Seed weights and walk parameters (chosen by measurement, docs/evaluation.md).
+
+    Seed groups are normalised separately, then scaled: entity seeds
+    (vector + name + relation) sum to 1, chunk seeds to ``chunk_weight``.
+    """
+
+    damping: float = 0.5
+    entity_seed_k: int = 10  # entity vector hits per search (at most top_k)
+    chunk_seed_k: int = 20  # direct chunk hits seeded (at least chunk_top_k)
+    vector_weight: float = 1.0  # entity vector hits, rank-weighted 1/(rank + rank_offset)
+    name_weight: float = 1.0  # each entity named literally in the question
+    relation_weight: float = 0.0  # endpoints of relation vector hits
+    chunk_weight: float = 0.5  # direct chunk hits, by fused score
+    rank_offset: float = 1.0
+    chunk_rank_offset: float = 1.0
+    specificity: float = 0.5
+    chunk_edge: float = 1.0
+
+
+SETTINGS = PPRSettings()
+
+
+def _rank_weights(n: int, offset: float) -> np.ndarray:
+    return 1.0 / (np.arange(n) + offset)
+
+
+async def _entity_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings) -> dict[int, float]:
+    """Entity index -> seed weight, before specificity."""
+    p, trace = ctx.param, ctx.trace
+    seeds: dict[int, float] = {}
+    searches = [("query", ctx.question), ("low", ", ".join(ctx.keywords.low))]
+    for slot, text in searches:
+        vector = ctx.vectors.get(slot)
+        if vector is None or cfg.vector_weight <= 0:
+            continue
+        hits = await vector_search(ctx.storage, "entities", vector, min(p.top_k, cfg.entity_seed_k),
+                                   p.cosine_threshold, trace,
+                                   route=f"ppr/entities/{slot}", kind="entity", query=text,
+                                   label=lambda h: str(h.meta.get("name", h.id)))
+        names = [str(h.meta.get("name", "")) for h in hits]
+        for name, w in zip(names, _rank_weights(len(names), cfg.rank_offset)):
+            if name in graph.entity_index:
+                i = graph.entity_index[name]
+                seeds[i] = seeds.get(i, 0.0) + cfg.vector_weight * float(w)
+            else:
+                trace.drop("graph", "entity", name, "entity vector has no graph node", route="ppr")
+    if cfg.name_weight > 0:
+        for i in graph.match_names(ctx.question):
+            seeds[i] = seeds.get(i, 0.0) + cfg.name_weight
+    if cfg.relation_weight > 0:
+        await _relation_seeds(ctx, graph, cfg, seeds)
+    return seeds
+
+
+async def _relation_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings,
+                          seeds: dict[int, float]) -> None:
+    """Add the endpoints of the relations most similar to the question to ``seeds``."""
+    hits = await vector_search(ctx.storage, "relations", ctx.vectors["query"],
+                               min(ctx.param.top_k, cfg.entity_seed_k),
+                               ctx.param.cosine_threshold, ctx.trace, route="ppr/relations", kind="relation",
+                               query=ctx.question,
+                               label=lambda h: relation_id(str(h.meta.get("src")), str(h.meta.get("tgt"))))
+    for h, w in zip(hits, _rank_weights(len(hits), cfg.rank_offset)):
+        for end in (h.meta.get("src"), h.meta.get("tgt")):
+            i = graph.entity_index.get(str(end))
+            if i is not None:
+                seeds[i] = seeds.get(i, 0.0) + cfg.relation_weight * float(w) / 2
+
+
+async def _chunk_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings) -> dict[int, float]:
+    """Chunk node -> seed weight for the best ``chunk_seed_k`` direct hits (best first).
+
+    Weights follow the fused rank, ``1 / (rank + chunk_rank_offset)``:
+    reciprocal-rank fusion scores are too flat to weight seeds by.
+    """
+    k = max(ctx.param.chunk_top_k, cfg.chunk_seed_k)
+    wide = dataclasses.replace(ctx, param=ctx.param.replace(chunk_top_k=k))
+    hits = (await direct_chunks(wide))[:k]
+    seeds: dict[int, float] = {}
+    for hit, w in zip(hits, _rank_weights(len(hits), cfg.chunk_rank_offset)):
+        if hit.id in graph.chunk_index:
+            seeds[graph.chunk_index[hit.id]] = float(w)
+        else:
+            ctx.trace.drop("graph", "chunk", hit.id, "direct hit not in text_chunks", hit.score, "ppr")
+    return seeds
+
+
+def seed_vector(graph: PPRGraph, entity_seeds: dict[int, float], chunk_seeds: dict[int, float],
+                cfg: PPRSettings) -> np.ndarray:
+    """The personalisation vector: entity and chunk groups normalised, then weighted."""
+    s = np.zeros(graph.size)
+    if entity_seeds:
+        idx = np.fromiter(entity_seeds, dtype=np.int64)
+        w = np.fromiter(entity_seeds.values(), dtype=np.float64)
+        w /= np.maximum(graph.entity_chunks[idx], 1) ** cfg.specificity
+        s[idx] = w / w.sum()
+    if chunk_seeds and cfg.chunk_weight > 0:
+        idx = np.fromiter(chunk_seeds, dtype=np.int64)
+        w = np.fromiter(chunk_seeds.values(), dtype=np.float64)
+        s[idx] += cfg.chunk_weight * w / w.sum() if entity_seeds else w / w.sum()
+    return s
+
+
+def _trace_seeds(ctx: RetrievalContext, graph: PPRGraph, s: np.ndarray) -> None:
+    n_e = len(graph.entities)
+    order = np.argsort(-s)
+    ents = [{"id": graph.entities[i], "score": round(float(s[i]), 5)} for i in order if i < n_e and s[i] > 0]
+    chunks = [{"id": graph.chunks[i - n_e], "score": round(float(s[i]), 5)}
+              for i in order if i >= n_e and s[i] > 0]
+    ctx.trace.candidates("ppr/seeds", "entity", ents, query=ctx.question)
+    ctx.trace.candidates("ppr/seeds", "chunk", chunks, query=ctx.question)
+
+
+def _top(scores: np.ndarray, n: int, first: list[int] | None = None) -> np.ndarray:
+    """Indexes of the ``n`` largest positive scores, best first.
+
+    Scores equal to 12 decimals tie; ties go to the index earlier in
+    ``first``, then to the lower index.
+    """
+    n = min(n, int(np.count_nonzero(scores > 0)))
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    rounded = np.round(scores, 12)
+    cut = np.partition(rounded, len(rounded) - n)[len(rounded) - n]
+    part = np.flatnonzero(rounded >= cut)
+    where = {j: r for r, j in enumerate(first or ())}
+    rank = np.array([where.get(int(j), len(where)) for j in part], dtype=np.int64)
+    return part[np.lexsort((part, rank, -rounded[part]))][:n]
+
+
+def _rank_chunks(ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray, direct: list[int]) -> list[ChunkHit]:
+    """The ``chunk_top_k`` chunks by mass (ties in direct-search order); near misses traced."""
+    n_e, k, trace = len(graph.entities), ctx.param.chunk_top_k, ctx.trace
+    chunk_mass = mass[n_e:]
+    order = _top(chunk_mass, k + (TRACE_MARGIN if trace.enabled else 0), [j - n_e for j in direct])
+    hits = [ChunkHit(graph.chunks[j], float(chunk_mass[j]), "ppr") for j in order]
+    if trace.enabled:
+        trace.candidates("ppr/chunks", "chunk", [{"id": h.id, "score": round(h.score, 6)} for h in hits])
+        for h in hits[k:]:
+            trace.drop("retrieval", "chunk", h.id, f"PageRank mass ranked past chunk_top_k {k}", h.score, "ppr")
+    return hits[:k]
+
+
+async def _graph_items(ctx: RetrievalContext, graph: PPRGraph,
+                       mass: np.ndarray) -> tuple[list[EntityHit], list[RelationHit]]:
+    """The ``top_k`` entities by PageRank mass, and the relations among them."""
+    n_e = len(graph.entities)
+    top = _top(mass[:n_e], ctx.param.top_k)
+    names = [graph.entities[i] for i in top]
+    nodes = await ctx.storage.graph.get_nodes(names)
+    entities = [EntityHit(graph.entities[i], nodes[graph.entities[i]], float(mass[i]), graph.degree(int(i)), "ppr")
+                for i in top if graph.entities[i] in nodes]
+    keep = np.zeros(n_e, dtype=bool)
+    keep[top] = True
+    pairs = graph.ee_pairs[keep[graph.ee_pairs[:, 0]] & keep[graph.ee_pairs[:, 1]]] if n_e else graph.ee_pairs
+    pair_mass = mass[pairs[:, 0]] + mass[pairs[:, 1]] if len(pairs) else np.zeros(0)
+    chosen = pairs[_top(pair_mass, ctx.param.top_k)] if len(pairs) else pairs
+    keys = [(graph.entities[a], graph.entities[b]) for a, b in chosen]
+    keys = [(a, b) if a <= b else (b, a) for a, b in keys]
+    edges = await ctx.storage.graph.get_edges(keys)
+    relations = [RelationHit(a, b, edges[(a, b)], float(mass[graph.entity_index[a]] + mass[graph.entity_index[b]]),
+                             0, "ppr") for a, b in keys if (a, b) in edges]
+    return entities, relations
+
+
+async def ppr(ctx: RetrievalContext, cfg: PPRSettings | None = None) -> Retrieved:
+    """Retrieve by personalised PageRank from the question's entities and chunks."""
+    cfg = cfg or ctx.extras.get("ppr") or SETTINGS
+    started = time.perf_counter()
+    graph, built = await cached_graph(ctx.storage, cfg.chunk_edge)
+    if built:
+        ctx.trace.note("retrieval", f"ppr graph built: {len(graph.entities)} entities, {len(graph.chunks)} "
+                                    f"chunks in {time.perf_counter() - started:.2f}s")
+    entity_seeds, chunk_seeds = await asyncio.gather(_entity_seeds(ctx, graph, cfg),
+                                                     _chunk_seeds(ctx, graph, cfg))
+    s = seed_vector(graph, entity_seeds, chunk_seeds, cfg)
+    if not s.any():
+        ctx.trace.note("retrieval", "ppr: no seed entity or chunk found")
+        return Retrieved(graph_chunks=False)
+    if ctx.trace.enabled:
+        _trace_seeds(ctx, graph, s)
+    mass = graph.walk(s, cfg.damping)
+    chunks = _rank_chunks(ctx, graph, mass, list(chunk_seeds))
+    entities, relations = await _graph_items(ctx, graph, mass)
+    return Retrieved(entities, relations, chunks, graph_chunks=False)
+
+
+register_mode("ppr", ppr, vectors={"query", "low"})

@@ -1,0 +1,142 @@
+"""The ppr mode on a hand-built graph whose answer chunk only the graph reaches.
+
+The question names "Optica Nova"; the chunk saying where its publisher
+sits ("Lumen Institute ... Lyon") shares no word with the question, so
+dense and BM25 search cannot find it: only the walk Optica Nova ->
+Lumen Institute -> that chunk can.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from kgrag.llm.embedding import EmbeddingService
+from kgrag.llm.fake import FakeEmbeddingProvider
+from kgrag.llm.ledger import Ledger
+from kgrag.query import QueryEngine, QueryParam
+from kgrag.query.ppr_graph import PPRGraph, _csr, cached_graph, question_keys
+from kgrag.query.retrieve_ppr import PPRSettings, seed_vector
+from kgrag.storage.base import edge_key
+from kgrag.storage.sqlite import memory_storage
+
+QUESTION = "Where is the publisher of Optica Nova based?"
+CHUNKS = {
+    "journal": "Optica Nova is a journal published by the Lumen Institute.",
+    "answer": "Lumen Institute has its headquarters in Lyon since 1921.",
+    "post": "The publisher of the Daily Post is based in Leeds.",
+    "lenses": "Where is the best shop for optica lenses? Opticians are based downtown.",
+    "nova": "Nova Scotia is where the publisher Harbour Press is based.",
+    "cafe": "The cafeteria serves soup on Fridays.",
+}
+ENTITIES = {  # name -> chunk keys
+    "Optica Nova": ["journal"], "Lumen Institute": ["journal", "answer"], "Lyon": ["answer"],
+    "Daily Post": ["post"], "Leeds": ["post"], "Nova Scotia": ["nova"], "Harbour Press": ["nova"],
+}
+RELATIONS = {("Optica Nova", "Lumen Institute"): ["journal"], ("Lumen Institute", "Lyon"): ["answer"],
+             ("Daily Post", "Leeds"): ["post"], ("Harbour Press", "Nova Scotia"): ["nova"]}
+
+
+def cid(key: str) -> str:
+    return "chunk-" + hashlib.md5(CHUNKS[key].encode()).hexdigest()
+
+
+KEY_OF = {cid(k): k for k in CHUNKS}
+
+
+async def write_corpus(storage, embed, entities=ENTITIES, relations=RELATIONS) -> None:
+    rows = {cid(k): {"content": t, "tokens": len(t.split()), "doc_id": "doc-" + k, "order": 0, "file_path": k}
+            for k, t in CHUNKS.items()}
+    await storage.kv("text_chunks").upsert(rows)
+    ids = list(rows)
+    await storage.vectors("chunks").upsert(ids, await embed.embed([rows[i]["content"] for i in ids]),
+                                           [{"doc_id": rows[i]["doc_id"], "file_path": rows[i]["file_path"]}
+                                            for i in ids])
+    await storage.lexical.add({i: rows[i]["content"] for i in ids})
+    nodes = {n: {"entity_type": "Thing", "description": " ".join(CHUNKS[k] for k in keys),
+                 "source_ids": [cid(k) for k in keys], "extractor": "nlp"} for n, keys in entities.items()}
+    await storage.graph.upsert_nodes(nodes)
+    names = list(nodes)
+    await storage.vectors("entities").upsert(
+        ["ent-" + n for n in names], await embed.embed([f"{n}\n{nodes[n]['description']}" for n in names]),
+        [{"name": n} for n in names])
+    edges = {edge_key(a, b): {"weight": 1.0, "keywords": "related", "description": " ".join(CHUNKS[k] for k in keys),
+                              "source_ids": [cid(k) for k in keys]} for (a, b), keys in relations.items()}
+    await storage.graph.upsert_edges(edges)
+
+
+@pytest.fixture
+async def engine(tmp_path):
+    storage = memory_storage(tmp_path)
+    await storage.open()
+    embed = EmbeddingService(FakeEmbeddingProvider(dim=256), ledger=Ledger())
+    await write_corpus(storage, embed)
+    yield QueryEngine(storage, None, embed)
+    await storage.close()
+
+
+def keys(data) -> list[str]:
+    return [KEY_OF[c["chunk_id"]] for c in data["chunks"]]
+
+
+async def test_direct_search_cannot_find_the_answer_chunk(engine):
+    data = await engine.query_data(QUESTION, QueryParam(mode="naive", chunk_top_k=3))
+    assert "answer" not in keys(data)
+
+
+async def test_graph_is_cached_and_rebuilt_when_counts_change(engine):
+    storage = engine.services.storage
+    first, built = await cached_graph(storage)
+    again, rebuilt = await cached_graph(storage)
+    assert again is first and not rebuilt
+    await storage.graph.upsert_nodes({"Marseille": {"source_ids": [cid("answer")]}})
+    fresh, rebuilt = await cached_graph(storage)
+    assert rebuilt and "Marseille" in fresh.entity_index
+
+
+async def test_chunks_only_index_falls_back_to_direct_order(tmp_path):
+    storage = memory_storage(tmp_path)
+    await storage.open()
+    embed = EmbeddingService(FakeEmbeddingProvider(dim=256), ledger=Ledger())
+    await write_corpus(storage, embed, entities={}, relations={})
+    eng = QueryEngine(storage, None, embed)
+    param = dict(chunk_top_k=3, ll_keywords=["Optica Nova"])
+    ppr = await eng.query_data(QUESTION, QueryParam(mode="ppr", **param))
+    naive = await eng.query_data(QUESTION, QueryParam(mode="naive", **param))
+    await storage.close()
+    assert keys(ppr) == keys(naive) and ppr["entities"] == []
+
+
+def tiny_graph() -> PPRGraph:
+    """Entities 0-1, chunks 2-3: 0-1 (weight log 2), 0-2, 1-3; node 4 isolated."""
+    src, dst = np.array([0, 0, 1]), np.array([1, 2, 3])
+    indptr, indices, data, dangling = _csr(5, src, dst, np.array([np.log(2), 1.0, 1.0]))
+    return PPRGraph(["a", "b"], ["c", "d", "e"], indptr, indices, data, dangling, np.array([1, 1]),
+                    np.array([[0, 1]]), (0, 0, 0))
+
+
+def test_walk_solves_the_pagerank_equation():
+    g = tiny_graph()
+    dense = np.zeros((5, 5))
+    for v in range(5):
+        for j in range(g.indptr[v], g.indptr[v + 1]):
+            dense[g.indices[j], v] = g.data[j]
+    assert np.allclose(dense[:4].sum(axis=1), 1.0) and g.dangling.tolist() == [False] * 4 + [True]
+    s = np.array([1.0, 0, 0, 0, 0])
+    p = g.walk(s, 0.5, tol=1e-12, max_iter=500)
+    exact = np.linalg.solve(np.eye(5) - 0.5 * dense.T, 0.5 * s)
+    assert np.allclose(p, exact, atol=1e-9) and abs(p.sum() - 1) < 1e-9
+    assert p[2] > p[3] > 0 and p[4] == 0
+
+
+def test_seed_groups_are_normalised_and_weighted():
+    g = tiny_graph()
+    s = seed_vector(g, {0: 2.0, 1: 2.0}, {2: 1.0, 3: 3.0}, PPRSettings(chunk_weight=0.5, specificity=0))
+    assert np.allclose(s, [0.5, 0.5, 0.125, 0.375, 0])
+
+
+def test_names_match_literally_in_latin_and_cjk():
+    assert {"optica nova", "nova"} <= question_keys(QUESTION.replace("?", ""))
+    assert "泡泡堂" in question_keys("《泡泡堂》是谁开发的？")
