@@ -58,3 +58,15 @@ async def test_a_dead_endpoint_fails_documents_not_the_batch(tmp_path):
     assert len(report.failed) == 5 and report.processed == []
     assert status["documents"]["failed"]["count"] == 5
     assert all(f["error"] for f in status["failed"])
+
+
+async def test_streamed_answer_over_http(tmp_path):
+    with run_synth("--per-token", "0.0005") as base_url:
+        docs = write_book_parts(tmp_path / "docs", 2, chars=3000)
+        async with KGRag(http_settings(tmp_path / "idx", base_url)) as rag:
+            await rag.index_paths(docs)
+            stream = await rag.query("Who is Scrooge?", mode="mix", stream=True)
+            pieces = [piece async for piece in stream]
+        stats = synth_stats(base_url)
+    assert len(pieces) > 1 and "".join(pieces).strip()
+    assert stats["stream_calls"] == 1 and stats["calls"]["keywords"] == 1
