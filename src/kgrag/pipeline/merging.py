@@ -21,11 +21,21 @@ from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 from kgrag.types import Chunk, DocRecord, DocStatus, Document, Extraction
 
 
-def entity_text(name: str, node: dict[str, Any]) -> str:
-    return f"{name}\n{node.get('description', '')}"
+def entity_text(name: str, node: dict[str, Any], compact: bool = False) -> str:
+    """The text an entity's vector embeds: its name and description, or its name alone.
+
+    ``compact`` is for graphs built by the NLP extractor, whose descriptions
+    are the chunk's own sentences (already embedded with the chunk): the
+    name alone is what a question's keywords are matched against, and it
+    embeds many times faster than a paragraph.
+    """
+    return name if compact else f"{name}\n{node.get('description', '')}"
 
 
-def relation_text(key: tuple[str, str], edge: dict[str, Any]) -> str:
+def relation_text(key: tuple[str, str], edge: dict[str, Any], compact: bool = False) -> str:
+    """The text a relation's vector embeds; ``compact``: a short ``source keywords target`` fact."""
+    if compact:
+        return " ".join(p for p in (key[0], edge.get("keywords", "").replace(",", ""), key[1]) if p)
     return f"{edge.get('keywords', '')}\t{key[0]}\n{key[1]}\n{edge.get('description', '')}"
 
 
@@ -52,14 +62,14 @@ class DocumentMerger:
         old_nodes, old_edges = batch.existing_nodes, batch.existing_edges
         nodes = {k: p.data for k, p in plan.nodes.items() if p.changed}
         edges = {k: p.data for k, p in plan.edges.items() if p.changed}
-        ent_changed = [n for n, d in nodes.items()
-                       if (old_nodes.get(n) or {}).get("description") != d["description"]
-                       or n not in old_nodes]
-        rel_changed = [k for k, d in edges.items()
-                       if k not in old_edges or old_edges[k].get("description") != d["description"]
-                       or old_edges[k].get("keywords") != d["keywords"]]
-        texts = [entity_text(n, nodes[n]) for n in ent_changed]
-        texts += [relation_text(k, edges[k]) for k in rel_changed]
+        compact = kind == "nlp"
+        ent_text = {n: entity_text(n, d, compact) for n, d in nodes.items()}
+        rel_text = {k: relation_text(k, d, compact) for k, d in edges.items()}
+        ent_changed = [n for n in nodes
+                       if not old_nodes.get(n) or entity_text(n, old_nodes[n], compact) != ent_text[n]]
+        rel_changed = [k for k in edges
+                       if not old_edges.get(k) or relation_text(k, old_edges[k], compact) != rel_text[k]]
+        texts = [ent_text[n] for n in ent_changed] + [rel_text[k] for k in rel_changed]
         vectors = (await self.deps.embed.embed(texts, kind="document")
                    if texts else np.zeros((0, 0), dtype=np.float32))
         ent_vecs, rel_vecs = vectors[:len(ent_changed)], vectors[len(ent_changed):]
