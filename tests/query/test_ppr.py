@@ -17,7 +17,7 @@ from kgrag.llm.embedding import EmbeddingService
 from kgrag.llm.fake import FakeEmbeddingProvider
 from kgrag.llm.ledger import Ledger
 from kgrag.query import QueryEngine, QueryParam
-from kgrag.query.ppr_graph import PPRGraph, _csr, cached_graph, question_keys
+from kgrag.query.ppr_graph import EdgeWeights, PPRGraph, cached_graph, question_keys
 from kgrag.query.retrieve_ppr import PPRSettings, seed_vector
 from kgrag.storage.base import edge_key
 from kgrag.storage.sqlite import memory_storage
@@ -110,31 +110,44 @@ async def test_chunks_only_index_falls_back_to_direct_order(tmp_path):
 
 
 def tiny_graph() -> PPRGraph:
-    """Entities 0-1, chunks 2-3: 0-1 (weight log 2), 0-2, 1-3; node 4 isolated."""
-    src, dst = np.array([0, 0, 1]), np.array([1, 2, 3])
-    indptr, indices, data, dangling = _csr(5, src, dst, np.array([np.log(2), 1.0, 1.0]))
-    return PPRGraph(["a", "b"], ["c", "d", "e"], indptr, indices, data, dangling, np.array([1, 1]),
-                    np.array([[0, 1]]), (0, 0, 0))
+    """Entities a, b (nodes 0-1), chunks c, d, e (2-4): a-b (weight 1), a-c, b-d; e isolated."""
+    return PPRGraph(["a", "b"], ["c", "d", "e"], np.array([[0, 1]]), np.array([1.0]),
+                    np.array([[0, 2], [1, 3]]), (0, 0, 0))
+
+
+def dense(g: PPRGraph, weights: EdgeWeights) -> np.ndarray:
+    t = g.transition(weights)
+    out = np.zeros((g.size, g.size))
+    for v in range(g.size):
+        for j in range(t.indptr[v], t.indptr[v + 1]):
+            out[t.indices[j], v] = t.data[j]
+    return out
 
 
 def test_walk_solves_the_pagerank_equation():
     g = tiny_graph()
-    dense = np.zeros((5, 5))
-    for v in range(5):
-        for j in range(g.indptr[v], g.indptr[v + 1]):
-            dense[g.indices[j], v] = g.data[j]
-    assert np.allclose(dense[:4].sum(axis=1), 1.0) and g.dangling.tolist() == [False] * 4 + [True]
+    p_matrix = dense(g, EdgeWeights())
+    assert np.allclose(p_matrix[:4].sum(axis=1), 1.0) and p_matrix[4].sum() == 0
+    assert np.isclose(p_matrix[0, 1], np.log(2) / (1 + np.log(2)))
     s = np.array([1.0, 0, 0, 0, 0])
     p = g.walk(s, 0.5, tol=1e-12, max_iter=500)
-    exact = np.linalg.solve(np.eye(5) - 0.5 * dense.T, 0.5 * s)
+    exact = np.linalg.solve(np.eye(5) - 0.5 * p_matrix.T, 0.5 * s)
     assert np.allclose(p, exact, atol=1e-9) and abs(p.sum() - 1) < 1e-9
     assert p[2] > p[3] > 0 and p[4] == 0
+
+
+def test_leaf_weight_steers_chunks_away_from_single_chunk_entities():
+    g = tiny_graph()
+    p_matrix = dense(g, EdgeWeights(leaf=0.0))
+    assert p_matrix[2].sum() == 0 and p_matrix[0, 2] == 1 / (1 + np.log(2))
+    assert g.transition(EdgeWeights(leaf=0.0)).dangling.tolist() == [False, False, True, True, True]
 
 
 def test_seed_groups_are_normalised_and_weighted():
     g = tiny_graph()
     s = seed_vector(g, {0: 2.0, 1: 2.0}, {2: 1.0, 3: 3.0}, PPRSettings(chunk_weight=0.5, specificity=0))
     assert np.allclose(s, [0.5, 0.5, 0.125, 0.375, 0])
+    assert np.allclose(tiny_graph().entity_chunks, [1, 1])
 
 
 def test_names_match_literally_in_latin_and_cjk():

@@ -64,23 +64,51 @@ def _matchable(key: str) -> bool:
     return len(key) >= 3 and not all(w in _COMMON or w.isdigit() for w in key.split())
 
 
-@dataclass
-class PPRGraph:
-    """Entities and chunks with the transition matrix of the walk."""
+@dataclass(frozen=True, slots=True)
+class EdgeWeights:
+    """How the walk leaves a node.
 
-    entities: list[str]
-    chunks: list[str]
+    Entity -> chunk edges weigh ``chunk_edge``; chunk -> entity edges too,
+    times ``leaf`` for an entity found in that one chunk only (it leads
+    nowhere new) and, with ``idf``, times ``log(1 + chunks / its chunks)``
+    (a name in every chunk leads nowhere in particular).
+    """
+
+    chunk_edge: float = 1.0
+    leaf: float = 1.0
+    idf: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """CSR (by destination) of the transition matrix: row ``v`` lists ``u`` and ``P[u, v]``."""
+
     indptr: np.ndarray  # int64 (N + 1,)
     indices: np.ndarray  # int64: source node of each incoming edge
     data: np.ndarray  # float64: transition probability of that edge
-    dangling: np.ndarray  # bool (N,): nodes without edges
-    entity_chunks: np.ndarray  # int64 (E,): chunks each entity was extracted from
-    ee_pairs: np.ndarray  # int64 (M, 2): entity - entity edges, canonical order
+    dangling: np.ndarray  # bool (N,): nodes no edge leaves
+
+
+@dataclass
+class PPRGraph:
+    """Entities and chunks, their edges, and the transition matrices built from them."""
+
+    entities: list[str]
+    chunks: list[str]
+    ee_pairs: np.ndarray  # int64 (M, 2): entity - entity edges
+    ee_weights: np.ndarray  # float64 (M,): their stored weights
+    ec_pairs: np.ndarray  # int64 (L, 2): (entity, chunk node) pairs
     signature: tuple[int, ...]
     names: dict[str, list[int]] = field(default_factory=dict)
     entity_index: dict[str, int] = field(default_factory=dict)
     chunk_index: dict[str, int] = field(default_factory=dict)
-    _degrees: np.ndarray | None = None
+    entity_chunks: np.ndarray = field(init=False)  # int64 (E,): chunks each entity was extracted from
+    _degrees: np.ndarray = field(init=False)
+    _transitions: dict[EdgeWeights, Transition] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.entity_chunks = np.bincount(self.ec_pairs[:, 0], minlength=len(self.entities))
+        self._degrees = np.bincount(self.ee_pairs.ravel(), minlength=len(self.entities))
 
     @property
     def size(self) -> int:
@@ -88,8 +116,6 @@ class PPRGraph:
 
     def degree(self, entity: int) -> int:
         """Entity - entity degree of entity ``entity``."""
-        if self._degrees is None:
-            self._degrees = np.bincount(self.ee_pairs.ravel(), minlength=len(self.entities))
         return int(self._degrees[entity])
 
     def match_names(self, question: str) -> list[int]:
@@ -98,23 +124,32 @@ class PPRGraph:
         found.sort(key=lambda k: (-len(k), k))
         return list(dict.fromkeys(i for k in found for i in self.names[k]))
 
-    def spread(self, p: np.ndarray) -> np.ndarray:
-        """One step of the walk: ``P^T p`` as a CSR row-segment sum."""
-        if not len(self.data):
-            return np.zeros(self.size)
-        prod = self.data * p[self.indices]
-        starts = np.minimum(self.indptr[:-1], len(prod) - 1)
-        return np.where(self.indptr[1:] > self.indptr[:-1], np.add.reduceat(prod, starts), 0.0)
+    def transition(self, weights: EdgeWeights) -> Transition:
+        """The transition matrix under ``weights`` (built once per weights)."""
+        if weights not in self._transitions:
+            ee, ec, n_e = self.ee_pairs, self.ec_pairs, len(self.entities)
+            n_c = self.entity_chunks[ec[:, 0]]
+            back = np.where(n_c > 1, 1.0, weights.leaf)
+            if weights.idf:
+                back = back * np.log1p(max(len(self.chunks), 1) / np.maximum(n_c, 1))
+            src = np.concatenate([ee[:, 0], ee[:, 1], ec[:, 0], ec[:, 1]])
+            dst = np.concatenate([ee[:, 1], ee[:, 0], ec[:, 1], ec[:, 0]])
+            w_ee = np.log1p(self.ee_weights)
+            w = np.concatenate([w_ee, w_ee, np.full(len(ec), weights.chunk_edge), weights.chunk_edge * back])
+            self._transitions[weights] = _csr(n_e + len(self.chunks), src, dst, w)
+        return self._transitions[weights]
 
-    def walk(self, seeds: np.ndarray, damping: float, tol: float = 1e-7, max_iter: int = 60) -> np.ndarray:
+    def walk(self, seeds: np.ndarray, damping: float, weights: EdgeWeights = EdgeWeights(),
+             tol: float = 1e-7, max_iter: int = 60) -> np.ndarray:
         """Personalised PageRank from the ``seeds`` distribution, by power iteration.
 
         Mass on dangling nodes returns to the seeds. The result sums to 1.
         """
+        t = self.transition(weights)
         s = seeds / seeds.sum()
         p = s.copy()
         for _ in range(max_iter):
-            nxt = (1.0 - damping) * s + damping * (self.spread(p) + p[self.dangling].sum() * s)
+            nxt = (1.0 - damping) * s + damping * (_spread(t, p) + p[t.dangling].sum() * s)
             done = np.abs(nxt - p).sum() < tol
             p = nxt
             if done:
@@ -122,17 +157,25 @@ class PPRGraph:
         return p
 
 
-def _csr(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, ...]:
-    """CSR (by destination) of the row-normalised transition of the undirected edges."""
-    a = np.concatenate([src, dst])
-    b = np.concatenate([dst, src])
-    w = np.concatenate([weight, weight])
-    out = np.bincount(a, weights=w, minlength=n)
-    prob = w / np.where(out[a] > 0, out[a], 1.0)
-    order = np.argsort(b, kind="stable")
+def _spread(t: Transition, p: np.ndarray) -> np.ndarray:
+    """One step of the walk, ``P^T p``, as a CSR row-segment sum."""
+    if not len(t.data):
+        return np.zeros(len(p))
+    prod = t.data * p[t.indices]
+    starts = np.minimum(t.indptr[:-1], len(prod) - 1)
+    return np.where(t.indptr[1:] > t.indptr[:-1], np.add.reduceat(prod, starts), 0.0)
+
+
+def _csr(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray) -> Transition:
+    """The row-normalised transition of the directed, weighted edges ``src -> dst``."""
+    keep = weight > 0
+    src, dst, weight = src[keep], dst[keep], weight[keep]
+    out = np.bincount(src, weights=weight, minlength=n)
+    prob = weight / out[src]
+    order = np.argsort(dst, kind="stable")
     indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(b, minlength=n), out=indptr[1:])
-    return indptr, a[order].astype(np.int64), prob[order], out == 0
+    np.cumsum(np.bincount(dst, minlength=n), out=indptr[1:])
+    return Transition(indptr, src[order].astype(np.int64), prob[order], out == 0)
 
 
 async def _entity_sources(graph: Any, names: list[str]) -> list[list[str]]:
@@ -164,7 +207,7 @@ async def signature(storage: Any) -> tuple[int, int, int]:
     return tuple(int(c) for c in counts)  # type: ignore[return-value]
 
 
-async def build_graph(storage: Any, chunk_edge: float = 1.0) -> PPRGraph:
+async def build_graph(storage: Any) -> PPRGraph:
     """Read the whole graph and chunk list from ``storage`` into a :class:`PPRGraph`."""
     sig = await signature(storage)
     entities = list(await storage.graph.all_node_names())
@@ -176,24 +219,18 @@ async def build_graph(storage: Any, chunk_edge: float = 1.0) -> PPRGraph:
     ec_dst = np.fromiter(map(c_index.get, chain.from_iterable(sources), repeat(-1)), np.int64, len(ec_src))
     n = len(entities) + len(chunks)
     keys = np.unique(ec_src[ec_dst >= 0] * n + ec_dst[ec_dst >= 0])
-    ec = np.stack([keys // n, keys % n], axis=1)
     ee, ee_w = _entity_edges(await storage.graph.all_edges(), e_index)
-    src = np.concatenate([ee[:, 0], ec[:, 0]])
-    dst = np.concatenate([ee[:, 1], ec[:, 1]])
-    weight = np.concatenate([np.log1p(ee_w), np.full(len(ec), chunk_edge)])
-    indptr, indices, data, dangling = _csr(n, src, dst, weight)
     names: dict[str, list[int]] = {}
     for i, name in enumerate(entities):
         names.setdefault(name_key(name), []).append(i)
-    per_entity = np.bincount(ec[:, 0], minlength=len(entities))
-    return PPRGraph(entities, chunks, indptr, indices, data, dangling, per_entity, ee, sig,
+    return PPRGraph(entities, chunks, ee, ee_w, np.stack([keys // n, keys % n], axis=1), sig,
                     names, e_index, c_index)
 
 
 _CACHE: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
 
 
-async def cached_graph(storage: Any, chunk_edge: float = 1.0) -> tuple[PPRGraph, bool]:
+async def cached_graph(storage: Any) -> tuple[PPRGraph, bool]:
     """The :class:`PPRGraph` of ``storage`` (built once; rebuilt when its counts change).
 
     Returns the graph and whether it was (re)built by this call.
@@ -201,12 +238,10 @@ async def cached_graph(storage: Any, chunk_edge: float = 1.0) -> tuple[PPRGraph,
     try:
         slot = _CACHE.setdefault(storage, {"lock": asyncio.Lock(), "graph": None})
     except TypeError:  # a storage object that cannot be weakly referenced: no cache
-        return await build_graph(storage, chunk_edge), True
+        return await build_graph(storage), True
     async with slot["lock"]:
-        sig = await signature(storage)
         graph = slot["graph"]
-        if graph is not None and graph.signature == sig and slot.get("chunk_edge") == chunk_edge:
+        if graph is not None and graph.signature == await signature(storage):
             return graph, False
-        slot["graph"] = graph = await build_graph(storage, chunk_edge)
-        slot["chunk_edge"] = chunk_edge
+        slot["graph"] = graph = await build_graph(storage)
         return graph, True

@@ -24,16 +24,16 @@ them; the usual token budgets apply.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from kgrag.errors import StorageError
+from kgrag.query.heuristic import search_text
 from kgrag.query.modes import register_mode
-from kgrag.query.ppr_graph import PPRGraph, cached_graph
+from kgrag.query.ppr_graph import EdgeWeights, PPRGraph, cached_graph
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, Retrieved, RetrievalContext
-from kgrag.query.retrieve_chunks import direct_chunks
 from kgrag.query.search import vector_search
 from kgrag.query.trace import relation_id
 
@@ -58,8 +58,9 @@ class PPRSettings:
     chunk_weight: float = 0.5  # direct chunk hits, by fused score
     rank_offset: float = 1.0
     chunk_rank_offset: float = 1.0
+    lexical_weight: float = 0.5  # BM25 ranks against dense ranks (1.0) in the chunk seeds
     specificity: float = 0.5
-    chunk_edge: float = 1.0
+    edges: EdgeWeights = EdgeWeights()
 
 
 SETTINGS = PPRSettings()
@@ -112,21 +113,42 @@ async def _relation_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettin
                 seeds[i] = seeds.get(i, 0.0) + cfg.relation_weight * float(w) / 2
 
 
-async def _chunk_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings) -> dict[int, float]:
-    """Chunk node -> seed weight for the best ``chunk_seed_k`` direct hits (best first).
+async def _lexical(ctx: RetrievalContext, k: int) -> list[str]:
+    """BM25 chunk ids for the question (none without a lexical index or when it fails)."""
+    index = getattr(ctx.storage, "lexical", None)
+    if index is None:
+        return []
+    try:
+        hits = await index.search(search_text(ctx.question), k)
+    except StorageError as exc:
+        ctx.trace.note("retrieval", f"ppr: lexical search failed: {exc}")
+        return []
+    ctx.trace.candidates("ppr/lexical", "chunk", [{"id": c, "score": round(float(s), 4)} for c, s in hits])
+    return [c for c, _ in hits]
 
-    Weights follow the fused rank, ``1 / (rank + chunk_rank_offset)``:
-    reciprocal-rank fusion scores are too flat to weight seeds by.
+
+async def _chunk_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings) -> dict[int, float]:
+    """Chunk node -> seed weight from dense and BM25 search (best first).
+
+    A weighted reciprocal-rank fusion: a chunk at rank r of a list gets
+    ``weight / (r + chunk_rank_offset)`` from it (dense weight 1, BM25
+    ``lexical_weight``), so a weaker list cannot outvote a stronger one.
     """
-    k = max(ctx.param.chunk_top_k, cfg.chunk_seed_k)
-    wide = dataclasses.replace(ctx, param=ctx.param.replace(chunk_top_k=k))
-    hits = (await direct_chunks(wide))[:k]
+    k, p = max(ctx.param.chunk_top_k, cfg.chunk_seed_k), ctx.param
+    dense, lexical = await asyncio.gather(
+        vector_search(ctx.storage, "chunks", ctx.vectors["query"], k, p.cosine_threshold, ctx.trace,
+                      route="ppr/chunks/dense", kind="chunk", query=ctx.question),
+        _lexical(ctx, k) if cfg.lexical_weight > 0 else asyncio.sleep(0, []))
+    fused: dict[str, float] = {}
+    for ids, weight in (([h.id for h in dense], 1.0), (lexical, cfg.lexical_weight)):
+        for cid, w in zip(ids, _rank_weights(len(ids), cfg.chunk_rank_offset)):
+            fused[cid] = fused.get(cid, 0.0) + weight * float(w)
     seeds: dict[int, float] = {}
-    for hit, w in zip(hits, _rank_weights(len(hits), cfg.chunk_rank_offset)):
-        if hit.id in graph.chunk_index:
-            seeds[graph.chunk_index[hit.id]] = float(w)
+    for cid, w in sorted(fused.items(), key=lambda kv: -kv[1])[:k]:
+        if cid in graph.chunk_index:
+            seeds[graph.chunk_index[cid]] = w
         else:
-            ctx.trace.drop("graph", "chunk", hit.id, "direct hit not in text_chunks", hit.score, "ppr")
+            ctx.trace.drop("graph", "chunk", cid, "direct hit not in text_chunks", w, "ppr")
     return seeds
 
 
@@ -212,7 +234,7 @@ async def ppr(ctx: RetrievalContext, cfg: PPRSettings | None = None) -> Retrieve
     """Retrieve by personalised PageRank from the question's entities and chunks."""
     cfg = cfg or ctx.extras.get("ppr") or SETTINGS
     started = time.perf_counter()
-    graph, built = await cached_graph(ctx.storage, cfg.chunk_edge)
+    graph, built = await cached_graph(ctx.storage)
     if built:
         ctx.trace.note("retrieval", f"ppr graph built: {len(graph.entities)} entities, {len(graph.chunks)} "
                                     f"chunks in {time.perf_counter() - started:.2f}s")
@@ -224,7 +246,7 @@ async def ppr(ctx: RetrievalContext, cfg: PPRSettings | None = None) -> Retrieve
         return Retrieved(graph_chunks=False)
     if ctx.trace.enabled:
         _trace_seeds(ctx, graph, s)
-    mass = graph.walk(s, cfg.damping)
+    mass = graph.walk(s, cfg.damping, cfg.edges)
     chunks = _rank_chunks(ctx, graph, mass, list(chunk_seeds))
     entities, relations = await _graph_items(ctx, graph, mass)
     return Retrieved(entities, relations, chunks, graph_chunks=False)
