@@ -3,7 +3,7 @@
 Usage::
 
     python scripts/eval_recall.py --datasets hotpotqa,musique,cmrc \\
-        --modes naive,local,mix,ppr --embedding local --embedding-model e5-small \\
+        --modes naive,local,mix,ppr --embedding local --embedding-model default \\
         --extractor nlp --workdir runs/eval --out runs/eval.json
 
 Every passage is indexed as its own document whose ``file_path`` is the
@@ -131,7 +131,12 @@ def settings_for(args: argparse.Namespace, workdir: Path, dataset: str):
 
 def index_dir(args: argparse.Namespace, ds: Dataset) -> Path:
     """Where the index of ``ds`` under this configuration is cached."""
-    model = args.embedding_model.replace("/", "_")
+    model = args.embedding_model
+    if args.embedding == "local":  # "default": the model the settings pick for the dataset's language
+        from kgrag.llm.local import resolve_model
+
+        model = resolve_model(model, "Chinese" if ds.name == "cmrc" else "English").name
+    model = model.replace("/", "_")
     part = f"-slice{len(ds.questions)}" if args.slice else ""
     llm = "-" + args.llm_model.replace("/", "_") if args.extractor == "llm" else ""
     return Path(args.workdir) / f"{ds.name}{part}-{args.extractor}{llm}-{args.embedding}-{model}"
@@ -224,7 +229,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--modes", default="naive,local,mix,ppr")
     ap.add_argument("--embedding", choices=("local", "fake", "openai"), default="local")
-    ap.add_argument("--embedding-model", default="e5-small")
+    ap.add_argument("--embedding-model", default="default",
+                    help="local: minilm, e5-small, static, or default (minilm for English, e5-small for Chinese)")
     ap.add_argument("--embedding-base-url", default=None)
     ap.add_argument("--extractor", choices=("nlp", "llm"), default="nlp")
     ap.add_argument("--llm-base-url", default=None, help="OpenAI-compatible endpoint (keywords, llm extractor)")
@@ -243,7 +249,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.modes = [m for m in args.modes.split(",") if m]
     for bad in set(args.datasets) - set(DATASETS):
         ap.error(f"unknown dataset {bad!r}")
-    if args.embedding == "fake" and args.embedding_model == "e5-small":
+    if args.embedding == "fake" and args.embedding_model == "default":
         args.embedding_model = "hash384"
     return args
 

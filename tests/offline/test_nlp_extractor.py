@@ -92,3 +92,29 @@ def test_helpers():
     assert normalise_name("the Cratchits'") == "Cratchits"
     assert normalise_name("SCROOGE") == "Scrooge"
     assert is_cjk(ZH) and not is_cjk(EN)
+
+
+def test_a_title_line_does_not_run_into_the_first_sentence(extractor):
+    text = ('Dick Humbert\nRichard Elmer "Dick" Humbert was an American football player for the '
+            "Philadelphia Eagles.\nHe was born in\nRichmond, Virginia.")
+    names = set(by_name(extractor.extract_sync(chunk(text))))
+    assert {"Dick Humbert", "Philadelphia Eagles"} <= names
+    assert not any("\n" in n or '"' in n or n.startswith("Dick Humbert ") for n in names)
+
+
+def test_text_blocks_keep_every_line_and_wrapped_prose_together():
+    from hypothesis import given, strategies as st
+
+    from kgrag.extract.nlp_analyzers import text_blocks
+
+    assert text_blocks("Cotula\nCotula is a genus of plants.") == ["Cotula", "Cotula is a genus of plants."]
+    wrapped = "Marley was dead, to begin with. There is no doubt whatever about\nthat. The register of"
+    assert text_blocks(wrapped) == [wrapped]
+
+    @given(st.lists(st.text(alphabet="ab .\n", max_size=80), max_size=6))
+    def lines_kept_in_order(parts):
+        text = "\n".join(parts)
+        kept = [ln for b in text_blocks(text) for ln in b.split("\n")]
+        assert kept == [ln for ln in text.split("\n") if ln.strip()]
+
+    lines_kept_in_order()

@@ -112,7 +112,7 @@ async def test_chunks_only_index_falls_back_to_direct_order(tmp_path):
 def tiny_graph() -> PPRGraph:
     """Entities a, b (nodes 0-1), chunks c, d, e (2-4): a-b (weight 1), a-c, b-d; e isolated."""
     return PPRGraph(["a", "b"], ["c", "d", "e"], np.array([[0, 1]]), np.array([1.0]),
-                    np.array([[0, 2], [1, 3]]), (0, 0, 0))
+                    np.array([[0, 2], [1, 3]]), np.zeros(2), (0, 0, 0))
 
 
 def dense(g: PPRGraph, weights: EdgeWeights) -> np.ndarray:

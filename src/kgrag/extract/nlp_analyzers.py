@@ -63,7 +63,10 @@ def normalise_name(name: str) -> str:
     LLM extractor's :func:`kgrag.extract.normalize.normalize_name`, so both
     extractors key the graph alike ("" means unusable).
     """
-    name = " ".join(name.split()).strip(_QUOTES + " .,;:!?-—")
+    name = " ".join(name.split())
+    if name.count('"') % 2:  # a nickname's quote cut in half: Elmer "Dick" Humbert -> Dick" Humbert
+        name = name.replace('"', "")
+    name = name.strip(_QUOTES + " .,;:!?-—")
     if name.endswith("s'") or name.endswith("s’"):
         name = name[:-1]
     else:
@@ -72,6 +75,41 @@ def normalise_name(name: str) -> str:
     if len(name) > 3 and name.isupper() and name.isascii():
         name = name.title()
     return normalize_name(name)
+
+
+# A line at most this long, not ending like a sentence, is a heading or title.
+HEADING_CHARS = 60
+_SENTENCE_END = tuple(".,;:!?…\"'”’)")
+_CONTINUES = frozenset("a an the of in on at to for from with by and or but that which who was is "
+                       "were are be his her its their".split())
+
+
+def _is_heading(line: str) -> bool:
+    words = line.split()
+    return (len(line) <= HEADING_CHARS and not line.endswith(_SENTENCE_END)
+            and bool(words) and words[-1] not in _CONTINUES)
+
+
+def text_blocks(text: str) -> list[str]:
+    """``text`` cut at blank lines and after heading-like lines.
+
+    spaCy reads a single line break as a space, so a title line runs into
+    the first sentence ("Dick Humbert\\nRichard Elmer" becomes one name).
+    Hard-wrapped prose keeps its lines together: its lines are long, and a
+    short one ends a paragraph before a blank line anyway.
+    """
+    blocks: list[str] = []
+    lines: list[str] = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped:
+            lines.append(line)
+        if lines and (not stripped or _is_heading(stripped)):
+            blocks.append("\n".join(lines))
+            lines = []
+    if lines:
+        blocks.append("\n".join(lines))
+    return blocks
 
 
 class SpacyAnalyzer:
@@ -84,8 +122,8 @@ class SpacyAnalyzer:
 
     def analyze(self, text: str) -> list[Sentence]:
         with self._lock:
-            doc = self.nlp(text)
-        return [self._sentence(sent) for sent in doc.sents if sent.text.strip()]
+            docs = list(self.nlp.pipe(text_blocks(text)))
+        return [self._sentence(sent) for doc in docs for sent in doc.sents if sent.text.strip()]
 
     def _sentence(self, sent: Any) -> Sentence:
         base = sent.start_char

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from kgrag.ingest.ids import entity_vector_id
 from kgrag.query.records import as_list
 
 # Nodes read per batch when building.
@@ -72,11 +73,17 @@ class EdgeWeights:
     times ``leaf`` for an entity found in that one chunk only (it leads
     nowhere new) and, with ``idf``, times ``log(1 + chunks / its chunks)``
     (a name in every chunk leads nowhere in particular).
+
+    Entity -> chunk edges are further multiplied by ``exp(aboutness * cos)``,
+    ``cos`` the similarity of the entity's vector and the chunk's: from an
+    entity the walk goes mostly to the chunks *about* it (its own article)
+    rather than to every chunk that mentions it in passing.
     """
 
     chunk_edge: float = 1.0
     leaf: float = 1.0
     idf: bool = False
+    aboutness: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +105,7 @@ class PPRGraph:
     ee_pairs: np.ndarray  # int64 (M, 2): entity - entity edges
     ee_weights: np.ndarray  # float64 (M,): their stored weights
     ec_pairs: np.ndarray  # int64 (L, 2): (entity, chunk node) pairs
+    ec_sim: np.ndarray  # float64 (L,): cosine of the entity's and the chunk's vectors (0 if either is missing)
     signature: tuple[int, ...]
     names: dict[str, list[int]] = field(default_factory=dict)
     entity_index: dict[str, int] = field(default_factory=dict)
@@ -135,7 +143,8 @@ class PPRGraph:
             src = np.concatenate([ee[:, 0], ee[:, 1], ec[:, 0], ec[:, 1]])
             dst = np.concatenate([ee[:, 1], ee[:, 0], ec[:, 1], ec[:, 0]])
             w_ee = np.log1p(self.ee_weights)
-            w = np.concatenate([w_ee, w_ee, np.full(len(ec), weights.chunk_edge), weights.chunk_edge * back])
+            out = weights.chunk_edge * np.exp(weights.aboutness * self.ec_sim)
+            w = np.concatenate([w_ee, w_ee, out, weights.chunk_edge * back])
             self._transitions[weights] = _csr(n_e + len(self.chunks), src, dst, w)
         return self._transitions[weights]
 
@@ -223,8 +232,39 @@ async def build_graph(storage: Any) -> PPRGraph:
     names: dict[str, list[int]] = {}
     for i, name in enumerate(entities):
         names.setdefault(name_key(name), []).append(i)
-    return PPRGraph(entities, chunks, ee, ee_w, np.stack([keys // n, keys % n], axis=1), sig,
-                    names, e_index, c_index)
+    ec = np.stack([keys // n, keys % n], axis=1)
+    sim = await _pair_similarity(storage, entities, chunks, ec)
+    return PPRGraph(entities, chunks, ee, ee_w, ec, sim, sig, names, e_index, c_index)
+
+
+async def _pair_similarity(storage: Any, entities: list[str], chunks: list[str], ec: np.ndarray) -> np.ndarray:
+    """Cosine of each (entity, chunk) pair's stored vectors; 0 where either vector is missing."""
+    sim = np.zeros(len(ec))
+    if not len(ec):
+        return sim
+    chunk_vecs = await storage.vectors("chunks").get_vectors(chunks)
+    dim = len(next(iter(chunk_vecs.values()))) if chunk_vecs else 0
+    if not dim:
+        return sim
+    c_mat = np.zeros((len(chunks), dim), np.float32)
+    for j, c in enumerate(chunks):
+        if c in chunk_vecs and len(chunk_vecs[c]) == dim:
+            c_mat[j] = chunk_vecs[c]
+    del chunk_vecs
+    e_mat = np.zeros((len(entities), dim), np.float32)
+    store = storage.vectors("entities")
+    for i in range(0, len(entities), BATCH):
+        part = entities[i:i + BATCH]
+        got = await store.get_vectors([entity_vector_id(n) for n in part])
+        for k, name in enumerate(part):
+            v = got.get(entity_vector_id(name))
+            if v is not None and len(v) == dim:
+                e_mat[i + k] = v
+    n_e = len(entities)
+    for lo in range(0, len(ec), 65536):
+        part = ec[lo:lo + 65536]
+        sim[lo:lo + len(part)] = np.einsum("ij,ij->i", e_mat[part[:, 0]], c_mat[part[:, 1] - n_e])
+    return sim
 
 
 _CACHE: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
