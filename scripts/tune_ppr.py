@@ -8,7 +8,7 @@ Usage::
 Each ``--grid name=v1,v2`` names a field of
 :class:`kgrag.query.retrieve_ppr.PPRSettings` (``edges.leaf`` and
 ``edges.chunk_edge``, ``edges.idf`` reach :class:`EdgeWeights`); every
-combination is evaluated with the same questions and printed as one line
+combination (other fields at their shipped defaults) is evaluated with the same questions and printed as one line
 with recall@2 and recall@5, best recall@5 last. The index must exist (run
 ``eval_recall.py`` with the same dataset and embedder first); this script
 only queries.
@@ -38,12 +38,12 @@ def parse_value(text: str) -> object:
 
 
 def settings_for(combo: dict[str, object]):
-    from kgrag.query.ppr_graph import EdgeWeights
     from kgrag.query.retrieve_ppr import PPRSettings
 
     edges = {k.split(".", 1)[1]: v for k, v in combo.items() if k.startswith("edges.")}
     plain = {k: v for k, v in combo.items() if not k.startswith("edges.")}
-    return PPRSettings(**plain, edges=EdgeWeights(**edges))
+    base = PPRSettings()  # fields not in the grid keep the shipped defaults
+    return dataclasses.replace(base, **plain, edges=dataclasses.replace(base.edges, **edges))
 
 
 async def main(argv: list[str] | None = None) -> None:

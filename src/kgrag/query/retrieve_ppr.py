@@ -49,18 +49,18 @@ class PPRSettings:
     (vector + name + relation) sum to 1, chunk seeds to ``chunk_weight``.
     """
 
-    damping: float = 0.5
+    damping: float = 0.7
     entity_seed_k: int = 10  # entity vector hits per search (at most top_k)
     chunk_seed_k: int = 20  # direct chunk hits seeded (at least chunk_top_k)
     vector_weight: float = 1.0  # entity vector hits, rank-weighted 1/(rank + rank_offset)
     name_weight: float = 1.0  # each entity named literally in the question
-    relation_weight: float = 0.0  # endpoints of relation vector hits
-    chunk_weight: float = 0.5  # direct chunk hits, by fused score
+    relation_weight: float = 3.0  # endpoints of relation vector hits
+    chunk_weight: float = 1.0  # direct chunk hits, by fused score
     rank_offset: float = 1.0
     chunk_rank_offset: float = 1.0
     lexical_weight: float = 0.5  # BM25 ranks against dense ranks (1.0) in the chunk seeds
     specificity: float = 0.5
-    edges: EdgeWeights = EdgeWeights()
+    edges: EdgeWeights = EdgeWeights(leaf=0.05, idf=True, aboutness=10.0)
 
 
 SETTINGS = PPRSettings()
