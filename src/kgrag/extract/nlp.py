@@ -21,6 +21,10 @@ from classic NLP, with zero LLM tokens:
   (else of the sentence); the description is the sentence(s), trimmed;
   the weight counts the sentences in which the pair co-occurs.
 
+Titles and headings (short lines that do not end like a sentence) become
+entities too, paired with the entities of the sentence that follows them
+(``headings=False`` turns this off).
+
 ``noun_chunks=True`` also adds noun-chunk heads seen at least twice in a
 chunk as ``Concept`` entities. It needs spaCy's parser (slower) and is off
 by default: on 50 HotpotQA questions over their 500 passages, retrieving
@@ -40,7 +44,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from kgrag.errors import ExtractionError
-from kgrag.extract.nlp_analyzers import JiebaAnalyzer, Sentence, english_analyzer
+from kgrag.extract.nlp_analyzers import JiebaAnalyzer, Mention, Sentence, english_analyzer, is_heading, normalise_name
 from kgrag.types import Chunk, ExtractedEntity, ExtractedRelation, Extraction
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
@@ -67,9 +71,10 @@ class NLPExtractor:
     does not yield 190 relations.
     """
 
-    def __init__(self, *, noun_chunks: bool = False, max_description_chars: int = 400,
+    def __init__(self, *, noun_chunks: bool = False, headings: bool = True, max_description_chars: int = 400,
                  max_keywords: int = 3, max_pair_distance: int = 4):
         self.noun_chunks = noun_chunks
+        self.headings = headings
         self.max_description_chars = max_description_chars
         self.max_keywords = max_keywords
         self.max_pair_distance = max_pair_distance
@@ -98,6 +103,8 @@ class NLPExtractor:
             raise ExtractionError(f"{chunk.id}: NLP extraction failed: {exc}") from exc
         if self.noun_chunks:
             sentences = _frequent_concepts(sentences)
+        if self.headings:
+            _heading_entities(sentences)
         sep = "" if is_cjk(chunk.content) else " "
         return Extraction(
             entities=self._entities(sentences, chunk, sep),
@@ -160,6 +167,31 @@ class NLPExtractor:
         between = [w for w, pos in s.words if lo <= pos < hi and w.lower() not in names]
         pool = between or [w for w, _ in s.words if w.lower() not in names]
         return list(dict.fromkeys(pool))[: self.max_keywords]
+
+
+MAX_HEADING_WORDS = 8
+
+
+def _heading_entities(sentences: list[Sentence]) -> None:
+    """Make each title or heading line an entity, mentioned again by the sentence after it.
+
+    A document's title names what it is about ("Pterocarya", "Leland, North
+    Carolina") but is often no named entity to NER. The heading keeps the
+    type NER gave the whole line, else ``Concept``; placed at the start of
+    the next sentence, it pairs with that sentence's entities, and that
+    lead sentence becomes its description.
+    """
+    for i, s in enumerate(sentences):
+        text = s.text.strip()
+        if "\n" in text or not is_heading(text) or len(text.split()) > MAX_HEADING_WORDS:
+            continue
+        name = normalise_name(text)
+        if len(name) < 2 or not any(c.isalpha() for c in name):
+            continue
+        kind = next((m.type for m in s.mentions if m.name == name), "Concept")
+        s.mentions = [Mention(name, kind, 0, len(s.text))]
+        if i + 1 < len(sentences) and name not in {m.name for m in sentences[i + 1].mentions}:
+            sentences[i + 1].mentions.insert(0, Mention(name, kind, 0, 0))
 
 
 def _frequent_concepts(sentences: list[Sentence]) -> list[Sentence]:

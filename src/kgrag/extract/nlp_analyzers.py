@@ -79,12 +79,13 @@ def normalise_name(name: str) -> str:
 
 # A line at most this long, not ending like a sentence, is a heading or title.
 HEADING_CHARS = 60
-_SENTENCE_END = tuple(".,;:!?…\"'”’)")
+_SENTENCE_END = tuple(".,;:!?…\"'”’)。！？；：，")
 _CONTINUES = frozenset("a an the of in on at to for from with by and or but that which who was is "
                        "were are be his her its their".split())
 
 
-def _is_heading(line: str) -> bool:
+def is_heading(line: str) -> bool:
+    """A short line that does not end like a sentence or mid-phrase: a title or heading."""
     words = line.split()
     return (len(line) <= HEADING_CHARS and not line.endswith(_SENTENCE_END)
             and bool(words) and words[-1] not in _CONTINUES)
@@ -104,7 +105,7 @@ def text_blocks(text: str) -> list[str]:
         stripped = line.strip()
         if stripped:
             lines.append(line)
-        if lines and (not stripped or _is_heading(stripped)):
+        if lines and (not stripped or is_heading(stripped)):
             blocks.append("\n".join(lines))
             lines = []
     if lines:

@@ -36,6 +36,8 @@ BATCH = 5000
 MAX_NAME_WORDS = 8
 MAX_CJK_CHARS = 12
 _WORD = re.compile(r"\w+")
+# A trailing qualifier a question leaves out: "The Prestige (film)" is matched as "The Prestige" too.
+_QUALIFIER = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _COMMON = frozenset("the a an of and in on at to for by with is was he she it his her they this that "
                     "first second one two new old may will can".split())
@@ -231,7 +233,8 @@ async def build_graph(storage: Any) -> PPRGraph:
     ee, ee_w = _entity_edges(await storage.graph.all_edges(), e_index)
     names: dict[str, list[int]] = {}
     for i, name in enumerate(entities):
-        names.setdefault(name_key(name), []).append(i)
+        for key in {name_key(name), name_key(_QUALIFIER.sub("", name))}:
+            names.setdefault(key, []).append(i)
     ec = np.stack([keys // n, keys % n], axis=1)
     sim = await _pair_similarity(storage, entities, chunks, ec)
     return PPRGraph(entities, chunks, ee, ee_w, ec, sim, sig, names, e_index, c_index)
