@@ -50,11 +50,19 @@ def _dedupe(items: list[str]) -> list[str]:
     return out
 
 
+_JOINERS = frozenset({"and", "&"})
+
+
 def _flush(run: list[str], into: list[str]) -> None:
+    """Append the phrase in ``run`` (and, when "and" joins two names, each name) to ``into``."""
     while run and run[-1].lower() in _CONNECTORS:
         run.pop()
     if run:
         into.append(" ".join(run))
+        cuts = [i for i, w in enumerate(run) if w.lower() in _JOINERS]
+        if cuts:  # "Marian Gold and Jung Eun-ji": two names, or one ("Procter and Gamble")
+            bounds = [-1, *cuts, len(run)]
+            into.extend(" ".join(run[a + 1:b]) for a, b in zip(bounds, bounds[1:]) if b > a + 1)
     run.clear()
 
 
