@@ -91,6 +91,10 @@ def test_helpers():
     assert normalise_name("  “Scrooge’s”  ") == "Scrooge"
     assert normalise_name("the Cratchits'") == "Cratchits"
     assert normalise_name("SCROOGE") == "Scrooge"
+    assert normalise_name("Big Hero 6 (film)") == "Big Hero 6 (film)"  # a bracket with its partner stays
+    assert normalise_name('Dick" Humbert') == normalise_name('"Dick" Humbert') == "Dick Humbert"
+    assert normalise_name("(Pterocarya") == "Pterocarya"
+    assert normalise_name("《三国演义》") == "三国演义"
     assert is_cjk(ZH) and not is_cjk(EN)
 
 

@@ -35,7 +35,10 @@ SPACY_TYPES = {
 }
 JIEBA_TYPES = {"nr": "Person", "nrfg": "Person", "nrt": "Person", "ns": "Location",
                "nt": "Organization", "nz": "Concept"}
-_QUOTES = "\"'`“”‘’«»「」『』《》()[]"
+_QUOTES = "\"'`“”‘’«»「」『』《》()[]（）"
+_OPENERS = {")": "(", "]": "[", "）": "（", "」": "「", "』": "『", "》": "《", "»": "«"}
+_CLOSERS = {v: k for k, v in _OPENERS.items()}
+_DOUBLE_QUOTES = re.compile(r'["“”]')
 _POSSESSIVE = re.compile(r"(?:['’]s|s['’])$")
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.I)
 
@@ -56,25 +59,39 @@ class Sentence:
 
 
 def normalise_name(name: str) -> str:
-    """Strip quotes, possessive 's, a leading article and extra whitespace.
+    """Strip quotes, unpaired brackets, possessive 's, a leading article and extra whitespace.
 
-    ALL-CAPS names longer than three letters become title case (headings
-    shout: ``SCROOGE`` is ``Scrooge``). The result then goes through the
-    LLM extractor's :func:`kgrag.extract.normalize.normalize_name`, so both
-    extractors key the graph alike ("" means unusable).
+    Double quotes go wherever they are (a nickname, ``Richard "Dick"
+    Humbert``, or a quoted title); a bracket stays when its partner does
+    (``Big Hero 6 (film)``). ALL-CAPS names longer than three letters
+    become title case (headings shout: ``SCROOGE`` is ``Scrooge``). The
+    result then goes through the LLM extractor's
+    :func:`kgrag.extract.normalize.normalize_name`, so both extractors key
+    the graph alike ("" means unusable).
     """
-    name = " ".join(name.split())
-    if name.count('"') % 2:  # a nickname's quote cut in half: Elmer "Dick" Humbert -> Dick" Humbert
-        name = name.replace('"', "")
-    name = name.strip(_QUOTES + " .,;:!?-—")
+    name = " ".join(_DOUBLE_QUOTES.sub("", name).split())
+    name = _strip_unpaired(name.strip(" .,;:!?-—"))
     if name.endswith("s'") or name.endswith("s’"):
         name = name[:-1]
     else:
         name = _POSSESSIVE.sub("", name)
-    name = _LEADING.sub("", name).strip(_QUOTES + " ")
+    name = _strip_unpaired(_LEADING.sub("", name))
     if len(name) > 3 and name.isupper() and name.isascii():
         name = name.title()
     return normalize_name(name)
+
+
+def _strip_unpaired(name: str) -> str:
+    """Drop quote and bracket characters at either end unless they pair up inside the name."""
+    while name:
+        first, last = name[0], name[-1]
+        if first in _QUOTES and _CLOSERS.get(first, "\0") not in name[1:]:
+            name = name[1:].lstrip()
+        elif last in _QUOTES and _OPENERS.get(last, "\0") not in name[:-1]:
+            name = name[:-1].rstrip()
+        else:
+            return name
+    return name
 
 
 # A line at most this long, not ending like a sentence, is a heading or title.

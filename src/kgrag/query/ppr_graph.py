@@ -32,6 +32,8 @@ from kgrag.query.records import as_list
 
 # Nodes read per batch when building.
 BATCH = 5000
+# Stored weight of an edge between two forms of one name (see _alias_edges).
+ALIAS_WEIGHT = 3.0
 # Literal name matching: longest name in words (Latin) / characters (CJK).
 MAX_NAME_WORDS = 8
 MAX_CJK_CHARS = 12
@@ -235,9 +237,21 @@ async def build_graph(storage: Any) -> PPRGraph:
     for i, name in enumerate(entities):
         for key in {name_key(name), name_key(_QUALIFIER.sub("", name))}:
             names.setdefault(key, []).append(i)
+    alias = _alias_edges(names)
+    ee, ee_w = np.concatenate([ee, alias]), np.concatenate([ee_w, np.full(len(alias), ALIAS_WEIGHT)])
     ec = np.stack([keys // n, keys % n], axis=1)
     sim = await _pair_similarity(storage, entities, chunks, ec)
     return PPRGraph(entities, chunks, ee, ee_w, ec, sim, sig, names, e_index, c_index)
+
+
+def _alias_edges(names: dict[str, list[int]]) -> np.ndarray:
+    """Edges joining entities that share a name once a trailing qualifier is dropped.
+
+    "Big Hero 6 (film)" (an article's title) and "Big Hero 6" (as other
+    chunks mention it) are one thing as far as the walk is concerned.
+    """
+    pairs = [(group[0], other) for group in names.values() if len(group) > 1 for other in group[1:]]
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
 
 async def _pair_similarity(storage: Any, entities: list[str], chunks: list[str], ec: np.ndarray) -> np.ndarray:

@@ -53,7 +53,7 @@ class PPRSettings:
     entity_seed_k: int = 10  # entity vector hits per search (at most top_k)
     chunk_seed_k: int = 20  # direct chunk hits seeded (at least chunk_top_k)
     vector_weight: float = 1.0  # entity vector hits, rank-weighted 1/(rank + rank_offset)
-    name_weight: float = 1.0  # each entity named literally in the question
+    name_weight: float = 2.0  # each entity named literally in the question
     relation_weight: float = 3.0  # endpoints of relation vector hits
     chunk_weight: float = 1.0  # direct chunk hits, by fused score
     rank_offset: float = 1.0
