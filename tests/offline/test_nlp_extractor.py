@@ -125,12 +125,12 @@ def test_text_blocks_keep_every_line_and_wrapped_prose_together():
 
 
 def test_a_title_becomes_an_entity_tied_to_the_lead_sentence(extractor):
-    text = ("Pterocarya\nPterocarya is a genus of deciduous trees in the walnut family, native to Asia.\n\n"
+    text = ("Pterocarya (genus)\nPterocarya is a genus of deciduous trees in the walnut family, native to Asia.\n\n"
             "Habitat and range\nThey grow along rivers.")
     result = extractor.extract_sync(chunk(text))
     names = by_name(result)
-    assert "Pterocarya" in names and "walnut family" in names["Pterocarya"].description
-    assert ("Pterocarya", "Asia") in {(r.source, r.target) for r in result.relations}
+    assert "Pterocarya (genus)" in names and "walnut family" in names["Pterocarya (genus)"].description
+    assert ("Pterocarya (genus)", "Asia") in {(r.source, r.target) for r in result.relations}
     assert "Habitat and range" in names  # a section heading, with nothing after it to pair with
     plain = NLPExtractor(headings=False).extract_sync(chunk(text))
     assert "Habitat and range" not in by_name(plain)

@@ -96,7 +96,7 @@ def _strip_unpaired(name: str) -> str:
 
 # A line at most this long, not ending like a sentence, is a heading or title.
 HEADING_CHARS = 60
-_SENTENCE_END = tuple(".,;:!?…\"'”’)。！？；：，")
+_SENTENCE_END = tuple(".,;:!?…\"'”’。！？；：，")
 _CONTINUES = frozenset("a an the of in on at to for from with by and or but that which who was is "
                        "were are be his her its their".split())
 
