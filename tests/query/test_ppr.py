@@ -13,6 +13,7 @@ import hashlib
 import numpy as np
 import pytest
 
+from kgrag.ingest.ids import entity_vector_id
 from kgrag.llm.embedding import EmbeddingService
 from kgrag.llm.fake import FakeEmbeddingProvider
 from kgrag.llm.ledger import Ledger
@@ -60,7 +61,7 @@ async def write_corpus(storage, embed, entities=ENTITIES, relations=RELATIONS) -
     await storage.graph.upsert_nodes(nodes)
     names = list(nodes)
     await storage.vectors("entities").upsert(
-        ["ent-" + n for n in names], await embed.embed([f"{n}\n{nodes[n]['description']}" for n in names]),
+        [entity_vector_id(n) for n in names], await embed.embed([f"{n}\n{nodes[n]['description']}" for n in names]),
         [{"name": n} for n in names])
     edges = {edge_key(a, b): {"weight": 1.0, "keywords": "related", "description": " ".join(CHUNKS[k] for k in keys),
                               "source_ids": [cid(k) for k in keys]} for (a, b), keys in relations.items()}
@@ -153,3 +154,19 @@ def test_seed_groups_are_normalised_and_weighted():
 def test_names_match_literally_in_latin_and_cjk():
     assert {"optica nova", "nova"} <= question_keys(QUESTION.replace("?", ""))
     assert "泡泡堂" in question_keys("《泡泡堂》是谁开发的？")
+
+
+@pytest.mark.parametrize("batch", [2, 5000])
+async def test_aboutness_is_the_cosine_of_entity_and_chunk_vectors(engine, monkeypatch, batch):
+    from kgrag.query import ppr_graph
+
+    monkeypatch.setattr(ppr_graph, "BATCH", batch)
+    storage = engine.services.storage
+    graph = await ppr_graph.build_graph(storage)
+    ents = await storage.vectors("entities").get_vectors([entity_vector_id(n) for n in graph.entities])
+    chunks = await storage.vectors("chunks").get_vectors(graph.chunks)
+    n_e = len(graph.entities)
+    assert len(graph.ec_sim) == len(graph.ec_pairs) == sum(len(v) for v in ENTITIES.values())
+    for (e, c), sim in zip(graph.ec_pairs, graph.ec_sim):
+        expected = float(ents[entity_vector_id(graph.entities[e])] @ chunks[graph.chunks[c - n_e]])
+        assert sim == pytest.approx(expected, abs=1e-5)

@@ -268,19 +268,18 @@ async def _pair_similarity(storage: Any, entities: list[str], chunks: list[str],
         if c in chunk_vecs and len(chunk_vecs[c]) == dim:
             c_mat[j] = chunk_vecs[c]
     del chunk_vecs
-    e_mat = np.zeros((len(entities), dim), np.float32)
-    store = storage.vectors("entities")
-    for i in range(0, len(entities), BATCH):
-        part = entities[i:i + BATCH]
+    store, n_e = storage.vectors("entities"), len(entities)
+    bounds = np.searchsorted(ec[:, 0], np.arange(0, n_e + BATCH, BATCH))  # ec is sorted by entity
+    for b, lo in enumerate(range(0, n_e, BATCH)):
+        part = entities[lo:lo + BATCH]
         got = await store.get_vectors([entity_vector_id(n) for n in part])
+        e_mat = np.zeros((len(part), dim), np.float32)
         for k, name in enumerate(part):
             v = got.get(entity_vector_id(name))
             if v is not None and len(v) == dim:
-                e_mat[i + k] = v
-    n_e = len(entities)
-    for lo in range(0, len(ec), 65536):
-        part = ec[lo:lo + 65536]
-        sim[lo:lo + len(part)] = np.einsum("ij,ij->i", e_mat[part[:, 0]], c_mat[part[:, 1] - n_e])
+                e_mat[k] = v
+        pairs = ec[bounds[b]:bounds[b + 1]]
+        sim[bounds[b]:bounds[b + 1]] = np.einsum("ij,ij->i", e_mat[pairs[:, 0] - lo], c_mat[pairs[:, 1] - n_e])
     return sim
 
 
