@@ -11,9 +11,12 @@ Seeds (see :class:`PPRSettings` for the weights):
   low-level keywords (rank-weighted), and entities whose name appears
   literally in the question; each divided by ``chunks ** specificity``, so
   a name found in a thousand chunks spreads thinly;
-- endpoints of the relations most similar to the question;
-- chunks found directly (dense + BM25, reciprocal-rank fusion), with a
-  smaller total weight.
+- endpoints of the relations (facts) most similar to the question;
+- chunks found directly (dense + BM25, weighted reciprocal-rank fusion),
+  the group weighing as much as the entity seeds together.
+
+The edges (:class:`~kgrag.query.ppr_graph.EdgeWeights`) send the walk from
+a chunk to its more specific names and from a name to the chunks about it.
 
 The walk runs on :class:`~kgrag.query.ppr_graph.PPRGraph` (cached per
 storage). The context lists the top ``chunk_top_k`` chunks by PageRank
@@ -47,6 +50,8 @@ class PPRSettings:
 
     Seed groups are normalised separately, then scaled: entity seeds
     (vector + name + relation) sum to 1, chunk seeds to ``chunk_weight``.
+    Each default was picked with ``scripts/tune_ppr.py`` on HotpotQA and
+    kept only when MuSiQue improved too.
     """
 
     damping: float = 0.7
