@@ -67,6 +67,8 @@ async def test_ppr_on_indexes_built_by_either_extractor(tmp_path, extractor):
         question = "Where is the publisher of Optica Nova based?"
         data = await rag.query_data(question, mode="ppr", chunk_top_k=2, ll_keywords=["Optica Nova"])
         naive = await rag.query_data(question, mode="naive", chunk_top_k=2)
+        auto = await rag.query_data(question, mode="auto", chunk_top_k=2)
+    assert auto["mode"] == ("ppr" if extractor == "nlp" else "mix")  # ppr where it retrieves best
     assert "institute.md" not in [c["file_path"] for c in naive["chunks"]]
     assert sorted(c["file_path"] for c in data["chunks"]) == ["institute.md", "journal.md"]
     assert "Lumen Institute" in [e["entity_name"] for e in data["entities"]]

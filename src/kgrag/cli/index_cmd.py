@@ -86,5 +86,5 @@ def _print_status(status: dict, as_json: bool) -> int:
     ledger = status.get("llm_all_time") or {}
     for role, row in sorted(ledger.items()):
         print(f"  {role:<9} calls {row.get('calls', 0):>6}  prompt {row.get('prompt_tokens', 0):>9}"
-              f"  completion {row.get('completion_tokens', 0):>8}  {row.get('seconds', 0):.1f} s")
+              f"  completion {row.get('completion_tokens', 0):>8}  {row.get('seconds', 0):.1f} s in calls")
     return 0

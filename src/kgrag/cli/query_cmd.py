@@ -10,14 +10,15 @@ from typing import Any
 
 from kgrag.api import KGRag
 
-MODES = ["mix", "local", "global", "hybrid", "naive", "bypass", "ppr"]
+MODES = ["auto", "mix", "local", "global", "hybrid", "naive", "bypass", "ppr"]
 
 
 def add_parser(sub, common) -> None:
     p = sub.add_parser("query", help="ask a question of the index")
     common(p)
     p.add_argument("question", nargs="?", help="the question (or use --questions-file)")
-    p.add_argument("--mode", default="mix", choices=MODES, help="retrieval mode (default: mix)")
+    p.add_argument("--mode", default="auto", choices=MODES,
+                   help="retrieval mode (default: auto = ppr on an index built without an LLM, else mix)")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--context-only", action="store_true", help="print the retrieved context, no answer")
     what.add_argument("--prompt-only", action="store_true", help="print the full answer prompt, no answer")

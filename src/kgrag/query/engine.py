@@ -29,6 +29,10 @@ from kgrag.query.trace import NO_TRACE, Trace
 from kgrag.tokenizer import get_tokenizer
 
 
+# A mode name resolved per index: see QueryEngine._auto_mode.
+AUTO_MODE = "auto"
+
+
 class QueryEngine:
     """Answers questions over one index."""
 
@@ -42,16 +46,23 @@ class QueryEngine:
         """A :class:`QueryParam` with the settings' defaults and ``overrides``."""
         return QueryParam.from_settings(self.settings, **overrides)
 
-    def _prepare(self, question: str, param: QueryParam | None) -> tuple[QueryParam, ModeSpec]:
+    async def _prepare(self, question: str, param: QueryParam | None) -> tuple[QueryParam, ModeSpec]:
         if not isinstance(question, str) or not question.strip():
             raise QueryError("the question is empty")
         param = param or self.param()
         param.validate()
+        if param.mode == AUTO_MODE:
+            param = param.replace(mode=await self._auto_mode())
         return param, get_mode(param.mode)
+
+    async def _auto_mode(self) -> str:
+        """``ppr`` on an index built by the NLP extractor alone (it retrieves best there), else ``mix``."""
+        built = await self.services.storage.get_meta("extractors") or []
+        return "ppr" if list(built) == ["nlp"] else "mix"
 
     async def query(self, question: str, param: QueryParam | None = None) -> QueryResult | AsyncIterator[str]:
         """Answer ``question``; an async iterator of text pieces when ``param.stream``."""
-        param, spec = self._prepare(question, param)
+        param, spec = await self._prepare(question, param)
         if spec.retrieve is None:
             return await self._bypass(question, param)
         asm = await assemble(self.services, question, param, spec, NO_TRACE)
@@ -125,7 +136,7 @@ class QueryEngine:
         each route found and every item dropped, and why
         (see :func:`kgrag.query.trace.render_trace`).
         """
-        param, spec = self._prepare(question, param)
+        param, spec = await self._prepare(question, param)
         recorder = Trace() if trace else NO_TRACE
         recorder.set("question", question)
         recorder.set("mode", param.mode)
