@@ -153,7 +153,7 @@ class PPRGraph:
         return self._transitions[weights]
 
     def walk(self, seeds: np.ndarray, damping: float, weights: EdgeWeights = EdgeWeights(),
-             tol: float = 1e-7, max_iter: int = 60) -> np.ndarray:
+             tol: float = 1e-5, max_iter: int = 60) -> np.ndarray:
         """Personalised PageRank from the ``seeds`` distribution, by power iteration.
 
         Mass on dangling nodes returns to the seeds. The result sums to 1.
