@@ -15,6 +15,7 @@ import numpy as np
 from kgrag.errors import ModelResponseError
 from kgrag.llm import _http
 from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
+from kgrag.llm.http_provider import HTTPChatProvider, HTTPEmbeddingProvider
 
 DEFAULT_BASE_URL = "http://localhost:11434"
 
@@ -27,23 +28,18 @@ def _root(base_url: str | None) -> str:
     return url
 
 
-class OllamaChatProvider:
-    """Chat with a model served by Ollama."""
+class _OllamaURL:
+    """Ollama's identity and base URL: the server root, a trailing ``/v1`` or ``/api`` dropped."""
 
-    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 240.0, max_connections: int = 32,
-                 transport: Any = None):
-        root = _root(base_url)
-        self.model = model
-        self.identity = f"ollama:{model}@{_http.host_of(root)}"
-        self._client = _http.make_client(root, api_key=api_key, timeout=timeout,
-                                         max_connections=max_connections, transport=transport)
+    vendor = "ollama"
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "OllamaChatProvider":
-        return cls(settings.llm_model, base_url=settings.llm_base_url,
-                   api_key=settings.llm_api_key, timeout=settings.llm_timeout,
-                   max_connections=settings.llm_max_async + 4)
+    def resolve_base_url(cls, base_url: str | None) -> str:
+        return _root(base_url)
+
+
+class OllamaChatProvider(_OllamaURL, HTTPChatProvider):
+    """Chat with a model served by Ollama."""
 
     def _payload(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
         options: dict[str, Any] = {"temperature": request.temperature}
@@ -90,29 +86,9 @@ class OllamaChatProvider:
             usage.text, usage.finish_reason = done.text, done.finish_reason
             usage.prompt_tokens, usage.completion_tokens = done.prompt_tokens, done.completion_tokens
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
-
-class OllamaEmbeddingProvider:
+class OllamaEmbeddingProvider(_OllamaURL, HTTPEmbeddingProvider):
     """Embeddings from a model served by Ollama (``/api/embed``)."""
-
-    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 240.0, max_tokens: int = 8192, max_connections: int = 32,
-                 transport: Any = None):
-        root = _root(base_url)
-        self.model = model
-        self.max_tokens = max_tokens
-        self.identity = f"ollama:{model}@{_http.host_of(root)}"
-        self._client = _http.make_client(root, api_key=api_key, timeout=timeout,
-                                         max_connections=max_connections, transport=transport)
-
-    @classmethod
-    def from_settings(cls, settings: Any) -> "OllamaEmbeddingProvider":
-        return cls(settings.embedding_model, base_url=settings.embedding_base_url,
-                   api_key=settings.embedding_api_key, timeout=settings.llm_timeout,
-                   max_tokens=settings.embedding_max_tokens,
-                   max_connections=settings.embedding_max_async + 4)
 
     async def embed(self, texts: list[str], kind: Literal["document", "query"] = "document") -> np.ndarray:
         if not texts:
@@ -127,9 +103,6 @@ class OllamaEmbeddingProvider:
             raise ModelResponseError(f"{self.identity}: {rows.shape[0] if rows.ndim else 0} "
                                      f"embeddings for {len(texts)} inputs")
         return rows
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
 
 def _result(text: str, body: dict[str, Any], request: ChatRequest) -> ChatResult:

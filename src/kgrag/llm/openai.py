@@ -15,27 +15,16 @@ import numpy as np
 from kgrag.errors import ModelRequestError, ModelResponseError
 from kgrag.llm import _http
 from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
+from kgrag.llm.http_provider import HTTPChatProvider, HTTPEmbeddingProvider
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(HTTPChatProvider):
     """Chat over an OpenAI-compatible ``/chat/completions`` endpoint."""
 
-    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 240.0, max_connections: int = 32,
-                 transport: Any = None):
-        base_url = base_url or DEFAULT_BASE_URL
-        self.model = model
-        self.identity = f"openai:{model}@{_http.host_of(base_url)}"
-        self._client = _http.make_client(base_url, api_key=api_key, timeout=timeout,
-                                         max_connections=max_connections, transport=transport)
-
-    @classmethod
-    def from_settings(cls, settings: Any) -> "OpenAIChatProvider":
-        return cls(settings.llm_model, base_url=settings.llm_base_url,
-                   api_key=settings.llm_api_key, timeout=settings.llm_timeout,
-                   max_connections=settings.llm_max_async + 4)
+    vendor = "openai"
+    default_base_url = DEFAULT_BASE_URL
 
     def _payload(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -96,11 +85,8 @@ class OpenAIChatProvider:
             usage.prompt_tokens = int(counts.get("prompt_tokens") or _prompt_estimate(request))
             usage.completion_tokens = int(counts.get("completion_tokens") or approx_tokens(text))
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
-
-class OpenAIEmbeddingProvider:
+class OpenAIEmbeddingProvider(HTTPEmbeddingProvider):
     """Embeddings over an OpenAI-compatible ``/embeddings`` endpoint.
 
     Asks for base64 (little-endian float32) and decodes it with numpy; a
@@ -108,25 +94,17 @@ class OpenAIEmbeddingProvider:
     ``encoding_format`` is asked again without it.
     """
 
-    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 240.0, dimensions: int | None = None, max_tokens: int = 8192,
-                 max_connections: int = 32,
-                 transport: Any = None):
-        base_url = base_url or DEFAULT_BASE_URL
-        self.model = model
-        self.max_tokens = max_tokens
+    vendor = "openai"
+    default_base_url = DEFAULT_BASE_URL
+
+    def __init__(self, model: str, *, dimensions: int | None = None, **kwargs: Any):
+        super().__init__(model, **kwargs)
         self.dimensions = dimensions
-        self.identity = f"openai:{model}@{_http.host_of(base_url)}"
         self._base64 = True
-        self._client = _http.make_client(base_url, api_key=api_key, timeout=timeout,
-                                         max_connections=max_connections, transport=transport)
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "OpenAIEmbeddingProvider":
-        return cls(settings.embedding_model, base_url=settings.embedding_base_url,
-                   api_key=settings.embedding_api_key, timeout=settings.llm_timeout,
-                   dimensions=settings.embedding_dim, max_tokens=settings.embedding_max_tokens,
-                   max_connections=settings.embedding_max_async + 4)
+    def settings_kwargs(cls, settings: Any) -> dict[str, Any]:
+        return {**super().settings_kwargs(settings), "dimensions": settings.embedding_dim}
 
     async def embed(self, texts: list[str], kind: Literal["document", "query"] = "document") -> np.ndarray:
         # The OpenAI API rejects empty strings; a space embeds as "nothing".
@@ -144,9 +122,6 @@ class OpenAIEmbeddingProvider:
                 self._base64 = False
         body = await _http.post_json(self._client, "/embeddings", payload, self.identity)
         return _decode(body, len(texts), self.identity)
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
 
 def _prompt_estimate(request: ChatRequest) -> int:

@@ -1,0 +1,70 @@
+"""The part every HTTP provider shares: model, identity, one pooled client, settings.
+
+:class:`HTTPChatProvider` and :class:`HTTPEmbeddingProvider` differ only in
+which settings they read; a vendor module subclasses one of them, names
+itself (``vendor``) and its default base URL, and adds the wire format.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgrag.llm import _http
+
+
+class HTTPProvider:
+    """Model name, ``vendor:model@host`` identity and one keep-alive client."""
+
+    vendor = "http"
+    default_base_url = ""
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 240.0, max_connections: int = 32, transport: Any = None):
+        url = self.resolve_base_url(base_url)
+        self.model = model
+        self.identity = f"{self.vendor}:{model}@{_http.host_of(url)}"
+        self._client = _http.make_client(url, api_key=api_key, timeout=timeout,
+                                         max_connections=max_connections, transport=transport)
+
+    @classmethod
+    def resolve_base_url(cls, base_url: str | None) -> str:
+        """The URL requests go to: ``base_url``, else the vendor's default."""
+        return base_url or cls.default_base_url
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+class HTTPChatProvider(HTTPProvider):
+    """A chat provider configured from the ``llm_*`` settings."""
+
+    @classmethod
+    def settings_kwargs(cls, settings: Any) -> dict[str, Any]:
+        return dict(base_url=settings.llm_base_url, api_key=settings.llm_api_key,
+                    timeout=settings.llm_timeout, max_connections=settings.llm_max_async + 4)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "HTTPChatProvider":
+        return cls(settings.llm_model, **cls.settings_kwargs(settings))
+
+
+class HTTPEmbeddingProvider(HTTPProvider):
+    """An embedding provider configured from the ``embedding_*`` settings.
+
+    ``max_tokens`` is the longest text the model reads; longer texts are
+    embedded in windows by the embedding service.
+    """
+
+    def __init__(self, model: str, *, max_tokens: int = 8192, **kwargs: Any):
+        super().__init__(model, **kwargs)
+        self.max_tokens = max_tokens
+
+    @classmethod
+    def settings_kwargs(cls, settings: Any) -> dict[str, Any]:
+        return dict(base_url=settings.embedding_base_url, api_key=settings.embedding_api_key,
+                    timeout=settings.llm_timeout, max_tokens=settings.embedding_max_tokens,
+                    max_connections=settings.embedding_max_async + 4)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "HTTPEmbeddingProvider":
+        return cls(settings.embedding_model, **cls.settings_kwargs(settings))
