@@ -91,6 +91,7 @@ def test_helpers():
     assert normalise_name("  “Scrooge’s”  ") == "Scrooge"
     assert normalise_name("the Cratchits'") == "Cratchits"
     assert normalise_name("SCROOGE") == "Scrooge"
+    assert normalise_name("MARLEY'S GHOST") == "Marley's Ghost"
     assert normalise_name("Big Hero 6 (film)") == "Big Hero 6 (film)"  # a bracket with its partner stays
     assert normalise_name('Dick" Humbert') == normalise_name('"Dick" Humbert') == "Dick Humbert"
     assert normalise_name("(Pterocarya") == "Pterocarya"
@@ -132,5 +133,7 @@ def test_a_title_becomes_an_entity_tied_to_the_lead_sentence(extractor):
     assert "Pterocarya (genus)" in names and "walnut family" in names["Pterocarya (genus)"].description
     assert ("Pterocarya (genus)", "Asia") in {(r.source, r.target) for r in result.relations}
     assert "Habitat and range" in names  # a section heading, with nothing after it to pair with
+    caption = extractor.extract_sync(chunk("[Illustration: Scrooge and the Ghost]\nThey flew over London."))
+    assert not any(n.startswith("Illustration") for n in by_name(caption))
     plain = NLPExtractor(headings=False).extract_sync(chunk(text))
     assert "Habitat and range" not in by_name(plain)

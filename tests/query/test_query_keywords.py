@@ -31,6 +31,7 @@ def test_clean_keywords_dedupes_case_insensitively():
     ("What are the main themes of the story, and who is Scrooge?", ["main themes", "story"], ["Scrooge"]),
     ("What did the Bank of England do in 1844?", [], ["Bank of England", "1844"]),
     ("How does FW-A reach the logging platform over TLS?", ["reach", "logging platform"], ["FW-A", "TLS"]),
+    ("Who was Marley's partner in Homer's Odyssey?", ["partner"], ["Marley", "Homer's Odyssey"]),
     ("Are Marian Gold and Jung Eun-ji in one band?", ["band"],
      ["Marian Gold and Jung Eun-ji", "Marian Gold", "Jung Eun-ji"]),
 ])

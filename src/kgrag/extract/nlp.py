@@ -170,6 +170,7 @@ class NLPExtractor:
 
 
 MAX_HEADING_WORDS = 8
+_CAPTION = re.compile(r"[\[\]【】]|^[(（]")
 
 
 def _heading_entities(sentences: list[Sentence]) -> None:
@@ -183,7 +184,8 @@ def _heading_entities(sentences: list[Sentence]) -> None:
     """
     for i, s in enumerate(sentences):
         text = s.text.strip()
-        if "\n" in text or not is_heading(text) or len(text.split()) > MAX_HEADING_WORDS:
+        if ("\n" in text or not is_heading(text) or len(text.split()) > MAX_HEADING_WORDS
+                or _CAPTION.search(text)):  # "[Illustration: ...]" is a caption, not a title
             continue
         name = normalise_name(text)
         if len(name) < 2 or not any(c.isalpha() for c in name):

@@ -77,7 +77,7 @@ def normalise_name(name: str) -> str:
         name = _POSSESSIVE.sub("", name)
     name = _strip_unpaired(_LEADING.sub("", name))
     if len(name) > 3 and name.isupper() and name.isascii():
-        name = name.title()
+        name = " ".join(w[:1] + w[1:].lower() for w in name.split())  # MARLEY'S -> Marley's
     return normalize_name(name)
 
 

@@ -51,6 +51,7 @@ def _dedupe(items: list[str]) -> list[str]:
 
 
 _JOINERS = frozenset({"and", "&"})
+_POSSESSIVE = re.compile(r"['’]s$", re.I)
 
 
 def _flush(run: list[str], into: list[str]) -> None:
@@ -58,6 +59,7 @@ def _flush(run: list[str], into: list[str]) -> None:
     while run and run[-1].lower() in _CONNECTORS:
         run.pop()
     if run:
+        run[-1] = _POSSESSIVE.sub("", run[-1]) or run[-1]  # "Marley's" names Marley
         into.append(" ".join(run))
         cuts = [i for i, w in enumerate(run) if w.lower() in _JOINERS]
         if cuts:  # "Marian Gold and Jung Eun-ji": two names, or one ("Procter and Gamble")
