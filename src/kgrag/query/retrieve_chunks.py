@@ -34,7 +34,7 @@ async def direct_chunks(ctx: RetrievalContext) -> list[ChunkHit]:
     dense, lexical = await asyncio.gather(
         vector_search(ctx.storage, "chunks", ctx.vectors["query"], p.chunk_top_k, p.cosine_threshold,
                       trace, route="chunks", kind="chunk", query=ctx.question),
-        _lexical(ctx))
+        lexical_hits(ctx, p.chunk_top_k))
     if not lexical:
         return [ChunkHit(h.id, float(h.score), "vector") for h in dense]
     dense_ids = [h.id for h in dense]
@@ -48,18 +48,19 @@ async def direct_chunks(ctx: RetrievalContext) -> list[ChunkHit]:
     return [ChunkHit(cid, score, routes[cid]) for cid, score in fused]
 
 
-async def _lexical(ctx: RetrievalContext) -> list[tuple[str, float]]:
+async def lexical_hits(ctx: RetrievalContext, k: int, route: str = "lexical") -> list[tuple[str, float]]:
+    """The ``k`` best BM25 chunks for the question; none without a lexical index or when it fails."""
     index = getattr(ctx.storage, "lexical", None)
-    if index is None or ctx.param.chunk_top_k <= 0:
+    if index is None or k <= 0:
         return []
     text = search_text(ctx.question)
     try:
-        hits = await index.search(text, ctx.param.chunk_top_k)
+        hits = await index.search(text, k)
     except StorageError as exc:
         log.warning("lexical search failed, using vector hits only: %s", exc)
-        ctx.trace.note("retrieval", f"lexical search failed: {exc}")
+        ctx.trace.note("retrieval", f"lexical search failed ({route}): {exc}")
         return []
-    ctx.trace.candidates("lexical", "chunk", [{"id": c, "score": round(float(s), 4)} for c, s in hits],
+    ctx.trace.candidates(route, "chunk", [{"id": c, "score": round(float(s), 4)} for c, s in hits],
                          query=text)
     return hits
 

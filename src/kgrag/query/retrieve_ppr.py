@@ -32,11 +32,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgrag.errors import StorageError
-from kgrag.query.heuristic import search_text
 from kgrag.query.modes import register_mode
 from kgrag.query.ppr_graph import EdgeWeights, PPRGraph, cached_graph
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, Retrieved, RetrievalContext
+from kgrag.query.retrieve_chunks import lexical_hits
 from kgrag.query.search import vector_search
 from kgrag.query.trace import relation_id
 
@@ -118,20 +117,6 @@ async def _relation_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettin
                 seeds[i] = seeds.get(i, 0.0) + cfg.relation_weight * float(w) / 2
 
 
-async def _lexical(ctx: RetrievalContext, k: int) -> list[str]:
-    """BM25 chunk ids for the question (none without a lexical index or when it fails)."""
-    index = getattr(ctx.storage, "lexical", None)
-    if index is None:
-        return []
-    try:
-        hits = await index.search(search_text(ctx.question), k)
-    except StorageError as exc:
-        ctx.trace.note("retrieval", f"ppr: lexical search failed: {exc}")
-        return []
-    ctx.trace.candidates("ppr/lexical", "chunk", [{"id": c, "score": round(float(s), 4)} for c, s in hits])
-    return [c for c, _ in hits]
-
-
 async def _chunk_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings) -> dict[int, float]:
     """Chunk node -> seed weight from dense and BM25 search (best first).
 
@@ -143,9 +128,9 @@ async def _chunk_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings)
     dense, lexical = await asyncio.gather(
         vector_search(ctx.storage, "chunks", ctx.vectors["query"], k, p.cosine_threshold, ctx.trace,
                       route="ppr/chunks/dense", kind="chunk", query=ctx.question),
-        _lexical(ctx, k) if cfg.lexical_weight > 0 else asyncio.sleep(0, []))
+        lexical_hits(ctx, k if cfg.lexical_weight > 0 else 0, route="ppr/lexical"))
     fused: dict[str, float] = {}
-    for ids, weight in (([h.id for h in dense], 1.0), (lexical, cfg.lexical_weight)):
+    for ids, weight in (([h.id for h in dense], 1.0), ([c for c, _ in lexical], cfg.lexical_weight)):
         for cid, w in zip(ids, _rank_weights(len(ids), cfg.chunk_rank_offset)):
             fused[cid] = fused.get(cid, 0.0) + weight * float(w)
     seeds: dict[int, float] = {}
