@@ -84,3 +84,12 @@ def test_results_are_deterministic_for_a_fixed_index(world, param, question):
     a = loop.run_until_complete(engine.query(question, ctx))
     b = loop.run_until_complete(engine.query(question, ctx))
     assert a.context == b.context
+
+
+def test_rrf_fuse_weights_ranks_and_keeps_first_seen_order_on_ties():
+    from kgrag.query.search import rrf_fuse
+
+    assert rrf_fuse([["a", "b"], ["b", "c"]], k=0) == [("b", 1.5), ("a", 1.0), ("c", 0.5)]
+    # the second ranking at half weight cannot outvote the first
+    assert rrf_fuse([["a", "b"], ["b", "a"]], k=0, weights=[1.0, 0.5]) == [("a", 1.25), ("b", 1.0)]
+    assert [i for i, _ in rrf_fuse([["x"], ["y"]])] == ["x", "y"]

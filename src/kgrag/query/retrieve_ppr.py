@@ -36,7 +36,7 @@ from kgrag.query.modes import register_mode
 from kgrag.query.ppr_graph import EdgeWeights, PPRGraph, cached_graph
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, Retrieved, RetrievalContext
 from kgrag.query.retrieve_chunks import lexical_hits
-from kgrag.query.search import vector_search
+from kgrag.query.search import rrf_fuse, vector_search
 from kgrag.query.trace import relation_id
 
 # Near misses listed in the trace past chunk_top_k.
@@ -129,12 +129,10 @@ async def _chunk_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings)
         vector_search(ctx.storage, "chunks", ctx.vectors["query"], k, p.cosine_threshold, ctx.trace,
                       route="ppr/chunks/dense", kind="chunk", query=ctx.question),
         lexical_hits(ctx, k if cfg.lexical_weight > 0 else 0, route="ppr/lexical"))
-    fused: dict[str, float] = {}
-    for ids, weight in (([h.id for h in dense], 1.0), ([c for c, _ in lexical], cfg.lexical_weight)):
-        for cid, w in zip(ids, _rank_weights(len(ids), cfg.chunk_rank_offset)):
-            fused[cid] = fused.get(cid, 0.0) + weight * float(w)
+    fused = rrf_fuse([[h.id for h in dense], [c for c, _ in lexical]], k=cfg.chunk_rank_offset - 1,
+                     weights=[1.0, cfg.lexical_weight])
     seeds: dict[int, float] = {}
-    for cid, w in sorted(fused.items(), key=lambda kv: -kv[1])[:k]:
+    for cid, w in fused[:k]:
         if cid in graph.chunk_index:
             seeds[graph.chunk_index[cid]] = w
         else:

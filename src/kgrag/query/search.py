@@ -45,15 +45,17 @@ async def vector_search(storage: Any, namespace: str, vector: np.ndarray, top_k:
     return kept
 
 
-def rrf_fuse(rankings: list[list[str]], k: int = 60) -> list[tuple[str, float]]:
+def rrf_fuse(rankings: list[list[str]], k: float = 60,
+             weights: list[float] | None = None) -> list[tuple[str, float]]:
     """Reciprocal-rank fusion of id rankings: (id, score), best first.
 
-    Ties keep the order in which ids were first seen.
+    An id at 0-based ``rank`` of ranking ``i`` gets ``weights[i] / (k + rank + 1)``
+    (weights default to 1). Ties keep the order in which ids were first seen.
     """
     scores: dict[str, float] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings)):
         for rank, item in enumerate(ranking):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank + 1)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank + 1)
     order = {item: i for i, item in enumerate(scores)}
     return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
