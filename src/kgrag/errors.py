@@ -10,7 +10,8 @@ visible::
     │   └── UnknownBackendError    a registry name nobody registered
     ├── LoaderError            a file could not be read or is not supported
     ├── StorageError           a storage backend failed
-    │   └── StoreCorruptError      on-disk state that cannot be trusted
+    │   ├── StoreCorruptError      on-disk state that cannot be trusted
+    │   └── WorkdirBusyError       another process is writing to the workdir
     ├── ModelError             a model (LLM / embedding / rerank) call failed
     │   ├── ModelTimeoutError
     │   ├── ModelRateLimitError    429s that outlived the retries
@@ -18,6 +19,7 @@ visible::
     │   ├── ModelRequestError      4xx other than 429: retrying will not help
     │   └── ModelResponseError     a response we could not use
     ├── ExtractionError        a chunk's extraction failed (fails its document)
+    ├── DocumentNotFoundError  a document id or path the index does not hold
     └── QueryError             a query could not be answered
 """
 
@@ -58,6 +60,10 @@ class StoreCorruptError(StorageError):
     """Stored state is damaged and cannot be used as it is."""
 
 
+class WorkdirBusyError(StorageError):
+    """Another writer holds the workdir and the caller chose not to wait."""
+
+
 class ModelError(KGRagError):
     """A call to an LLM, embedding or rerank service failed."""
 
@@ -84,6 +90,10 @@ class ModelResponseError(ModelError):
 
 class ExtractionError(KGRagError):
     """Extraction of a chunk failed; the chunk's document is marked failed."""
+
+
+class DocumentNotFoundError(KGRagError):
+    """A document id (or path pattern) names nothing in the index."""
 
 
 class QueryError(KGRagError):

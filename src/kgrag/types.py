@@ -101,3 +101,6 @@ class Extraction:
     entities: list[ExtractedEntity] = field(default_factory=list)
     relations: list[ExtractedRelation] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Why the chunk yielded no usable records (None: it extracted cleanly,
+    # possibly with warnings). The pipeline records it on the document.
+    error: str | None = None
