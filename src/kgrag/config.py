@@ -82,6 +82,7 @@ class Settings(BaseSettings):
     entity_types: list[str] = Field(default_factory=lambda: list(DEFAULT_ENTITY_TYPES), description="Entity types offered to the extractor.")
     language: str = Field("English", description="Language of descriptions, summaries and keywords.")
     max_gleaning: int = Field(1, ge=0, description="Extra 'anything missed?' passes per chunk.")
+    extract_max_reasks: int = Field(3, ge=0, description="Times an extraction or gleaning reply that is malformed (cut off, no completion marker, most rows unusable) is asked for again, with a note saying what was wrong; malformed replies are never cached.")
     max_extract_input_tokens: int = Field(20480, description="Skip gleaning when the conversation would exceed this many tokens.")
 
     # --- merging ----------------------------------------------------------

@@ -104,3 +104,83 @@ async def test_identical_concurrent_calls_share_one_request() -> None:
     assert len(provider.calls) == 1
     assert {r.text for r in results} == {"shared"}
     assert sum(r.cached for r in results) == 4
+
+
+def _good(result) -> bool:
+    return result.text.startswith("good")
+
+
+async def test_rejected_answer_is_returned_but_not_cached() -> None:
+    provider = ScriptedChat("bad", "good")
+    kv = MemoryKV()
+    service = _service(provider, kv)
+    first = await service.chat(msgs("q"), role="extract", accept=_good)
+    assert (first.text, first.cached) == ("bad", False) and not kv.data
+    second = await service.chat(msgs("q"), role="extract", accept=_good)
+    third = await service.chat(msgs("q"), role="extract", accept=_good)
+    assert (second.text, second.cached, third.text, third.cached) == ("good", False, "good", True)
+    assert [row["text"] for row in kv.data.values()] == ["good"]
+    snap = service.ledger.snapshot()["extract"]
+    assert (snap["calls"], snap["cache_hits"]) == (2, 1)
+
+
+async def test_cached_answer_the_judge_rejects_is_a_miss_and_is_replaced() -> None:
+    provider = ScriptedChat("bad from an old run", "good")
+    kv = MemoryKV()
+    service = _service(provider, kv)
+    await service.chat(msgs("q"), role="extract")  # no judge: cached as it is
+    again = await service.chat(msgs("q"), role="extract", accept=_good)
+    assert (again.text, again.cached, len(provider.calls)) == ("good", False, 2)
+    assert [row["text"] for row in kv.data.values()] == ["good"]
+    snap = service.ledger.snapshot()["extract"]
+    assert (snap["calls"], snap["cache_hits"]) == (2, 0)  # the rejected hit is no hit
+
+
+async def test_rejected_cache_entry_is_dropped_even_when_the_fresh_answer_is_bad() -> None:
+    provider = ScriptedChat("bad", "bad again")
+    kv = MemoryKV()
+    service = _service(provider, kv)
+    await service.chat(msgs("q"), role="extract")
+    result = await service.chat(msgs("q"), role="extract", accept=_good)
+    assert result.text == "bad again" and not kv.data
+
+
+async def test_judge_is_not_consulted_without_a_cache() -> None:
+    def never(result) -> bool:
+        raise AssertionError("called")
+
+    service = ChatService(ScriptedChat("x"), cache=None, limiter=PriorityLimiter(4),
+                          ledger=Ledger())
+    assert (await service.chat(msgs("q"), accept=never)).text == "x"
+
+
+async def test_concurrent_identical_calls_share_an_accepted_answer() -> None:
+    provider = ScriptedChat("good", delay=0.05)
+    kv = MemoryKV()
+    service = _service(provider, kv)
+    results = await asyncio.gather(*(service.chat(msgs("q"), accept=_good) for _ in range(4)))
+    assert len(provider.calls) == 1 and {r.text for r in results} == {"good"}
+    assert sum(r.cached for r in results) == 3 and len(kv.data) == 1
+    snap = service.ledger.snapshot()["answer"]
+    assert (snap["calls"], snap["cache_hits"]) == (1, 3)
+
+
+async def test_a_rejected_answer_is_not_shared_and_followers_ask_themselves() -> None:
+    provider = ScriptedChat("bad", "good", "good", delay=0.05)
+    kv = MemoryKV()
+    service = _service(provider, kv)
+    results = await asyncio.gather(*(service.chat(msgs("q"), accept=_good) for _ in range(3)))
+    assert [r.text for r in results] == ["bad", "good", "good"]
+    assert len(provider.calls) == 3 and not any(r.cached for r in results)
+    assert [row["text"] for row in kv.data.values()] == ["good"]
+    snap = service.ledger.snapshot()["answer"]
+    assert (snap["calls"], snap["cache_hits"]) == (3, 0)
+
+
+async def test_a_follower_applies_its_own_judge_to_the_shared_answer() -> None:
+    provider = ScriptedChat("bad", "good", delay=0.05)
+    service = _service(provider)
+    plain, judged = await asyncio.gather(service.chat(msgs("q")),
+                                         service.chat(msgs("q"), accept=_good))
+    assert (plain.text, judged.text, judged.cached) == ("bad", "good", False)
+    assert len(provider.calls) == 2

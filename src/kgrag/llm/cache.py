@@ -6,7 +6,9 @@ sha256 over a length-prefixed encoding of everything that shapes the
 answer: role, provider identity, messages, JSON mode, temperature,
 max_tokens and provider-specific options. Length prefixes make the encoding
 unambiguous (no two different requests concatenate to the same bytes).
-Truncated answers (``finish_reason == "length"``) are never stored.
+Truncated answers (``finish_reason == "length"``) are never stored, nor
+are answers the caller's judge rejects (see :mod:`kgrag.llm.service`),
+which also deletes a stored answer it rejects.
 """
 
 from __future__ import annotations
@@ -68,6 +70,10 @@ class LLMCache:
         await self.kv.upsert({key: {"text": result.text, "prompt_tokens": result.prompt_tokens,
                                     "completion_tokens": result.completion_tokens, "role": role}})
         return True
+
+    async def discard(self, key: str) -> None:
+        """Forget the answer under ``key`` (a caller rejected it)."""
+        await self.kv.delete([key])
 
 
 class MemoryKV:

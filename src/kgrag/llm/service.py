@@ -8,6 +8,14 @@ The cache answers repeated prompts for free; retry sleeps between attempts
 *outside* the limiter, so a backing-off call holds no slot; the limiter
 (one per process for chat, one for embeddings) serves urgent roles first;
 the ledger times and counts every real attempt.
+
+A caller may pass ``accept``, a judge of answers (the extractor rejects
+malformed records). A rejected answer is returned but never cached; a
+cached answer it rejects is dropped from the cache and asked for again.
+Identical concurrent requests share one call, and the shared answer
+counts as a cache hit, so sharing follows caching: only an answer the
+leading caller would cache is shared, and a follower whose own judge
+rejects it makes its own call.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from typing import Any, AsyncIterator, Sequence
+from typing import Any, AsyncIterator, Callable, Sequence
 
 from kgrag.errors import ModelTimeoutError
 from kgrag.llm.base import PRIORITY, ChatRequest, ChatResult, Role
@@ -25,7 +33,16 @@ from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.retry import RetryPolicy, call_with_retry
 
-__all__ = ["ChatService", "EmbeddingService", "RerankService"]
+__all__ = ["Accept", "ChatService", "EmbeddingService", "RerankService"]
+
+Accept = Callable[[ChatResult], bool]
+
+
+def _accepted(accept: Accept | None, result: ChatResult) -> bool:
+    """Whether ``result`` may be cached and shared: not truncated, and ``accept`` agrees."""
+    if result.finish_reason == "length":
+        return False
+    return accept is None or bool(accept(result))
 
 
 class ChatService:
@@ -51,40 +68,56 @@ class ChatService:
 
     async def chat(self, messages: Sequence[dict[str, str]], *, role: Role = "answer",
                    json_mode: bool = False, max_tokens: int | None = None,
-                   use_cache: bool = True) -> ChatResult:
-        """One answer. Identical concurrent requests share one call."""
+                   use_cache: bool = True, accept: Accept | None = None) -> ChatResult:
+        """One answer. Identical concurrent requests share one call.
+
+        ``accept`` judges answers: one it rejects is returned but not
+        cached, and a cached or shared one it rejects is not used (a
+        rejected cache entry is deleted). Without a cache it is not called.
+        """
         request = self._request(messages, role, json_mode, max_tokens)
         if self.cache is None or not use_cache:
             return await self._call(request)
         key = cache_key(self.identity, request)
-        hit = await self.cache.get(key)
+        hit = await self._cached(key, accept)
         if hit is not None:
             self.ledger.record_hit(role)
             return hit
         leader = self._inflight.get(key)
         if leader is not None:
             shared = await asyncio.shield(leader)
-            if shared is not None:
+            if shared is not None and _accepted(accept, shared):
                 self.ledger.record_hit(role)
                 return dataclasses.replace(shared, cached=True)
-        return await self._lead(key, request)
+        return await self._lead(key, request, accept)
 
-    async def _lead(self, key: str, request: ChatRequest) -> ChatResult:
-        """Make the call others with the same key wait for, then cache it."""
+    async def _cached(self, key: str, accept: Accept | None) -> ChatResult | None:
+        """The cached answer under ``key`` if ``accept`` takes it; a rejected one is deleted."""
+        if self.cache is None:
+            return None
+        hit = await self.cache.get(key)
+        if hit is not None and not _accepted(accept, hit):
+            await self.cache.discard(key)
+            return None
+        return hit
+
+    async def _lead(self, key: str, request: ChatRequest, accept: Accept | None) -> ChatResult:
+        """Make the call others with the same key wait for; cache it if accepted."""
         future: asyncio.Future[ChatResult | None] = asyncio.get_running_loop().create_future()
         self._inflight.setdefault(key, future)
-        result: ChatResult | None = None
+        shared: ChatResult | None = None
         try:
             result = await self._call(request)
-            if self.cache is not None:
-                await self.cache.put(key, result, request.role)
+            if _accepted(accept, result):
+                if self.cache is not None:
+                    await self.cache.put(key, result, request.role)
+                shared = result
             return result
         finally:
             if self._inflight.get(key) is future:
                 del self._inflight[key]
-            # Followers get None after a failure and make their own call.
-            ok = result is not None and result.finish_reason != "length"
-            future.set_result(result if ok else None)
+            # Followers get None after a failure or a rejected answer and make their own call.
+            future.set_result(shared)
 
     async def _call(self, request: ChatRequest) -> ChatResult:
         return await call_with_retry(self.retry, lambda: self._attempt(request))
