@@ -19,7 +19,7 @@ from typing import Any, Iterable
 
 from kgrag.config import Settings
 from kgrag.errors import ConfigError
-from kgrag.ingest.ids import doc_id
+from kgrag.ingest.ids import doc_id, source_doc_id
 from kgrag.ingest.loaders import load_paths
 from kgrag.pipeline.indexer import IndexDeps, Indexer
 from kgrag.pipeline.progress import ProgressSink
@@ -28,13 +28,18 @@ from kgrag.types import Document
 
 @dataclass
 class IndexReport:
-    """What one ``index`` / ``insert`` call did."""
+    """What one ``index`` / ``insert`` call did (lists of document ids)."""
 
-    documents: int = 0  # new documents accepted
+    documents: int = 0  # documents queued: new, updated, moved, requeued
+    new: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     load_errors: list[str] = field(default_factory=list)
     processed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str, str]] = field(default_factory=list)
+    warnings: dict[str, list[str]] = field(default_factory=dict)  # doc id -> chunk problems
     insert_s: float = 0.0
 
     @property
@@ -47,6 +52,7 @@ class KGRag:
         base = settings if settings is not None else Settings()
         self.settings = base.model_copy(update=overrides) if overrides else base
         self._opened = False
+        self.on_writer_wait: Any = None  # called with a message when another process writes
 
     # -- lifecycle ---------------------------------------------------------
     async def __aenter__(self) -> "KGRag":
@@ -129,36 +135,134 @@ class KGRag:
         await self.storage.set_meta("ledger", total)
 
     # -- indexing ----------------------------------------------------------
+    def writing(self):
+        """The workdir's writer lease (one writer process; calls in this process take turns)."""
+        return self.storage.writer(wait=self.settings.wait_for_writer,
+                                   on_wait=self.on_writer_wait)
+
     async def insert(self, texts: str | Iterable[str], file_paths: Iterable[str] | None = None,
-                     progress: ProgressSink | None = None) -> IndexReport:
-        """Index raw texts (one document each)."""
+                     progress: ProgressSink | None = None, *, ids: Iterable[str] | None = None,
+                     metadata: dict[str, Any] | None = None) -> IndexReport:
+        """Index raw texts, one document each.
+
+        ``ids`` are the documents' identities (a later text under the same id
+        supersedes the earlier one); without them a text is known by its
+        content. ``metadata`` is stored with every document of the call.
+        """
         texts = [texts] if isinstance(texts, str) else list(texts)
         paths = list(file_paths) if file_paths is not None else ["unknown_source"] * len(texts)
-        docs = [Document(id=doc_id(t), content=t, file_path=p) for t, p in zip(texts, paths)]
+        sources: list[str | None] = list(ids) if ids is not None else [None] * len(texts)
+        if not len(texts) == len(paths) == len(sources):
+            raise ConfigError("insert(): texts, file_paths and ids must have the same length")
+        docs = [Document(id=source_doc_id(src) if src else doc_id(t), content=t, file_path=p,
+                         source=src, metadata=dict(metadata or {}))
+                for t, p, src in zip(texts, paths, sources)]
         return await self.index_documents(docs, progress=progress)
 
-    async def index_paths(self, paths: Iterable[str | Path],
-                          progress: ProgressSink | None = None) -> IndexReport:
-        """Load files and folders (recursively) and index them."""
+    async def index_paths(self, paths: Iterable[str | Path], progress: ProgressSink | None = None,
+                          *, metadata: dict[str, Any] | None = None,
+                          replace: str | None = None) -> IndexReport:
+        """Load files and folders (recursively) and index them.
+
+        ``replace``: the id (or path) of a document the loaded file supersedes
+        although its source differs (exactly one file must be given).
+        """
         loaded = load_paths([str(p) for p in paths])
+        for doc in loaded.documents:
+            doc.metadata = dict(metadata or {})
+        if replace is not None:
+            await self._mark_replacement(loaded.documents, replace)
         report = await self.index_documents(loaded.documents, progress=progress)
         report.load_errors = [str(e) for e in loaded.errors]
         return report
 
+    async def _mark_replacement(self, docs: list[Document], replace: str) -> None:
+        from kgrag.lifecycle.documents import resolve
+
+        if len(docs) != 1:
+            raise ConfigError(f"--replace needs exactly one new file, got {len(docs)}")
+        docs[0].replaces = [r.id for r in await resolve(self.storage, [replace])]
+
     async def index_documents(self, docs: list[Document],
                               progress: ProgressSink | None = None) -> IndexReport:
         started = time.perf_counter()
-        queued = await self.indexer.enqueue(docs)
-        done = await self.indexer.process(progress=progress)
+        async with self.writing():
+            queued = await self.indexer.enqueue(docs)
+            done = await self.indexer.process(progress=progress)
         await self._save_ledger()
-        return IndexReport(documents=len(queued.new), duplicates=queued.duplicates,
-                           processed=done.processed, failed=done.failed,
-                           insert_s=time.perf_counter() - started)
+        report = IndexReport(
+            documents=len(queued.queued), new=queued.new, updated=queued.updated,
+            moved=queued.moved, unchanged=queued.unchanged, duplicates=queued.duplicates,
+            processed=done.processed, failed=done.failed, insert_s=time.perf_counter() - started)
+        report.warnings = await self._warnings(done.processed)
+        return report
+
+    async def _warnings(self, ids: list[str]) -> dict[str, list[str]]:
+        records = await self.storage.doc_status.get_many(ids)
+        return {i: r.warnings for i, r in records.items() if r.warnings}
 
     async def retry_failed(self, progress: ProgressSink | None = None) -> IndexReport:
-        """Retry failed documents and resume interrupted ones."""
+        """Retry failed documents and those with chunk warnings; resume interrupted ones."""
         started = time.perf_counter()
-        done = await self.indexer.process(retry_failed=True, progress=progress)
+        async with self.writing():
+            done = await self.indexer.process(retry_failed=True, progress=progress)
+        await self._save_ledger()
+        report = IndexReport(processed=done.processed, failed=done.failed,
+                             insert_s=time.perf_counter() - started)
+        report.warnings = await self._warnings(done.processed)
+        return report
+
+    # -- document lifecycle ---------------------------------------------------
+    async def delete(self, ids: Iterable[str] = (), *, paths: Iterable[str] = ()):
+        """Remove documents (by id, source or path glob) from every store."""
+        from kgrag.lifecycle import documents
+
+        async with self.writing():
+            records = await documents.resolve(self.storage, ids, paths)
+            stats = await documents.delete(self.indexer.applier, records)
+        await self._save_ledger()
+        return [r.id for r in records], stats
+
+    async def set_disabled(self, ids: Iterable[str] = (), disabled: bool = True, *,
+                           paths: Iterable[str] = ()) -> list[str]:
+        """Disable (or enable) documents: indexed, but not retrieved while disabled."""
+        from kgrag.lifecycle import documents
+
+        async with self.writing():
+            records = await documents.resolve(self.storage, ids, paths)
+            await documents.set_disabled(self.storage, records, disabled)
+        return [r.id for r in records]
+
+    async def documents(self, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
+        """A page of documents: id, path, status, chunks, updated time, metadata."""
+        from kgrag.lifecycle.documents import list_documents
+
+        return await list_documents(self.storage, offset, limit)
+
+    async def export(self, *, timestamps: bool = True) -> dict[str, Any]:
+        """The whole graph as canonical plain data (see :mod:`kgrag.lifecycle.export`)."""
+        from kgrag.lifecycle.export import export_graph
+
+        return await export_graph(self.storage, timestamps=timestamps)
+
+    async def check(self, *, repair: bool = False):
+        """Verify that every store agrees; ``repair`` first rebuilds vectors and lexical index."""
+        from kgrag.lifecycle import check, rebuild
+
+        if repair:
+            async with self.writing():
+                await rebuild.repair(self.storage, self.indexer._embed)
+        return await check.check(self.storage)
+
+    async def rebuild(self, progress: ProgressSink | None = None) -> IndexReport:
+        """Recompute the canonical graph from the stored (or cached) extractions."""
+        from kgrag.lifecycle import rebuild
+
+        started = time.perf_counter()
+        async with self.writing():
+            await rebuild.reset_graph(self.storage)
+            done = await self.indexer.process(progress=progress)
+            await rebuild.drop_unowned_facts(self.storage)
         await self._save_ledger()
         return IndexReport(processed=done.processed, failed=done.failed,
                            insert_s=time.perf_counter() - started)
@@ -199,10 +303,15 @@ class KGRag:
         docs = {s.value: [r.id for r in await ds.by_status(s)] for s in DocStatus}
         failed = [{"id": r.id, "file_path": r.file_path, "error": r.error}
                   for r in await ds.by_status(DocStatus.FAILED)]
+        processed = await ds.by_status(DocStatus.PROCESSED)
+        warnings = [{"id": r.id, "file_path": r.file_path, "warnings": r.warnings}
+                    for r in processed if r.warnings]
         return {
             "workdir": str(self.settings.workdir),
             "documents": {k: {"count": len(v), "ids": v} for k, v in docs.items()},
             "failed": failed,
+            "warnings": warnings,
+            "disabled": [r.id for r in processed if r.disabled],
             "graph": {
                 "documents": len(docs["processed"]),
                 "chunks": await self.storage.kv("text_chunks").count(),

@@ -85,6 +85,8 @@ class Settings(BaseSettings):
     extract_max_reasks: int = Field(3, ge=0, description="Times an extraction or gleaning reply that is malformed (cut off, no completion marker, most rows unusable) is asked for again, with a note saying what was wrong; malformed replies are never cached.")
     max_extract_input_tokens: int = Field(20480, description="Skip gleaning when the conversation would exceed this many tokens.")
 
+    max_failed_chunk_fraction: float = Field(0.5, ge=0, le=1, description="A document fails when more than this fraction of its chunks yield nothing usable; below it, it is processed with warnings.")
+
     # --- merging ----------------------------------------------------------
     force_llm_summary_on_merge: int = Field(8, ge=2, description="Summarise descriptions once an entity/relation has this many fragments.")
     summary_max_tokens: int = Field(1200, description="...or once its fragments add up to this many tokens.")
@@ -96,6 +98,7 @@ class Settings(BaseSettings):
     max_file_paths: int = Field(75, description="File paths kept on an entity or relation.")
 
     # --- pipeline ---------------------------------------------------------
+    wait_for_writer: bool = Field(True, description="When another process is writing to the workdir, wait for it (True) or fail at once with an error (False).")
     max_parallel_insert: int = Field(16, ge=1, description="Documents being extracted at once (they merge in enqueue order).")
 
     # --- query ------------------------------------------------------------

@@ -25,9 +25,17 @@ class DocStatus(str, enum.Enum):
 class Document:
     """A document as loaded from a file or given by the caller."""
 
-    id: str  # "doc-" + md5(content)
+    id: str  # "doc-" + md5(source), or md5(content) for a text without a source
     content: str
     file_path: str = "unknown_source"
+    source: str | None = None  # canonical absolute path, or an id the caller gave
+    metadata: dict[str, Any] = field(default_factory=dict)
+    replaces: list[str] = field(default_factory=list)  # ids this document supersedes
+
+    @property
+    def sort_key(self) -> str:
+        """Where the document's fragments go in canonical order."""
+        return self.source or self.id
 
 
 @dataclass(slots=True)
@@ -52,11 +60,17 @@ class DocRecord:
     file_path: str
     content_length: int
     content_summary: str
-    enqueue_seq: int = 0  # merge order: documents merge in enqueue order
+    enqueue_seq: int = 0  # processing order (the graph does not depend on it)
     chunk_ids: list[str] = field(default_factory=list)
     error: str | None = None
     created_at: float = 0.0
     updated_at: float = 0.0
+    source: str | None = None  # identity: canonical path or caller's id
+    content_hash: str = ""  # md5 of the content: says whether it changed
+    metadata: dict[str, Any] = field(default_factory=dict)
+    disabled: bool = False  # indexed, but never retrieved
+    warnings: list[str] = field(default_factory=list)  # chunk problems (chunk id: reason)
+    replaces: list[str] = field(default_factory=list)  # ids to retract when this one commits
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -65,7 +79,8 @@ class DocRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "DocRecord":
-        d = dict(d)
+        known = cls.__dataclass_fields__  # records of older versions lack new fields
+        d = {k: v for k, v in d.items() if k in known}
         d["status"] = DocStatus(d["status"])
         return cls(**d)
 

@@ -42,7 +42,8 @@ def test_index_json_status_and_query(tmp_path):
 
     again = kgrag("index", "--json", "--workdir", work, str(docs))
     assert json.loads(again.stdout.strip().splitlines()[-1])["llm_calls"] == 0
-    assert "same content" in again.stderr
+    assert json.loads(again.stdout.strip().splitlines()[-1])["unchanged"] == 3
+    assert "duplicate" not in again.stderr  # unchanged files are skipped quietly
 
     questions = tmp_path / "q.txt"
     questions.write_text("Who is Scrooge?\n\nWhat is Christmas about?\n")

@@ -24,17 +24,41 @@ def chat_totals(snapshot: dict) -> dict:
             for f in ("calls", "cache_hits", "prompt_tokens", "completion_tokens")}
 
 
+def parse_meta(pairs: list[str]) -> dict[str, str]:
+    """``KEY=VALUE`` strings as a dict; a malformed one is a usage error."""
+    from kgrag.errors import ConfigError
+
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--meta expects KEY=VALUE, got {pair!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def waiting_message(message: str) -> None:
+    print(f"kgrag: {message}", file=sys.stderr, flush=True)
+
+
 async def run(args: argparse.Namespace, settings) -> int:
     async with KGRag(settings) as rag:
+        rag.on_writer_wait = waiting_message
         if args.command == "status":
             return _print_status(await rag.status(), args.json)
         if args.command == "index":
-            report = await rag.index_paths(args.paths, progress=_progress(rag, args))
+            report = await rag.index_paths(args.paths, progress=_progress(rag, args),
+                                           metadata=parse_meta(args.meta), replace=args.replace)
         else:
             report = await rag.retry_failed(progress=_progress(rag, args))
         summary = await _summary(rag, report)
     _print_report(report, summary, args.json)
-    return 0 if not report.failed else 1
+    if report.failed:
+        return 1
+    if args.command == "index" and report.load_errors and not (
+            report.documents or report.unchanged):
+        return 1  # nothing could be read
+    return 0
 
 
 async def _summary(rag: KGRag, report: IndexReport) -> dict:
@@ -43,6 +67,8 @@ async def _summary(rag: KGRag, report: IndexReport) -> dict:
     return {
         "documents": report.documents, "processed": len(report.processed),
         "failed": len(report.failed), "duplicates": len(report.duplicates),
+        "new": len(report.new), "updated": len(report.updated), "moved": len(report.moved),
+        "unchanged": len(report.unchanged), "with_warnings": len(report.warnings),
         "chunks": status["graph"]["chunks"], "entities": status["graph"]["entities"],
         "relations": status["graph"]["relations"],
         "llm_calls": totals["calls"], "prompt_tokens": totals["prompt_tokens"],
@@ -58,9 +84,15 @@ def _print_report(report: IndexReport, summary: dict, as_json: bool) -> None:
         print(f"kgrag: duplicate {message}", file=sys.stderr)
     for doc, path, error in report.failed:
         print(f"kgrag: failed {path} ({doc}): {error}", file=sys.stderr)
+    for doc, warnings in report.warnings.items():
+        print(f"kgrag: {doc} indexed with {len(warnings)} warning(s); first: {warnings[0]}",
+              file=sys.stderr)
     if as_json:
         print(json.dumps(summary))
         return
+    kinds = [f"{summary[k]} {k}" for k in ("new", "updated", "moved", "unchanged") if summary[k]]
+    if kinds:
+        print(", ".join(kinds))
     print(f"indexed {summary['processed']} document(s) in {summary['insert_s']:.1f} s: "
           f"{summary['chunks']} chunks, {summary['entities']} entities, "
           f"{summary['relations']} relations in the graph; "
@@ -79,6 +111,11 @@ def _print_status(status: dict, as_json: bool) -> int:
         print(f"  {name:<10} {info['count']}")
     for f in status["failed"]:
         print(f"    failed {f['file_path']} ({f['id']}): {f['error']}")
+    for w in status.get("warnings", []):
+        print(f"    warnings {w['file_path']} ({w['id']}): {len(w['warnings'])}; "
+              f"first: {w['warnings'][0]}")
+    if status.get("disabled"):
+        print(f"  disabled   {len(status['disabled'])}")
     print(f"graph: {g['documents']} documents, {g['chunks']} chunks, "
           f"{g['entities']} entities, {g['relations']} relations; "
           f"built by: {', '.join(g['built_by']) or 'nothing yet'}")

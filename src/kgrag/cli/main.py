@@ -1,9 +1,15 @@
 """The ``kgrag`` command line.
 
-    kgrag index  [--workdir W] [--json] PATH...
-    kgrag status [--workdir W] [--json]
-    kgrag retry  [--workdir W] [--json]
-    kgrag query  [--workdir W] [--mode M] [...] QUESTION
+    kgrag index   [--workdir W] [--json] [--meta K=V] [--replace OLD] PATH...
+    kgrag status  [--workdir W] [--json]
+    kgrag retry   [--workdir W] [--json]
+    kgrag delete  [--workdir W] DOC_ID... | --path GLOB
+    kgrag disable / enable [--workdir W] DOC_ID... | --path GLOB
+    kgrag docs    [--workdir W] [--json] [--offset N] [--limit N]
+    kgrag check   [--workdir W] [--repair]
+    kgrag export  [--workdir W] --output PATH [--no-timestamps]
+    kgrag rebuild [--workdir W]
+    kgrag query   [--workdir W] [--mode M] [...] QUESTION
 
 Settings come from ``KGRAG_*`` variables (and ``.env``), read once here;
 ``--workdir`` overrides ``KGRAG_WORKDIR``. Progress goes to stderr, results
@@ -25,8 +31,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON line instead of text")
 
 
+def _writer(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-wait", action="store_true",
+                   help="fail at once if another process is writing to the workdir")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from kgrag.cli import query_cmd
+    from kgrag.cli import docs_cmd, query_cmd
 
     parser = argparse.ArgumentParser(
         prog="kgrag", description="Graph-based retrieval-augmented generation.")
@@ -35,15 +47,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", help="index files and folders (.txt .md .pdf .docx .html)")
     _common(p)
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE",
+                   help="metadata stored with every document of this run (repeatable)")
+    p.add_argument("--replace", metavar="OLD_ID",
+                   help="the one new file supersedes this document (id or path)")
+    _writer(p)
 
     p = sub.add_parser("status", help="documents by status, graph size, LLM cost")
     _common(p)
 
     p = sub.add_parser("retry", help="retry failed documents and resume interrupted ones")
     _common(p)
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    _writer(p)
 
+    docs_cmd.add_parsers(sub, _common, _writer)
     query_cmd.add_parser(sub, _common)
     return parser
 
@@ -52,9 +69,12 @@ def load_settings(args: argparse.Namespace):
     from kgrag.config import Settings
 
     settings = Settings()
+    update: dict = {}
     if getattr(args, "workdir", None):
-        settings = settings.model_copy(update={"workdir": args.workdir})
-    return settings
+        update["workdir"] = args.workdir
+    if getattr(args, "no_wait", False):
+        update["wait_for_writer"] = False
+    return settings.model_copy(update=update) if update else settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -64,6 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ("index", "retry", "status"):
             from kgrag.cli import index_cmd
             return asyncio.run(index_cmd.run(args, settings))
+        if args.command != "query":
+            from kgrag.cli import docs_cmd
+            return asyncio.run(docs_cmd.run(args, settings))
         from kgrag.cli import query_cmd
         return asyncio.run(query_cmd.run(args, settings))
     except KGRagError as exc:

@@ -7,12 +7,21 @@ fragments each), summarises the groups concurrently and repeats over the
 partial summaries until one call suffices. No call ever carries more than
 ``summary_context_size`` tokens: fragments too long to pair are truncated.
 
+:func:`summarize_buckets` is what the pipeline uses: fragments that fit one
+call are summarised in one call; more are spread over a fixed number of
+buckets by a hash of their text (a power of two, so it changes only when
+the fragments double), each bucket is summarised and the bucket summaries
+reduced. The result depends on the fragment list only, and since every
+call is cached by its prompt, adding or removing one fragment re-asks only
+its bucket and the reduction: about two calls however popular the entity.
+
 :func:`apply_summaries` runs every summary a list of merge plans needs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -180,6 +189,48 @@ async def summarize(name: str | tuple[str, str], fragments: Sequence[str], *, ch
         items = await _reduce_round(job, items, budget)
 
 
+def bucket_of(fragment: str, buckets: int) -> int:
+    """The bucket ``fragment`` falls in (stable across runs and machines)."""
+    digest = hashlib.md5(fragment.encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:4], "big") % buckets
+
+
+def bucket_count(total_cost: int, budget: int) -> int:
+    """Buckets for fragments costing ``total_cost``: a power of two, each about half a call."""
+    n = 2
+    while total_cost > n * (budget // 2):
+        n *= 2
+    return n
+
+
+async def summarize_buckets(name: str | tuple[str, str], fragments: Sequence[str], *,
+                            chat: Chat, policy: MergePolicy, tokenizer: Tokenizer | None = None,
+                            language: str = "English", kind: Kind = "entity") -> str:
+    """One description of ``fragments``: one call when they fit, else bucketed."""
+    tok = tokenizer or policy.tokenizer
+    job = _Job(name, kind, language, policy, tok, chat)
+    budget = job.budget()
+    items = [x for x in fragments if x.strip()]
+    total = sum(job.cost(x) for x in items)
+    if total <= budget:
+        return await summarize(name, items, chat=chat, tokenizer=tok, policy=policy,
+                               language=language, kind=kind)
+    n = bucket_count(total, budget)
+    buckets: list[list[str]] = [[] for _ in range(n)]
+    for frag in items:  # canonical order is kept inside each bucket
+        buckets[bucket_of(frag, n)].append(frag)
+
+    async def one(bucket: list[str]) -> str:
+        if len(bucket) == 1:
+            return bucket[0]
+        return await summarize(name, bucket, chat=chat, tokenizer=tok, policy=policy,
+                               language=language, kind=kind)
+
+    parts = await asyncio.gather(*(one(b) for b in buckets if b))
+    return await summarize(name, list(parts), chat=chat, tokenizer=tok, policy=policy,
+                           language=language, kind=kind)
+
+
 async def apply_summaries(plans: Sequence[MergePlan], chat: Chat | None, *,
                           policy: MergePolicy, language: str = "English",
                           tokenizer: Tokenizer | None = None) -> int:
@@ -199,8 +250,8 @@ async def apply_summaries(plans: Sequence[MergePlan], chat: Chat | None, *,
             text = truncate_tokens(tok, SEP.join(frags), policy.summary_max_tokens)
         else:
             subject = plan.key if plan.kind == "relation" else plan.label
-            text = await summarize(subject, frags, chat=chat, tokenizer=tok,
-                                   policy=policy, language=language, kind=plan.kind)
+            text = await summarize_buckets(subject, frags, chat=chat, tokenizer=tok,
+                                           policy=policy, language=language, kind=plan.kind)
         plan.data["description"] = text
         plan.needs_summary = None
         plan.changed = True

@@ -3,7 +3,8 @@
 Ids are md5 hex digests behind a short prefix, so the same content always
 gets the same id across runs and machines:
 
-* ``doc-``   + md5(document text)
+* ``doc-``   + md5("source:" + source) for a document with a source (a
+  file's canonical path, or an id the caller gave), else md5(its text)
 * ``chunk-`` + md5(chunk text)
 * ``ent-``   + md5(entity name)
 * ``rel-``   + md5(a + "\\x1f" + b) where ``(a, b)`` is the sorted name pair,
@@ -26,6 +27,16 @@ def _md5(text: str) -> str:
 def doc_id(content: str) -> str:
     """Id of a document: ``doc-`` + md5 of its text."""
     return "doc-" + _md5(content)
+
+
+def content_hash(content: str) -> str:
+    """md5 of a document's text: tells whether a source's content changed."""
+    return _md5(content)
+
+
+def source_doc_id(source: str) -> str:
+    """Id of a document known by its source (a canonical path or a caller's id)."""
+    return "doc-" + _md5("source:" + source)
 
 
 def chunk_id(content: str) -> str:

@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.html_text import html_to_text
-from kgrag.ingest.ids import doc_id
+from kgrag.ingest.ids import source_doc_id
 from kgrag.types import Document
 
 TEXT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".rst", ".log")
@@ -154,7 +154,8 @@ def load_file(path: str | os.PathLike[str]) -> Document:
     content = loader(p)
     if not content.strip():
         raise LoaderError(name, "the file contains no text")
-    return Document(id=doc_id(content), content=content, file_path=name)
+    source = str(p.resolve())
+    return Document(id=source_doc_id(source), content=content, file_path=source, source=source)
 
 
 def iter_files(path: str | os.PathLike[str]) -> Iterable[str]:

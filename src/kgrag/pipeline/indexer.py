@@ -2,18 +2,23 @@
 
 Flow for one run (see docs/architecture.md for the picture):
 
-1. ``enqueue``: new documents get a ``pending`` status record, an
-   ``enqueue_seq`` and their full text, in one transaction. Content already
-   known (same content hash) is skipped and reported as a duplicate.
+1. ``enqueue`` (:mod:`kgrag.pipeline.enqueue`): new, updated and moved
+   documents get a ``pending`` record and their text; unchanged ones are
+   skipped.
 2. ``process``: interrupted documents (``processing`` after a crash) go
-   back to pending; pending documents start in ``enqueue_seq`` order, at
-   most ``max_parallel_insert`` at once. Each is chunked, each chunk
-   extracted (LLM calls share one process-wide limit), then the document
-   waits for its turn and merges into the graph; the whole merge
-   (chunks, vectors, graph, status) commits in one transaction.
+   back to pending; pending documents are prepared concurrently (at most
+   ``max_parallel_insert`` at once): chunked, and every chunk that is not
+   already live in the index extracted and embedded (LLM calls share one
+   process-wide limit). Then each commits in turn through
+   :class:`~kgrag.pipeline.changes.ChangeApplier`, which retracts the
+   document's previous version and recomputes every touched node and edge
+   from its supporting chunks, in one transaction.
 
 A failing chunk fails its document (status ``failed`` with the error),
-never the batch. ``process(retry_failed=True)`` retries failed ones.
+never the batch; a chunk whose reply stayed unusable is recorded in the
+document's ``warnings``, and above ``max_failed_chunk_fraction`` of them
+the document fails. ``process(retry_failed=True)`` retries failed
+documents and documents with chunk warnings.
 """
 
 from __future__ import annotations
@@ -23,10 +28,20 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kgrag.pipeline.merging import DocumentMerger
+import numpy as np
+
+from kgrag.errors import ExtractionError
+from kgrag.graph.policy import MergePolicy
+from kgrag.ingest.chunking import make_chunks_for_settings
+from kgrag.pipeline.changes import Change, ChangeApplier, NewVersion
+from kgrag.pipeline.enqueue import EnqueueReport, Enqueuer
+from kgrag.pipeline.facts import FACTS, FULL_DOCS
 from kgrag.pipeline.progress import NullProgress, ProgressSink
 from kgrag.pipeline.turnstile import Turnstile
+from kgrag.pipeline.vectors import GraphVectors
 from kgrag.types import Chunk, DocRecord, DocStatus, Document, Extraction
+
+__all__ = ["EnqueueReport", "IndexDeps", "Indexer", "ProcessReport"]
 
 
 class Extractor(Protocol):
@@ -47,66 +62,36 @@ class IndexDeps:
 
 
 @dataclass
-class EnqueueReport:
-    new: list[str] = field(default_factory=list)
-    duplicates: list[str] = field(default_factory=list)  # human-readable messages
-
-
-@dataclass
 class ProcessReport:
     processed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str, str]] = field(default_factory=list)  # (doc id, file, error)
     seconds: float = 0.0
 
 
-def _summary(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat[:252] + "..." if len(flat) > 255 else flat
-
-
 class Indexer:
     def __init__(self, deps: IndexDeps):
         self.deps = deps
         self.storage = deps.storage
-        self._merger = DocumentMerger(deps)
+        self._enqueuer = Enqueuer(deps.storage)
+        self.applier = ChangeApplier(
+            deps.storage, policy=MergePolicy.from_settings(deps.settings, tokenizer=deps.tokenizer),
+            chat=deps.chat, language=deps.settings.language, extractor_kind=deps.extractor_kind,
+            extract=deps.extractor.extract, embed=self._embed,
+            vectors=GraphVectors(deps.storage, self._embed))
 
-    # -- enqueue -----------------------------------------------------------
+    async def _embed(self, texts: list[str]) -> np.ndarray:
+        return await self.deps.embed.embed(texts, kind="document")
+
     async def enqueue(self, docs: list[Document]) -> EnqueueReport:
-        report, fresh, seen = EnqueueReport(), [], {}
-        known = await self.storage.doc_status.get_many([d.id for d in docs])
-        for doc in docs:
-            first = known[doc.id].file_path if doc.id in known else seen.get(doc.id)
-            if first is not None:
-                report.duplicates.append(
-                    f"{doc.file_path}: same content as {first} ({doc.id}); skipped")
-                continue
-            seen[doc.id] = doc.file_path
-            fresh.append(doc)
-        if not fresh:
-            return report
-        seq, now = await self.storage.doc_status.next_seq(), time.time()
-        records = [
-            DocRecord(id=d.id, status=DocStatus.PENDING, file_path=d.file_path,
-                      content_length=len(d.content), content_summary=_summary(d.content),
-                      enqueue_seq=seq + i, created_at=now, updated_at=now)
-            for i, d in enumerate(fresh)
-        ]
-        async with self.storage.transaction():
-            await self.storage.kv("full_docs").upsert(
-                {d.id: {"content": d.content, "file_path": d.file_path} for d in fresh})
-            await self.storage.doc_status.upsert(records)
-        report.new = [d.id for d in fresh]
-        return report
+        """Queue the new, updated and moved documents of ``docs``."""
+        return await self._enqueuer.enqueue(docs)
 
     # -- process -----------------------------------------------------------
     async def process(self, *, retry_failed: bool = False,
                       progress: ProgressSink | None = None) -> ProcessReport:
         progress = progress or NullProgress()
         started = time.perf_counter()
-        statuses = [DocStatus.PENDING, DocStatus.PROCESSING]
-        if retry_failed:
-            statuses.append(DocStatus.FAILED)
-        todo = await self.storage.doc_status.by_status(*statuses)
+        todo = await self._todo(retry_failed)
         report = ProcessReport()
         progress.start(len(todo))
         try:
@@ -116,12 +101,22 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
+    async def _todo(self, retry_failed: bool) -> list[DocRecord]:
+        ds = self.storage.doc_status
+        todo = await ds.by_status(DocStatus.PENDING, DocStatus.PROCESSING)
+        if retry_failed:
+            todo += await ds.by_status(DocStatus.FAILED)
+            todo += [r for r in await ds.by_status(DocStatus.PROCESSED) if r.warnings]
+        return sorted(todo, key=lambda r: (r.enqueue_seq, r.id))
+
     async def _run(self, todo: list[DocRecord], report: ProcessReport,
                    progress: ProgressSink) -> None:
         # Two limits: documents being extracted, and documents in flight
-        # (extracted, waiting for their turn to merge). A finished extraction
-        # frees its slot at once, so a slow merge never leaves the LLM idle;
-        # the larger in-flight limit bounds memory.
+        # (extracted, waiting for their turn to commit). A finished extraction
+        # frees its slot at once, so a slow commit never leaves the LLM idle;
+        # the larger in-flight limit bounds memory. Commits take turns (the
+        # graph does not depend on their order, but each reads what the
+        # previous one wrote).
         gate = Turnstile(len(todo))
         width = self.deps.settings.max_parallel_insert
         extracting, in_flight = asyncio.Semaphore(width), asyncio.Semaphore(4 * width)
@@ -137,16 +132,17 @@ class Indexer:
     async def _one(self, record: DocRecord, index: int, gate: Turnstile,
                    extracting: asyncio.Semaphore, report: ProcessReport,
                    progress: ProgressSink) -> None:
-        prepared, error = None, None
+        version, error = None, None
         try:
             async with extracting:
-                prepared = await self._prepare(record, progress)
+                version = await self._prepare(record, progress)
         except Exception as exc:  # noqa: BLE001 - one document never fails the batch
             error = exc
         async with gate.turn(index):
-            if error is None:
+            if error is None and version is not None:
+                retract, record.replaces = [record.id, *record.replaces], []
                 try:
-                    await self._merger.commit(record, prepared)
+                    await self.applier.apply(Change(add=[version], remove=retract))
                 except Exception as exc:  # noqa: BLE001
                     error = exc
             if error is not None:
@@ -156,32 +152,65 @@ class Indexer:
                 report.processed.append(record.id)
         progress.document_done(error is None)
 
-    async def _prepare(self, record: DocRecord, progress: ProgressSink):
-        stored = await self.storage.kv("full_docs").get(record.id)
+    async def _prepare(self, record: DocRecord, progress: ProgressSink) -> NewVersion:
+        """Chunk the document; extract and embed the chunks the index does not hold yet."""
+        stored = await self.storage.kv(FULL_DOCS).get(record.id)
         if stored is None:
             raise RuntimeError(f"document text missing from the store ({record.id})")
         doc = Document(id=record.id, content=stored["content"], file_path=stored["file_path"])
-        chunks = self._merger.chunk(doc)
+        chunks = list({c.id: c for c in reversed(make_chunks_for_settings(
+            doc, self.deps.settings, self.deps.tokenizer))}.values())[::-1]
         progress.chunks_found(len(chunks))
         record.status, record.updated_at = DocStatus.PROCESSING, time.time()
         record.chunk_ids, record.error = [c.id for c in chunks], None
         await self.storage.doc_status.upsert([record])
+        todo, embed = await self._not_stored(chunks)
+        extractions, vectors = await asyncio.gather(
+            _gather_all([self._extract(c, progress) for c in todo]),
+            self._embed([c.content for c in embed]) if embed else _no_vectors())
+        version = NewVersion(record, record.source or record.id, chunks,
+                             dict(zip([c.id for c in todo], extractions)),
+                             dict(zip([c.id for c in embed], vectors)))
+        self._judge(record, chunks, version.extractions)
+        return version
 
-        async def extract(chunk: Chunk) -> Extraction:
-            result = await self.deps.extractor.extract(chunk)
-            progress.chunk_extracted(len(result.entities), len(result.relations))
-            return result
+    async def _not_stored(self, chunks: list[Chunk]) -> tuple[list[Chunk], list[Chunk]]:
+        """Chunks needing extraction (not live, or stored with an error) and embedding."""
+        ids = [c.id for c in chunks]
+        facts = await self.storage.kv(FACTS).get_many(ids)
+        kind = self.deps.extractor_kind
+        todo = [c for c, f in zip(chunks, facts)
+                if f is None or f.get("error") or f.get("extractor", kind) != kind]
+        have = await self.storage.vectors("chunks").get_metas(ids)
+        return todo, [c for c in chunks if c.id not in have]
 
-        extractions, chunk_vectors = await asyncio.gather(
-            _gather_all([extract(c) for c in chunks]),
-            self.deps.embed.embed([c.content for c in chunks], kind="document"),
-        )
-        return chunks, extractions, chunk_vectors
+    async def _extract(self, chunk: Chunk, progress: ProgressSink) -> Extraction:
+        result = await self.deps.extractor.extract(chunk)
+        progress.chunk_extracted(len(result.entities), len(result.relations))
+        return result
+
+    def _judge(self, record: DocRecord, chunks: list[Chunk],
+               extractions: dict[str, Extraction]) -> None:
+        """Record chunk problems on the document; fail it above the allowed fraction."""
+        failed = [(cid, ex.error) for cid, ex in extractions.items() if ex.error]
+        record.warnings = [f"{cid}: {reason}" for cid, reason in failed]
+        record.warnings += [f"{cid}: {w}" for cid, ex in extractions.items()
+                            if not ex.error for w in ex.warnings if "recovered" in w or "malformed" in w]
+        limit = self.deps.settings.max_failed_chunk_fraction
+        if chunks and failed and len(failed) / len(chunks) > limit:
+            raise ExtractionError(
+                f"{len(failed)} of {len(chunks)} chunks yielded nothing usable "
+                f"(more than {limit:.0%}); first: {failed[0][0]}: {failed[0][1]}")
+        record.status, record.error, record.updated_at = DocStatus.PROCESSED, None, time.time()
 
     async def _fail(self, record: DocRecord, error: BaseException) -> None:
         record.status, record.error = DocStatus.FAILED, _describe(error)
         record.updated_at = time.time()
         await self.storage.doc_status.upsert([record])
+
+
+async def _no_vectors() -> np.ndarray:
+    return np.zeros((0, 0), dtype=np.float32)
 
 
 async def _gather_all(coros: list) -> list:

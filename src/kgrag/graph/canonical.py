@@ -1,0 +1,167 @@
+"""The graph as a function of the live chunks: recompute a node or edge from scratch.
+
+Every live chunk carries its extraction (:class:`ChunkFacts`) and its place
+in the canonical order: the sort key of the document that owns it (its
+source path, or id) and its position there. A node or edge is never
+"the stored value plus the newcomer": it is merged from *all* fragments of
+the chunks that support it, taken in canonical order, so the result depends
+on the set of live documents only, not on the order they arrived in,
+retries, supersedes, deletes or concurrent writers.
+
+:func:`plan_keys` does that for a set of touched keys. The description is
+the joined fragments, or a summary of them (see
+:func:`kgrag.graph.summary.apply_summaries`, which summarises in fixed
+buckets so one changed fragment costs about two calls). A stored
+description is kept as it is when the fragments it was made from are
+unchanged (``fragments_digest``), so touching a key costs no summary call
+unless its fragments really changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgrag.graph import fields as f
+from kgrag.graph.batch import BatchPlan
+from kgrag.graph.merge import MergePlan, merge_entity, merge_relation, placeholder_entity
+from kgrag.graph.policy import MergePolicy
+from kgrag.storage.base import edge_key
+from kgrag.types import ExtractedEntity, ExtractedRelation
+
+Pair = tuple[str, str]
+
+
+@dataclass(slots=True)
+class ChunkFacts:
+    """One live chunk: its extraction and where it goes in canonical order."""
+
+    chunk_id: str
+    sort: tuple[str, int]  # (owning document's sort key, chunk position)
+    file_paths: list[str]  # every owning document's file path, sorted
+    extractor: str = "llm"
+    entities: list[ExtractedEntity] = field(default_factory=list)
+    relations: list[ExtractedRelation] = field(default_factory=list)
+
+    @property
+    def order(self) -> tuple[str, int, str]:
+        return (*self.sort, self.chunk_id)
+
+    def entity_names(self) -> set[str]:
+        """Names this chunk supports: its entities and its relations' endpoints."""
+        names = {e.name for e in self.entities if e.name}
+        for r in self.relations:
+            if _valid(r):
+                names.update((r.source, r.target))
+        return names
+
+    def edge_keys(self) -> set[Pair]:
+        return {edge_key(r.source, r.target) for r in self.relations if _valid(r)}
+
+
+def _valid(r: ExtractedRelation) -> bool:
+    return bool(r.source and r.target and r.source != r.target)
+
+
+def fragments_digest(fragments: Sequence[str]) -> str:
+    """A digest of an ordered fragment list (what a summary was made from)."""
+    h = hashlib.sha256()
+    for frag in fragments:
+        data = frag.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "big"))
+        h.update(data)
+    return h.hexdigest()[:32]
+
+
+def _canonical(facts: Iterable[ChunkFacts]) -> list[ChunkFacts]:
+    return sorted(facts, key=lambda c: c.order)
+
+
+def _paths_of(source_ids: Sequence[str], facts: Mapping[str, ChunkFacts],
+              policy: MergePolicy) -> list[str]:
+    """File paths of the admitted chunks, in canonical order, capped."""
+    paths = f.dedup(p for cid in source_ids if cid in facts for p in facts[cid].file_paths)
+    return f.cap(paths, policy.max_file_paths, policy.keep)
+
+
+def _settle(plan: MergePlan, existing: dict[str, Any] | None,
+            facts: Mapping[str, ChunkFacts], policy: MergePolicy) -> MergePlan:
+    """Canonical file paths, kept creation time, reused summary, ``changed``."""
+    old = existing or {}
+    plan.data["file_paths"] = _paths_of(plan.data["source_ids"], facts, policy)
+    if "created_at" in old:
+        plan.data["created_at"] = old["created_at"]
+    if plan.needs_summary is not None:
+        digest = fragments_digest(plan.needs_summary)
+        plan.data["fragments_digest"] = digest
+        if old.get("fragments_digest") == digest and old.get("description"):
+            plan.data["description"] = old["description"]
+            plan.needs_summary = None
+    plan.changed = plan.data != existing
+    return plan
+
+
+def plan_entity(name: str, support: Sequence[ChunkFacts], existing: dict[str, Any] | None,
+                policy: MergePolicy, now: float) -> MergePlan | None:
+    """The node ``name`` from its supporting chunks; ``None``: it no longer exists."""
+    chunks = _canonical(support)
+    extractor = chunks[0].extractor if chunks else "llm"
+    rows = [e for c in chunks for e in c.entities if e.name == name]
+    if rows:
+        plan = merge_entity(name, None, rows, policy, now, extractor)
+    else:
+        rels = [r for c in chunks for r in c.relations if _valid(r) and name in (r.source, r.target)]
+        if not rels:
+            return None
+        plan = placeholder_entity(name, rels, policy, now, extractor)
+    return _settle(plan, existing, {c.chunk_id: c for c in chunks}, policy)
+
+
+def plan_relation(key: Pair, support: Sequence[ChunkFacts], existing: dict[str, Any] | None,
+                  policy: MergePolicy, now: float) -> MergePlan | None:
+    """The edge ``key`` from its supporting chunks; ``None``: it no longer exists."""
+    chunks = _canonical(support)
+    rows = [r for c in chunks for r in c.relations
+            if _valid(r) and edge_key(r.source, r.target) == key]
+    if not rows:
+        return None
+    plan = merge_relation(key, None, rows, policy, now, chunks[0].extractor)
+    return _settle(plan, existing, {c.chunk_id: c for c in chunks}, policy)
+
+
+@dataclass(slots=True)
+class KeyPlans:
+    """What to write for a set of touched keys: plans, and keys to delete."""
+
+    plan: BatchPlan
+    dead_nodes: list[str]
+    dead_edges: list[Pair]
+
+
+def plan_keys(names: Iterable[str], pairs: Iterable[Pair],
+              support: Mapping[str | Pair, Sequence[str]], facts: Mapping[str, ChunkFacts],
+              existing_nodes: Mapping[str, dict[str, Any]],
+              existing_edges: Mapping[Pair, dict[str, Any]],
+              policy: MergePolicy, now: float) -> KeyPlans:
+    """Recompute every touched node and edge from its supporting chunks."""
+    nodes: dict[str, MergePlan] = {}
+    edges: dict[Pair, MergePlan] = {}
+    dead_nodes: list[str] = []
+    dead_edges: list[Pair] = []
+    for name in sorted(set(names)):
+        chunks = [facts[c] for c in support.get(name, ()) if c in facts]
+        plan = plan_entity(name, chunks, existing_nodes.get(name), policy, now)
+        if plan is None:
+            dead_nodes.append(name)
+        else:
+            nodes[name] = plan
+    for key in sorted(set(pairs)):
+        chunks = [facts[c] for c in support.get(key, ()) if c in facts]
+        plan = plan_relation(key, chunks, existing_edges.get(key), policy, now)
+        if plan is None:
+            dead_edges.append(key)
+        else:
+            edges[key] = plan
+    return KeyPlans(BatchPlan(nodes, edges), dead_nodes, dead_edges)

@@ -1,0 +1,151 @@
+"""Integrity check: do the graph, vectors, chunks, lexical index and records agree?
+
+The primary records are the documents (``doc_status``, ``doc_graph``) and
+the live chunks' facts (``chunk_facts``); everything else is derived.
+:func:`check` reports every orphan, dangling reference and count
+mismatch; :func:`repair` rebuilds the derived search stores (vectors,
+lexical index) from the primary data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgrag.ingest.ids import entity_vector_id, relation_vector_id
+from kgrag.pipeline.facts import CHUNKS, DOC_GRAPH, FACTS, SUPPORT, StoredChunk, support_key
+from kgrag.types import DocStatus
+
+
+@dataclass
+class CheckReport:
+    problems: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+async def _kv_all(storage: Any, ns: str) -> dict[str, dict[str, Any]]:
+    kv = storage.kv(ns)
+    keys = sorted(await kv.keys())
+    return {k: v for k, v in zip(keys, await kv.get_many(keys)) if v is not None}
+
+
+@dataclass
+class _State:
+    records: dict[str, Any]
+    doc_graph: dict[str, dict[str, Any]]
+    facts: dict[str, StoredChunk]
+    chunks: dict[str, dict[str, Any]]
+    support: dict[str, dict[str, Any]]
+    nodes: dict[str, dict[str, Any]]
+    edges: dict[tuple[str, str], dict[str, Any]]
+
+
+async def _load(storage: Any) -> _State:
+    g = storage.graph
+    names = await g.all_node_names()
+    pairs = [(a, b) for a, b, _ in await g.all_edges()]
+    facts = await _kv_all(storage, FACTS)
+    return _State(
+        {r.id: r for r in await storage.doc_status.by_status(*DocStatus)},
+        await _kv_all(storage, DOC_GRAPH),
+        {c: StoredChunk.from_record(c, rec) for c, rec in facts.items()},
+        await _kv_all(storage, CHUNKS), await _kv_all(storage, SUPPORT),
+        await g.get_nodes(names), await g.get_edges(pairs))
+
+
+def _documents(st: _State, out: list[str]) -> None:
+    for doc, rec in st.records.items():
+        if rec.status == DocStatus.PROCESSED and doc not in st.doc_graph:
+            out.append(f"document {doc} is processed but has no contribution record")
+    for doc, contrib in st.doc_graph.items():
+        if doc not in st.records:
+            out.append(f"contribution record of {doc} has no document record")
+        for cid in contrib.get("chunks", []):
+            if cid not in st.facts or doc not in st.facts[cid].owners:
+                out.append(f"document {doc} lists chunk {cid}, which does not list it as owner")
+
+
+def _chunks(st: _State, out: list[str]) -> None:
+    for cid, chunk in st.facts.items():
+        if not chunk.owners:
+            out.append(f"chunk {cid} has no owner")
+        for doc in chunk.owners:
+            if cid not in st.doc_graph.get(doc, {}).get("chunks", []):
+                out.append(f"chunk {cid} names owner {doc}, whose contribution lacks it")
+        if cid not in st.chunks:
+            out.append(f"chunk {cid} has facts but no text")
+        elif sorted(chunk.owners) != st.chunks[cid].get("doc_ids"):
+            out.append(f"chunk {cid}: text record owners differ from its facts")
+    for cid in st.chunks.keys() - st.facts.keys():
+        out.append(f"chunk {cid} has text but no facts (orphan)")
+
+
+def _expected_support(st: _State) -> dict[str, list[str]]:
+    want: dict[str, set[str]] = {}
+    for cid, chunk in st.facts.items():
+        if chunk.owners:
+            facts = chunk.facts()
+            for key in [*facts.entity_names(), *facts.edge_keys()]:
+                want.setdefault(support_key(key), set()).add(cid)
+    return {k: sorted(v) for k, v in want.items()}
+
+
+def _graph(st: _State, out: list[str]) -> None:
+    want = _expected_support(st)
+    for key in sorted(want.keys() | st.support.keys()):
+        have = st.support.get(key, {}).get("chunks")
+        if have != want.get(key):
+            out.append(f"support of {key[2:]!r} is {have}, the live chunks give {want.get(key)}")
+    for name, node in st.nodes.items():
+        if support_key(name) not in want:
+            out.append(f"entity {name!r} is supported by no live chunk (orphan)")
+        elif not set(node.get("source_ids", [])) <= set(want[support_key(name)]):
+            out.append(f"entity {name!r} cites chunks that do not support it")
+    for key, edge in st.edges.items():
+        if support_key(key) not in want:
+            out.append(f"relation {key} is supported by no live chunk (orphan)")
+        for end in key:
+            if end not in st.nodes:
+                out.append(f"relation {key} points at missing entity {end!r}")
+    for key in want:
+        kind, rest = key[:2], key[2:]
+        if kind == "e:" and rest not in st.nodes:
+            out.append(f"entity {rest!r} is supported by live chunks but missing from the graph")
+
+
+async def _vectors(storage: Any, st: _State, out: list[str], counts: dict[str, int]) -> None:
+    expected = {
+        "entities": {entity_vector_id(n) for n in st.nodes},
+        "relations": {relation_vector_id(*k) for k in st.edges},
+        "chunks": set(st.chunks),
+    }
+    for ns, ids in expected.items():
+        store = storage.vectors(ns)
+        have = await store.get_metas(sorted(ids))
+        count = await store.count()
+        counts[f"{ns}_vectors"] = count
+        for missing in sorted(ids - have.keys()):
+            out.append(f"{ns} vector {missing} is missing")
+        if count > len(have):
+            out.append(f"{ns} vectors: {count - len(have)} orphan vector(s)")
+    if storage.lexical is not None and hasattr(storage.lexical, "count"):
+        n = await storage.lexical.count()
+        counts["lexical"] = n
+        if n != len(st.chunks):
+            out.append(f"lexical index holds {n} entries for {len(st.chunks)} chunks")
+
+
+async def check(storage: Any) -> CheckReport:
+    """Every inconsistency between the stores (empty when the index is sound)."""
+    st = await _load(storage)
+    report = CheckReport(counts={"documents": len(st.records), "chunks": len(st.chunks),
+                                 "entities": len(st.nodes), "relations": len(st.edges)})
+    _documents(st, report.problems)
+    _chunks(st, report.problems)
+    _graph(st, report.problems)
+    await _vectors(storage, st, report.problems, report.counts)
+    return report

@@ -1,0 +1,85 @@
+"""Find, delete, disable and list documents."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from kgrag.errors import DocumentNotFoundError
+from kgrag.ingest.ids import source_doc_id
+from kgrag.pipeline.changes import Change, ChangeApplier, ChangeStats
+from kgrag.types import DocRecord, DocStatus
+
+
+async def all_records(storage: Any) -> list[DocRecord]:
+    """Every document record, in queue order."""
+    return await storage.doc_status.by_status(*DocStatus)
+
+
+def _path_match(record: DocRecord, pattern: str) -> bool:
+    paths = {p for p in (record.source, record.file_path) if p}
+    absolute = os.path.abspath(pattern) if not os.path.isabs(pattern) else pattern
+    return any(fnmatch.fnmatchcase(p, pattern) or fnmatch.fnmatchcase(p, absolute)
+               for p in paths)
+
+
+async def resolve(storage: Any, ids: Iterable[str] = (), paths: Iterable[str] = ()) -> list[DocRecord]:
+    """The records named by ``ids`` (ids, sources or file paths) and path globs.
+
+    Raises :class:`DocumentNotFoundError` naming everything that matched
+    nothing.
+    """
+    ids, paths = list(ids), list(paths)
+    records = await all_records(storage) if ids or paths else []
+    by_id = {r.id: r for r in records}
+    found: dict[str, DocRecord] = {}
+    missing: list[str] = []
+    for given in ids:
+        candidates = [given, source_doc_id(given), source_doc_id(os.path.realpath(given))]
+        hit = next((by_id[c] for c in candidates if c in by_id), None)
+        if hit is None:
+            missing.append(given)
+        else:
+            found[hit.id] = hit
+    for pattern in paths:
+        hits = [r for r in records if _path_match(r, pattern)]
+        if not hits:
+            missing.append(pattern)
+        found.update((r.id, r) for r in hits)
+    if missing:
+        raise DocumentNotFoundError(
+            f"no indexed document matches {', '.join(map(repr, missing))} "
+            "(see `kgrag docs` for ids and paths)")
+    return sorted(found.values(), key=lambda r: (r.enqueue_seq, r.id))
+
+
+async def delete(applier: ChangeApplier, records: list[DocRecord]) -> ChangeStats:
+    """Retract ``records``' documents from every store, in one transaction."""
+    return await applier.apply(Change(remove=[r.id for r in records]))
+
+
+async def set_disabled(storage: Any, records: list[DocRecord], disabled: bool) -> int:
+    """Disable (or enable) documents; returns how many changed."""
+    changed = [r for r in records if r.disabled != disabled]
+    for r in changed:
+        r.disabled = disabled
+    if changed:
+        await storage.doc_status.upsert(changed)
+    return len(changed)
+
+
+def describe(record: DocRecord) -> dict[str, Any]:
+    """One document as ``kgrag docs`` shows it."""
+    return {"id": record.id, "path": record.source or record.file_path,
+            "status": record.status.value, "disabled": record.disabled,
+            "chunks": len(record.chunk_ids), "updated_at": record.updated_at,
+            "metadata": record.metadata, "warnings": record.warnings, "error": record.error}
+
+
+async def list_documents(storage: Any, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
+    """A page of documents (queue order) and the total count."""
+    records = await all_records(storage)
+    page = records[offset: None if limit is None else offset + limit]
+    return {"total": len(records), "offset": offset, "documents": [describe(r) for r in page]}

@@ -1,0 +1,310 @@
+"""Apply a change to the set of live documents, in one transaction.
+
+Every write the index makes goes through :class:`ChangeApplier`: adding a
+document, superseding one (its new version replaces the committed one),
+moving or replacing one, and deleting. A :class:`Change` says which
+documents get a new committed version (``add``) and which lose theirs
+(``remove``). From that the applier works out:
+
+1. the chunks whose owners change (the old and new chunks of those
+   documents): a chunk no document owns any more is *dead*;
+2. the entity names and relation keys those chunks' extractions touch;
+3. each touched key's supporting chunks (``graph_support``), without the
+   dead ones and with the newly live ones;
+4. every touched node and edge recomputed from its supporting chunks in
+   canonical order (:mod:`kgrag.graph.canonical`), summaries where the
+   fragments need one, vectors re-embedded only where their text changed;
+5. one transaction writing chunks, facts, support, graph, vectors, lexical
+   index, contribution records and status.
+
+So the graph after any sequence of changes is the graph a fresh index of
+the live documents builds, and a kill at any point leaves the old state or
+the new one. Unchanged chunks are never extracted again: their stored
+extraction (``chunk_facts``) is reused.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kgrag.graph.canonical import ChunkFacts, KeyPlans, plan_keys
+from kgrag.graph.policy import MergePolicy
+from kgrag.graph.summary import apply_summaries
+from kgrag.pipeline.facts import CHUNKS, DOC_GRAPH, FACTS, FULL_DOCS, SUPPORT, StoredChunk, support_key
+from kgrag.pipeline.vectors import GraphVectors
+from kgrag.types import Chunk, DocRecord, Extraction
+
+Pair = tuple[str, str]
+Key = str | Pair
+
+
+@dataclass(slots=True)
+class NewVersion:
+    """A document's version to commit: its record, chunks and fresh work."""
+
+    record: DocRecord
+    sort_key: str
+    chunks: list[Chunk]  # distinct ids, in document order
+    extractions: dict[str, Extraction] = field(default_factory=dict)  # extracted this run
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)  # embedded this run
+
+
+@dataclass(slots=True)
+class Change:
+    """New committed versions, and documents whose contribution is retracted."""
+
+    add: list[NewVersion] = field(default_factory=list)
+    remove: list[str] = field(default_factory=list)  # their records go unless re-added
+
+
+@dataclass(slots=True)
+class ChangeStats:
+    """What one change did (for reports and benchmarks)."""
+
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    nodes_written: int = 0
+    nodes_deleted: int = 0
+    edges_written: int = 0
+    edges_deleted: int = 0
+
+
+@dataclass(slots=True)
+class _Work:
+    """The applier's working state for one change."""
+
+    change: Change
+    docs: set[str]
+    chunks: dict[str, StoredChunk] = field(default_factory=dict)  # affected chunks
+    new_chunks: dict[str, Chunk] = field(default_factory=dict)  # not stored before
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    support: dict[Key, list[str]] = field(default_factory=dict)
+    facts: dict[str, ChunkFacts] = field(default_factory=dict)
+
+    def live(self) -> dict[str, StoredChunk]:
+        return {c: s for c, s in self.chunks.items() if s.owners}
+
+    def dead(self) -> list[str]:
+        return sorted(c for c, s in self.chunks.items() if not s.owners)
+
+
+Extract = Callable[[Chunk], Awaitable[Extraction]]
+Embed = Callable[[list[str]], Awaitable[np.ndarray]]
+
+
+class ChangeApplier:
+    """Applies :class:`Change` objects to one storage (see the module docstring)."""
+
+    def __init__(self, storage: Any, *, policy: MergePolicy, chat: Any, language: str,
+                 extractor_kind: str, extract: Extract, embed: Embed, vectors: GraphVectors):
+        self.storage = storage
+        self.policy, self.chat, self.language = policy, chat, language
+        self.kind, self._extract, self._embed = extractor_kind, extract, embed
+        self.graph_vectors = vectors
+
+    async def apply(self, change: Change) -> ChangeStats:
+        work = _Work(change, {v.record.id for v in change.add} | set(change.remove))
+        await self._load_chunks(work)
+        await self._fill_missing(work)
+        names, pairs = _touched(work.chunks.values())
+        await self._load_support(work, names, pairs)
+        graph = self.storage.graph
+        old_nodes, old_edges = await graph.get_nodes(sorted(names)), await graph.get_edges(sorted(pairs))
+        plans = plan_keys(names, pairs, work.support, work.facts, old_nodes, old_edges,
+                          self.policy, time.time())
+        await apply_summaries(plans.plan.all(), self.chat, policy=self.policy,
+                              language=self.language)
+        embedded = await self.graph_vectors.prepare(plans.plan, old_nodes, old_edges)
+        rows = await self._chunk_rows(work)
+        async with self.storage.transaction():
+            await self._write_chunks(work, rows)
+            await self._write_graph(work, plans)
+            await self.graph_vectors.write(embedded, plans.dead_nodes, plans.dead_edges)
+            await self._write_documents(work)
+        return _stats(work, plans)
+
+    # -- reading ---------------------------------------------------------------
+    async def _load_chunks(self, work: _Work) -> None:
+        """Affected chunks with their owners as they will be after the change."""
+        kv = self.storage.kv(DOC_GRAPH)
+        old = await kv.get_many(sorted(work.docs))
+        affected = {c for rec in old if rec for c in rec.get("chunks", [])}
+        for version in work.change.add:
+            affected.update(c.id for c in version.chunks)
+        ids = sorted(affected)
+        stored = await self.storage.kv(FACTS).get_many(ids)
+        for cid, rec in zip(ids, stored):
+            if rec is not None:
+                chunk = StoredChunk.from_record(cid, rec)
+                chunk.owners = {d: o for d, o in chunk.owners.items() if d not in work.docs}
+                work.chunks[cid] = chunk
+        for version in work.change.add:
+            self._add_owner(work, version)
+
+    def _add_owner(self, work: _Work, version: NewVersion) -> None:
+        """Make ``version``'s document an owner of its chunks (fresh extractions win over errors)."""
+        doc = version.record.id
+        for chunk in version.chunks:
+            stored = work.chunks.get(chunk.id)
+            fresh = version.extractions.get(chunk.id)
+            if fresh is not None and (stored is None or (stored.error and not fresh.error)):
+                replaced = StoredChunk.from_extraction(chunk.id, self.kind, fresh)
+                if stored is not None:
+                    replaced.owners = stored.owners
+                work.chunks[chunk.id] = stored = replaced
+            if chunk.id in version.vectors:
+                work.vectors[chunk.id] = version.vectors[chunk.id]
+            if stored is not None:
+                stored.owners[doc] = [version.sort_key, chunk.order, chunk.file_path]
+
+    async def _fill_missing(self, work: _Work) -> None:
+        """Chunks another change dropped after this document was prepared: do them now."""
+        for version in work.change.add:
+            doc = version.record.id
+            for chunk in version.chunks:
+                if chunk.id not in work.chunks:
+                    stored = StoredChunk.from_extraction(chunk.id, self.kind, await self._extract(chunk))
+                    work.chunks[chunk.id] = stored
+                stored = work.chunks[chunk.id]
+                stored.owners.setdefault(doc, [version.sort_key, chunk.order, chunk.file_path])
+        known = await self.storage.kv(CHUNKS).missing(list(work.chunks))
+        for version in work.change.add:
+            for chunk in version.chunks:
+                if chunk.id in known:
+                    work.new_chunks.setdefault(chunk.id, chunk)
+        need = [c for c in work.new_chunks if c not in work.vectors]
+        work.vectors.update(await self.storage.vectors("chunks").get_vectors(need))
+        need = [c for c in need if c not in work.vectors]
+        if need:
+            vecs = await self._embed([work.new_chunks[c].content for c in need])
+            work.vectors.update(zip(need, vecs))
+
+    async def _load_support(self, work: _Work, names: set[str], pairs: set[Pair]) -> None:
+        """Supporting chunks of every touched key after the change, and their facts."""
+        keys: list[Key] = [*sorted(names), *sorted(pairs)]
+        stored = await self.storage.kv(SUPPORT).get_many([support_key(k) for k in keys])
+        dead, live = set(work.dead()), work.live()
+        holders = _holders(live.values())
+        for key, rec in zip(keys, stored):
+            chunks = set(rec.get("chunks", []) if rec else []) - dead
+            chunks.update(holders.get(key, ()))
+            work.support[key] = sorted(chunks)
+        work.facts = {c: s.facts() for c, s in live.items()}
+        others = sorted({c for cs in work.support.values() for c in cs} - set(work.facts))
+        for cid, rec in zip(others, await self.storage.kv(FACTS).get_many(others)):
+            if rec is not None and rec.get("owners"):
+                work.facts[cid] = StoredChunk.from_record(cid, rec).facts()
+
+    async def _chunk_rows(self, work: _Work) -> dict[str, dict[str, Any]]:
+        """``text_chunks`` rows of the live affected chunks, owners brought up to date."""
+        live = work.live()
+        known = [c for c in sorted(live) if c not in work.new_chunks]
+        rows: dict[str, dict[str, Any]] = {}
+        for cid, row in zip(known, await self.storage.kv(CHUNKS).get_many(known)):
+            if row is not None:
+                rows[cid] = dict(row)
+        for cid, chunk in work.new_chunks.items():
+            if cid in live:
+                rows[cid] = {"content": chunk.content, "tokens": chunk.tokens}
+        for cid, row in rows.items():
+            doc, (_, order, path) = live[cid].owner()
+            row.update(doc_id=doc, order=int(order), file_path=path,
+                       doc_ids=sorted(live[cid].owners))
+        return rows
+
+    # -- writing ---------------------------------------------------------------
+    async def _write_chunks(self, work: _Work, rows: dict[str, dict[str, Any]]) -> None:
+        s, dead = self.storage, work.dead()
+        live = work.live()
+        if dead:
+            await s.kv(CHUNKS).delete(dead)
+            await s.kv(FACTS).delete(dead)
+            await s.vectors("chunks").delete(dead)
+            if s.lexical is not None:
+                await s.lexical.delete(dead)
+        await s.kv(CHUNKS).upsert(rows)
+        await s.kv(FACTS).upsert({c: live[c].to_record() for c in sorted(live)})
+        fresh = [c for c in sorted(work.new_chunks) if c in live]
+        if fresh:
+            await s.vectors("chunks").upsert(
+                fresh, np.stack([work.vectors[c] for c in fresh]),
+                [{"doc_id": rows[c]["doc_id"], "file_path": rows[c]["file_path"]} for c in fresh])
+            if s.lexical is not None:
+                await s.lexical.add({c: rows[c]["content"] for c in fresh})
+
+    async def _write_graph(self, work: _Work, plans: KeyPlans) -> None:
+        g, kv = self.storage.graph, self.storage.kv(SUPPORT)
+        await g.delete_edges(plans.dead_edges)
+        await g.delete_nodes(plans.dead_nodes)
+        await g.upsert_nodes({k: p.data for k, p in plans.plan.nodes.items() if p.changed})
+        await g.upsert_edges({k: p.data for k, p in plans.plan.edges.items() if p.changed})
+        empty = [support_key(k) for k, cs in work.support.items() if not cs]
+        await kv.delete(empty)
+        await kv.upsert({support_key(k): {"chunks": cs} for k, cs in work.support.items() if cs})
+
+    async def _write_documents(self, work: _Work) -> None:
+        s = self.storage
+        added = {v.record.id for v in work.change.add}
+        gone = sorted(set(work.change.remove) - added)
+        if gone:
+            await s.kv(DOC_GRAPH).delete(gone)
+            await s.kv(FULL_DOCS).delete(gone)
+            await s.doc_status.delete(gone)
+        await s.kv(DOC_GRAPH).upsert(
+            {v.record.id: {"chunks": [c.id for c in v.chunks]} for v in work.change.add})
+        if work.change.add:
+            await s.doc_status.upsert([v.record for v in work.change.add])
+        kinds = {s_.extractor for s_ in work.live().values()}
+        await _note_extractors(s, kinds)
+
+
+def _touched(chunks: Iterable[StoredChunk]) -> tuple[set[str], set[Pair]]:
+    names: set[str] = set()
+    pairs: set[Pair] = set()
+    for chunk in chunks:
+        facts = _bare_facts(chunk)
+        names |= facts.entity_names()
+        pairs |= facts.edge_keys()
+    return names, pairs
+
+
+def _bare_facts(chunk: StoredChunk) -> ChunkFacts:
+    """Facts for key discovery only (a dead chunk has no owner to sort by)."""
+    if chunk.owners:
+        return chunk.facts()
+    probe = StoredChunk(chunk.chunk_id, chunk.extractor, chunk.entities, chunk.relations,
+                        owners={"": ["", 0, ""]})
+    return probe.facts()
+
+
+def _holders(chunks: Iterable[StoredChunk]) -> dict[Key, list[str]]:
+    """For each key, the given chunks that support it."""
+    out: dict[Key, list[str]] = {}
+    for chunk in chunks:
+        facts = chunk.facts()
+        for key in [*facts.entity_names(), *facts.edge_keys()]:
+            out.setdefault(key, []).append(chunk.chunk_id)
+    return out
+
+
+async def _note_extractors(storage: Any, kinds: set[str]) -> None:
+    seen = await storage.get_meta("extractors") or []
+    merged = sorted(set(seen) | kinds)
+    if merged != seen:
+        await storage.set_meta("extractors", merged)
+
+
+def _stats(work: _Work, plans: KeyPlans) -> ChangeStats:
+    live = work.live()
+    return ChangeStats(
+        chunks_added=sum(1 for c in work.new_chunks if c in live),
+        chunks_removed=len(work.dead()),
+        nodes_written=sum(1 for p in plans.plan.nodes.values() if p.changed),
+        nodes_deleted=len(plans.dead_nodes),
+        edges_written=sum(1 for p in plans.plan.edges.values() if p.changed),
+        edges_deleted=len(plans.dead_edges))

@@ -1,0 +1,127 @@
+"""Which documents of a batch are new, updated, moved or unchanged.
+
+A document is identified by its source (a file's canonical path, or an id
+the caller gives); raw texts without a source are identified by their
+content. The content hash says whether a known source changed:
+
+- unknown source: **new**; if its content is already indexed under a file
+  that no longer exists, it is a **move** and supersedes that document
+  (nothing is extracted again, nothing is duplicated);
+- known source, other content: **updated**; the new version supersedes
+  the committed one when it commits;
+- known source, same content: **unchanged** (skipped quietly), unless it
+  failed before, in which case it is queued again.
+
+Queued documents get a ``pending`` record and their text in one
+transaction; nothing reaches the graph until they are processed.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgrag.ingest.ids import content_hash
+from kgrag.pipeline.facts import FULL_DOCS
+from kgrag.types import DocRecord, DocStatus, Document
+
+
+@dataclass
+class EnqueueReport:
+    """What one enqueue call found; lists of document ids (messages for ``duplicates``)."""
+
+    new: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    requeued: list[str] = field(default_factory=list)  # failed before, queued again
+    duplicates: list[str] = field(default_factory=list)  # same source twice in one batch
+
+    @property
+    def queued(self) -> list[str]:
+        return [*self.new, *self.updated, *self.moved, *self.requeued]
+
+
+def summary_text(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat[:252] + "..." if len(flat) > 255 else flat
+
+
+def _gone(record: DocRecord) -> bool:
+    """Whether a record's source is a file path that no longer exists."""
+    src = record.source
+    return bool(src) and os.path.isabs(src) and not os.path.exists(src)
+
+
+def _new_record(doc: Document, digest: str, seq: int, now: float,
+                old: DocRecord | None) -> DocRecord:
+    return DocRecord(
+        id=doc.id, status=DocStatus.PENDING, file_path=doc.file_path,
+        content_length=len(doc.content), content_summary=summary_text(doc.content),
+        enqueue_seq=seq, created_at=old.created_at if old else now, updated_at=now,
+        source=doc.source, content_hash=digest,
+        metadata=dict(doc.metadata) if doc.metadata or old is None else dict(old.metadata),
+        disabled=old.disabled if old else False, replaces=list(doc.replaces))
+
+
+class Enqueuer:
+    """Classifies and queues documents (see the module docstring)."""
+
+    def __init__(self, storage: Any):
+        self.storage = storage
+
+    async def enqueue(self, docs: list[Document]) -> EnqueueReport:
+        report, seen = EnqueueReport(), set()
+        known = await self.storage.doc_status.get_many([d.id for d in docs])
+        by_hash = await self._hashes() if any(d.id not in known for d in docs) else {}
+        queue: list[tuple[Document, str, DocRecord | None]] = []
+        touched: list[DocRecord] = []
+        for doc in docs:
+            if doc.id in seen:
+                report.duplicates.append(f"{doc.file_path}: given twice; indexed once")
+                continue
+            seen.add(doc.id)
+            digest, old = content_hash(doc.content), known.get(doc.id)
+            kind = self._classify(doc, digest, old, by_hash)
+            getattr(report, kind).append(doc.id)
+            if kind == "unchanged":
+                if doc.metadata and old is not None and old.metadata != doc.metadata:
+                    old.metadata = dict(doc.metadata)
+                    touched.append(old)
+                continue
+            queue.append((doc, digest, old))
+        await self._write(queue, touched)
+        return report
+
+    def _classify(self, doc: Document, digest: str, old: DocRecord | None,
+                  by_hash: dict[str, list[DocRecord]]) -> str:
+        if old is not None:
+            if old.content_hash != digest or doc.replaces:
+                return "updated"
+            return "requeued" if old.status == DocStatus.FAILED else "unchanged"
+        moved = [r.id for r in by_hash.get(digest, []) if r.id != doc.id and _gone(r)]
+        if moved:
+            doc.replaces = sorted(set(doc.replaces) | set(moved))
+            return "moved"
+        return "new"
+
+    async def _hashes(self) -> dict[str, list[DocRecord]]:
+        out: dict[str, list[DocRecord]] = {}
+        for record in await self.storage.doc_status.by_status(*DocStatus):
+            out.setdefault(record.content_hash, []).append(record)
+        return out
+
+    async def _write(self, queue: list[tuple[Document, str, DocRecord | None]],
+                     touched: list[DocRecord]) -> None:
+        if not queue and not touched:
+            return
+        seq, now = await self.storage.doc_status.next_seq(), time.time()
+        records = [_new_record(d, h, seq + i, now, old) for i, (d, h, old) in enumerate(queue)]
+        async with self.storage.transaction():
+            if queue:
+                await self.storage.kv(FULL_DOCS).upsert({
+                    d.id: {"content": d.content, "file_path": d.file_path, "source": d.source}
+                    for d, _, _ in queue})
+            await self.storage.doc_status.upsert([*records, *touched])

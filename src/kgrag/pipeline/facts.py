@@ -1,0 +1,96 @@
+"""What the index keeps per live chunk and per graph key, and how it is stored.
+
+Three key-value namespaces hold the primary record of what every document
+contributed; the graph, its vectors and the lexical index are derived from
+them (``kgrag check`` verifies that, ``kgrag rebuild`` recomputes it):
+
+- ``chunk_facts``: per live chunk, its extraction (entity and relation
+  rows), the extraction's warnings or error, and its *owners*: every live
+  document containing the chunk, with that document's sort key, the
+  chunk's position in it and its file path. Chunk ids are content hashes,
+  so two documents may share a chunk.
+- ``graph_support``: per entity name and per relation key, the sorted ids
+  of the live chunks supporting it (uncapped, unlike ``source_ids``).
+- ``doc_graph``: per document, the chunk ids of its committed version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgrag.graph.canonical import ChunkFacts
+from kgrag.ingest.ids import PAIR_SEP
+from kgrag.types import ExtractedEntity, ExtractedRelation, Extraction
+
+FACTS = "chunk_facts"
+SUPPORT = "graph_support"
+DOC_GRAPH = "doc_graph"
+CHUNKS = "text_chunks"
+FULL_DOCS = "full_docs"
+
+Pair = tuple[str, str]
+
+
+def support_key(key: str | Pair) -> str:
+    """The ``graph_support`` key of an entity name or a relation pair."""
+    if isinstance(key, tuple):
+        return "r:" + key[0] + PAIR_SEP + key[1]
+    return "e:" + key
+
+
+def parse_support_key(text: str) -> str | Pair:
+    """Inverse of :func:`support_key`."""
+    kind, rest = text[:2], text[2:]
+    if kind == "r:":
+        a, b = rest.split(PAIR_SEP, 1)
+        return (a, b)
+    return rest
+
+
+@dataclass(slots=True)
+class StoredChunk:
+    """A ``chunk_facts`` record: a chunk's extraction and its owners."""
+
+    chunk_id: str
+    extractor: str
+    entities: list[list[str]] = field(default_factory=list)  # [name, type, description]
+    relations: list[list[Any]] = field(default_factory=list)  # [src, tgt, keywords, desc, weight]
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    owners: dict[str, list[Any]] = field(default_factory=dict)  # doc id -> [sort key, order, path]
+
+    @classmethod
+    def from_extraction(cls, chunk_id: str, extractor: str, ex: Extraction) -> "StoredChunk":
+        return cls(
+            chunk_id, extractor,
+            entities=[[e.name, e.type, e.description] for e in ex.entities],
+            relations=[[r.source, r.target, r.keywords, r.description, float(r.weight)]
+                       for r in ex.relations],
+            warnings=list(ex.warnings), error=ex.error)
+
+    @classmethod
+    def from_record(cls, chunk_id: str, rec: dict[str, Any]) -> "StoredChunk":
+        return cls(chunk_id, rec.get("extractor", "llm"), rec.get("entities", []),
+                   rec.get("relations", []), rec.get("warnings", []), rec.get("error"),
+                   {k: list(v) for k, v in rec.get("owners", {}).items()})
+
+    def to_record(self) -> dict[str, Any]:
+        return {"extractor": self.extractor, "entities": self.entities,
+                "relations": self.relations, "warnings": self.warnings,
+                "error": self.error, "owners": dict(sorted(self.owners.items()))}
+
+    def owner(self) -> tuple[str, list[Any]]:
+        """The canonical owner: the smallest (sort key, position, doc id)."""
+        doc = min(self.owners, key=lambda d: (self.owners[d][0], self.owners[d][1], d))
+        return doc, self.owners[doc]
+
+    def facts(self) -> ChunkFacts:
+        """The chunk as the canonical merge sees it (needs at least one owner)."""
+        _, (sort_key, order, path) = self.owner()
+        paths = sorted({str(v[2]) for v in self.owners.values()})
+        return ChunkFacts(
+            self.chunk_id, (str(sort_key), int(order)), paths, self.extractor,
+            entities=[ExtractedEntity(n, t, d, self.chunk_id, path) for n, t, d in self.entities],
+            relations=[ExtractedRelation(s, t, k, d, float(w), self.chunk_id, path)
+                       for s, t, k, d, w in self.relations])
