@@ -10,6 +10,11 @@ document (chunks, graph, vectors, status) in one transaction, so a crash
 leaves either all of it or none of it. Backends without transactions make
 it a no-op and document the weaker guarantee.
 
+``Storage.writer()`` is the exclusive writer lease of the workdir: one
+writer at a time, across tasks and processes. Whoever writes (indexing,
+deleting documents) holds it for the whole job; readers need nothing and
+see every commit as soon as it is made, whichever process made it.
+
 Graph conventions:
 - nodes are keyed by entity name (case-sensitive);
 - edges are undirected and keyed by :func:`edge_key` (the sorted pair);
@@ -19,6 +24,7 @@ Graph conventions:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Protocol, runtime_checkable
@@ -120,6 +126,23 @@ class Storage(Protocol):
     async def open(self) -> None: ...
     async def close(self) -> None: ...
     def transaction(self) -> AbstractAsyncContextManager[None]: ...
+    def writer(self, *, wait: bool = True,
+               on_wait: Callable[[str], None] | None = None
+               ) -> AbstractAsyncContextManager[None]:
+        """The exclusive writer lease: ``async with storage.writer(): ...``.
+
+        Across processes, a backend with files takes an OS lock that the
+        kernel releases when the holder exits or dies. If another process
+        holds it: with ``wait=False`` raise
+        :class:`~kgrag.errors.WorkdirBusyError` naming that process (pid and
+        command line); with ``wait=True`` call ``on_wait(message)`` once and
+        wait until it is free. Within a process, tasks asking for it run
+        one after the other (whatever ``wait`` says); the holding task and
+        tasks it starts inside the block re-enter it without waiting.
+        Take it outside ``transaction()`` blocks, not inside them: a task
+        holding a transaction while waiting for the lease could deadlock
+        with the lease holder waiting for the transaction.
+        """
     def kv(self, namespace: str) -> KVStore: ...
     def vectors(self, namespace: str) -> VectorStore: ...
     @property

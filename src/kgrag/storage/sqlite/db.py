@@ -18,6 +18,22 @@ Writes may register callbacks that run on the worker thread once the
 outcome is known: ``on_commit`` after the enclosing transaction commits,
 ``on_rollback`` when it (or the write itself) is rolled back. The vector
 stores use them to keep their in-memory matrices equal to committed rows.
+
+Other connections (other processes, or another :class:`Database` on the
+same file) commit too. Every read and every write transaction first asks
+SQLite for ``PRAGMA data_version``, which changes only when another
+connection committed since this connection last asked (this connection's
+own commits leave it alone, so a single-process run never reloads). When
+it changed, every callback registered with :meth:`Database.on_refresh`
+runs (on the worker thread): the vector stores drop their matrices and
+cached rows and reload them on next use. A ``RESTART``/``TRUNCATE``
+checkpoint by another connection changes it as well: a needless reload,
+never a wrong answer. The same callbacks run when the database closes.
+
+A read outside a transaction runs in its own read transaction (``BEGIN``
+... ``COMMIT``, no lock taken), opened by that check: all its statements
+see one committed state, never part of another connection's commit, and
+that state is the one the check saw, so derived caches match it.
 """
 
 from __future__ import annotations
@@ -58,6 +74,9 @@ class Database:
         self._lock = asyncio.Lock()
         self._txn: object | None = None
         self._deferred: list[tuple[Callback, Callback]] = []
+        self._refreshers: list[Callable[[], None]] = []
+        self._data_version: int | None = None
+        self.refreshes = 0  # times other connections' commits dropped the caches
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -107,6 +126,30 @@ class Database:
                 self._conn.execute("ROLLBACK")
             self._conn.close()
             self._conn = None
+        self._data_version = None
+        self._drop_derived()
+
+    # -- following other connections' commits --------------------------------
+
+    def on_refresh(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` (worker thread) whenever cached state may be stale.
+
+        That is: when another connection's commit is noticed, and on close.
+        """
+        self._refreshers.append(callback)
+
+    def _follow_others(self, conn: sqlite3.Connection) -> None:
+        """Drop derived caches if another connection committed since last time."""
+        (version,) = conn.execute("PRAGMA data_version").fetchone()
+        if version != self._data_version:
+            if self._data_version is not None:
+                self.refreshes += 1
+                self._drop_derived()
+            self._data_version = version
+
+    def _drop_derived(self) -> None:
+        for callback in self._refreshers:
+            callback()
 
     # -- running functions on the worker thread ------------------------------
 
@@ -141,7 +184,20 @@ class Database:
 
     async def read(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run ``fn(conn, *args)`` now; never waits for the write lock."""
-        return await self._call(lambda: fn(self._connection(), *args))
+        return await self._call(self._read, fn, args)
+
+    def _read(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        conn = self._connection()
+        if conn.in_transaction:  # an open write transaction: join what it sees
+            self._follow_others(conn)
+            return fn(conn, *args)
+        conn.execute("BEGIN")  # one snapshot for every statement of fn
+        try:
+            self._follow_others(conn)  # its first read starts the snapshot
+            return fn(conn, *args)
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
 
     # -- writes --------------------------------------------------------------
 
@@ -160,6 +216,7 @@ class Database:
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
+            self._follow_others(conn)
             result = fn(conn, *args)
             conn.execute("COMMIT")
         except BaseException:
@@ -210,7 +267,13 @@ class Database:
 
     def _begin(self) -> None:
         self._deferred.clear()
-        self._connection().execute("BEGIN IMMEDIATE")
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._follow_others(conn)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
     def _finish(self, commit: bool) -> None:
         conn = self._connection()

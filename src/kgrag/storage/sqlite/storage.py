@@ -5,18 +5,34 @@ appends to the write-ahead log without an fsync, so a process crash never
 loses a committed transaction and a power cut may lose only the last ones,
 never consistency. Every write touches only the rows it changes.
 
-One writer process per working directory: the in-memory vector matrices
-do not see rows another process writes.
+Several processes may use one working directory:
+
+- **one writer at a time**: :meth:`SQLiteStorage.writer` is an exclusive
+  lease, an ``flock`` on ``<workdir>/kgrag.lock`` plus an in-process lock
+  (see :mod:`kgrag.storage.lease`). Writers take it around their work;
+  the kernel drops it when the holder dies, even by ``kill -9``. Plain
+  writes do not check for it: SQLite itself serialises transactions, and
+  the lease is what keeps two indexing runs from interleaving documents.
+- **readers follow other processes' commits**: every read first checks
+  ``PRAGMA data_version`` (one cheap statement); if another connection
+  committed since, the in-memory vector matrices and cached rows are
+  dropped and reload on next use (see :mod:`kgrag.storage.sqlite.db`).
+  A process's own commits never trigger that.
+- **no torn reads**: every read call runs in one WAL read transaction
+  (one snapshot), so it sees all of another process's transaction or
+  none of it, in SQL rows and matrices alike.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 from kgrag.errors import ConfigError, StorageError
+from kgrag.storage.lease import LOCK_FILENAME, WriterLease
 from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database
 from kgrag.storage.sqlite.doc_status import SQLiteDocStatusStore
@@ -58,6 +74,7 @@ class SQLiteStorage:
         self._db = Database(self.path,
                             busy_timeout_ms=options.get("busy_timeout_ms", 5000),
                             cache_mb=options.get("cache_mb", 64))
+        self._lease = WriterLease(None if in_memory else self.workdir / LOCK_FILENAME)
         self._kv: dict[str, SQLiteKVStore] = {}
         self._vectors: dict[str, SQLiteVectorStore] = {}
         self._graph = SQLiteGraphStore(self._db)
@@ -77,9 +94,7 @@ class SQLiteStorage:
 
     async def close(self) -> None:
         """Close the database; the stores keep working after a new open()."""
-        await self._db.close()
-        for store in self._vectors.values():
-            store.drop_cache()
+        await self._db.close()  # drops every cached matrix as well
 
     async def __aenter__(self) -> "SQLiteStorage":
         await self.open()
@@ -91,6 +106,15 @@ class SQLiteStorage:
     def transaction(self) -> AbstractAsyncContextManager[None]:
         """Group writes across every role into one atomic transaction."""
         return self._db.transaction()
+
+    def writer(self, *, wait: bool = True,
+               on_wait: Callable[[str], None] | None = None
+               ) -> AbstractAsyncContextManager[None]:
+        """The exclusive writer lease of the workdir (see ``Storage.writer``).
+
+        The in-memory variant has only the in-process part.
+        """
+        return self._lease.hold(wait=wait, on_wait=on_wait)
 
     # -- roles -------------------------------------------------------------------
 

@@ -10,6 +10,10 @@ transaction changes it when the transaction commits, and a rollback
 leaves it as it was. (If the matrix is first loaded inside a transaction
 that already wrote to the namespace, it sees those rows; should that
 transaction roll back, the matrix is dropped and reloaded on next use.)
+Rows other connections (processes) commit reach it through the database's
+refresh hook (:meth:`~kgrag.storage.sqlite.db.Database.on_refresh`): when
+one of them committed, the matrix and the cached ``vector_spaces`` row are
+dropped before the next read, which reloads them.
 
 ``screen_rows`` (default 0: never) makes namespaces of at least that many
 rows search through a projected pre-screen first: faster, but approximate
@@ -61,6 +65,7 @@ class SQLiteVectorStore:
         self._space: Space | None = None
         self._index: MatrixIndex | None = None
         self._loaded_in_txn = False
+        db.on_refresh(self.drop_cache)
 
     # -- writes ----------------------------------------------------------------
 
@@ -217,9 +222,10 @@ class SQLiteVectorStore:
             self._loaded_in_txn = False
 
     def drop_cache(self) -> None:
-        """Forget the in-memory matrix (it reloads on the next query)."""
+        """Forget the matrix and the space row (both reload on next use)."""
         self._index = None
         self._space = None
+        self._loaded_in_txn = False
 
 
 def _scan(conn: sqlite3.Connection, space: Space) -> Iterator[tuple[list[str], np.ndarray]]:

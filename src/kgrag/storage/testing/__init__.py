@@ -27,15 +27,16 @@ from kgrag.storage.testing.kv import KVStoreConformance, MetaConformance
 from kgrag.storage.testing.status import DocStatusConformance, LexicalConformance
 from kgrag.storage.testing.transactions import TransactionConformance
 from kgrag.storage.testing.vectors import VectorStoreConformance
+from kgrag.storage.testing.writer import WriterConformance
 
 __all__ = [
     "DocStatusConformance", "GraphStoreConformance", "KVStoreConformance", "LexicalConformance",
     "MetaConformance", "StorageConformance", "StorageFixture", "TransactionConformance",
-    "VectorStoreConformance",
+    "VectorStoreConformance", "WriterConformance",
 ]
 
 
 class StorageConformance(KVStoreConformance, MetaConformance, VectorStoreConformance,
                          GraphStoreConformance, DocStatusConformance, LexicalConformance,
-                         TransactionConformance):
+                         TransactionConformance, WriterConformance):
     """Every conformance test; subclass it and override ``storage``."""
