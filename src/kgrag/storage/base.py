@@ -71,6 +71,8 @@ class VectorStore(Protocol):
     async def get_metas(self, ids: list[str]) -> dict[str, dict[str, Any]]: ...
     async def delete(self, ids: Iterable[str]) -> None: ...
     async def count(self) -> int: ...
+    async def ids(self) -> list[str]:
+        """Every stored id, sorted."""
 
 
 @runtime_checkable
@@ -116,6 +118,9 @@ class LexicalIndex(Protocol):
     async def delete(self, ids: Iterable[str]) -> None: ...
     async def search(self, query: str, top_k: int) -> list[tuple[str, float]]:
         """(id, score) pairs, best first; higher scores are better."""
+    async def ids(self) -> list[str]:
+        """Every indexed id, sorted."""
+    async def count(self) -> int: ...
 
 
 class Storage(Protocol):

@@ -101,6 +101,11 @@ class SQLiteLexicalIndex:
             return []
         return await self._db.read(_search, match_expression(terms), int(top_k))
 
+    async def ids(self) -> list[str]:
+        """Every indexed id, sorted."""
+        return await self._db.read(lambda c: [row[0] for row in c.execute(
+            "SELECT id FROM lexical_docs ORDER BY id")])
+
     async def count(self) -> int:
         """Number of indexed entries."""
         return await self._db.read(lambda c: c.execute(

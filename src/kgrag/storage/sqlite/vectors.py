@@ -152,6 +152,16 @@ class SQLiteVectorStore:
         """Number of stored vectors."""
         return await self._db.read(self._count)
 
+    async def ids(self) -> list[str]:
+        """Every stored id, sorted."""
+        return await self._db.read(self._ids)
+
+    def _ids(self, conn: sqlite3.Connection) -> list[str]:
+        space = self._read_space(conn)
+        if space is None:
+            return []
+        return [row[0] for row in conn.execute(f"SELECT id FROM {space.table} ORDER BY id")]
+
     def _count(self, conn: sqlite3.Connection) -> int:
         space = self._read_space(conn)
         if space is None:

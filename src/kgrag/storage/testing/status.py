@@ -69,6 +69,12 @@ class LexicalConformance(StorageFixture):
         assert {i for i, _ in await lexical.search("scrooge", 5)} == {"c2", "c3"}
         assert await lexical.search("cratchit", 5) == []
 
+    async def test_lexical_ids_and_count_follow_changes(self, lexical):
+        assert await lexical.ids() == sorted(self.TEXTS) and await lexical.count() == 4
+        await lexical.delete(["c2"])
+        await lexical.add({"c9": "new"})
+        assert await lexical.ids() == ["c1", "c3", "c4", "c9"]
+
     @pytest.mark.parametrize("query", ['"', "AND OR NOT", "a*", "(x", "col:umn", "  ", "-", "NEAR("])
     async def test_lexical_odd_queries_do_not_fail(self, lexical, query):
         assert isinstance(await lexical.search(query, 3), list)

@@ -22,6 +22,13 @@ class VectorStoreConformance(StorageFixture):
         assert hits[0].score == pytest.approx(1 / np.hypot(1, 0.1), abs=1e-5)
         assert await vs.count() == 3
 
+    async def test_vectors_ids_list_what_is_stored(self, storage):
+        vs = storage.vectors("ents")
+        assert await vs.ids() == []
+        await vs.upsert(["b", "a", "c"], np.eye(3), [{}, {}, {}])
+        await vs.delete(["c"])
+        assert await vs.ids() == ["a", "b"]
+
     async def test_vectors_are_normalised(self, storage):
         vs = storage.vectors("ents")
         await vs.upsert(["a"], np.array([[3.0, 4.0]]), [{}])

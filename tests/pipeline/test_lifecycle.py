@@ -1,0 +1,182 @@
+"""Supersede, move, replace, delete and rebuild end in the graph a fresh index builds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kgrag.api import KGRag
+from kgrag.errors import DocumentNotFoundError
+from kgrag.lifecycle.export import dumps
+
+from .lifecycle_corpus import document, lifecycle_settings, write
+
+
+async def fresh_export(tmp_path, paths, name="fresh", **extra) -> str:
+    async with KGRag(lifecycle_settings(tmp_path / name, **extra)) as rag:
+        report = await rag.index_paths(paths)
+        assert report.ok
+        return dumps(await rag.export(timestamps=False))
+
+
+def calls(rag: KGRag, role: str) -> int:
+    return rag.models.ledger.snapshot().get(role, {}).get("calls", 0)
+
+
+async def assert_sound(rag: KGRag) -> None:
+    report = await rag.check()
+    assert report.ok, report.problems
+
+
+async def test_an_edited_file_supersedes_its_old_version(tmp_path):
+    docs = tmp_path / "docs"
+    a = write(docs, "a.txt", document([0, 1, 2, 3]))
+    b = write(docs, "b.txt", document([3, 4, 5]))
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths([a, b])
+        before = calls(rag, "extract")
+        write(docs, "a.txt", document([0, 1, 2, 3], version=1, edited={1}))
+        report = await rag.index_paths([a, b])
+        assert report.updated == [report.processed[0]] and len(report.unchanged) == 1
+        assert calls(rag, "extract") - before == 1  # only the changed paragraph
+        await assert_sound(rag)
+        after = dumps(await rag.export(timestamps=False))
+    assert after == await fresh_export(tmp_path, [a, b])
+
+
+async def test_facts_only_the_old_version_had_disappear(tmp_path):
+    docs = tmp_path / "docs"
+    a = write(docs, "a.txt", document([0, 1]))
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths([a])
+        old = {e["name"] for e in (await rag.export())["entities"]}
+        write(docs, "a.txt", document([5]))
+        await rag.index_paths([a])
+        new = {e["name"] for e in (await rag.export())["entities"]}
+        chunks = await rag.storage.kv("text_chunks").count()
+        assert chunks == 1 and old - new  # the old paragraphs' names are gone
+        hits = await rag.storage.lexical.search("Moreau Keller", 10)
+        live = set(await rag.storage.kv("text_chunks").keys())
+        assert all(h in live for h, _ in hits)
+        await assert_sound(rag)
+
+
+async def test_a_moved_file_is_not_extracted_again(tmp_path):
+    docs = tmp_path / "docs"
+    a = write(docs, "a.txt", document([0, 1, 2]))
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths([a])
+        before = calls(rag, "extract")
+        moved = docs / "moved.txt"
+        a.rename(moved)
+        report = await rag.index_paths([moved])
+        assert len(report.moved) == 1 and calls(rag, "extract") == before
+        assert (await rag.documents())["total"] == 1
+        await assert_sound(rag)
+        after = dumps(await rag.export(timestamps=False))
+    assert after == await fresh_export(tmp_path, [moved])
+
+
+async def test_replace_lets_a_file_supersede_another_source(tmp_path):
+    docs = tmp_path / "docs"
+    a = write(docs, "manual-v1.txt", document([0, 1, 2]))
+    b = write(docs, "manual-v2.txt", document([0, 1, 2], version=2, edited={2}))
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths([a])
+        await rag.index_paths([b], replace=str(a))
+        listing = await rag.documents()
+        assert [d["path"] for d in listing["documents"]] == [str(b.resolve())]
+        await assert_sound(rag)
+        after = dumps(await rag.export(timestamps=False))
+    assert after == await fresh_export(tmp_path, [b])
+
+
+async def test_delete_recomputes_shared_entities_without_extraction(tmp_path):
+    docs = tmp_path / "docs"
+    paths = [write(docs, f"d{i}.txt", document([i, i + 1, i + 2])) for i in range(4)]
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths(paths)
+        before = calls(rag, "extract")
+        ids, stats = await rag.delete([str(paths[1])])
+        assert len(ids) == 1 and calls(rag, "extract") == before
+        await assert_sound(rag)
+        after = dumps(await rag.export(timestamps=False))
+        with pytest.raises(DocumentNotFoundError):
+            await rag.delete(["doc-nothing"])
+    assert after == await fresh_export(tmp_path, [paths[0], paths[2], paths[3]])
+
+
+async def test_delete_by_path_glob_and_everything(tmp_path):
+    docs = tmp_path / "docs"
+    paths = [write(docs, f"d{i}.txt", document([i, i + 3])) for i in range(3)]
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths(paths)
+        ids, _ = await rag.delete(paths=[str(docs / "d*.txt")])
+        assert len(ids) == 3
+        exported = await rag.export()
+        assert exported["entities"] == exported["relations"] == exported["chunks"] == []
+        for ns in ("entities", "relations", "chunks"):
+            assert await rag.storage.vectors(ns).count() == 0
+        await assert_sound(rag)
+
+
+async def test_arrival_order_does_not_change_the_graph(tmp_path):
+    docs = tmp_path / "docs"
+    paths = [write(docs, f"d{i}.txt", document([i, (i + 2) % 6, 7])) for i in range(5)]
+    exports = []
+    for n, order in enumerate([paths, paths[::-1], [paths[2], paths[0], paths[4], paths[1], paths[3]]]):
+        async with KGRag(lifecycle_settings(tmp_path / f"idx{n}")) as rag:
+            for p in order:  # one document per run: the strongest order dependence
+                await rag.index_paths([p])
+            exports.append(dumps(await rag.export(timestamps=False)))
+    assert exports[0] == exports[1] == exports[2]
+
+
+async def test_rebuild_recomputes_the_same_graph_with_no_llm_call(tmp_path):
+    docs = tmp_path / "docs"
+    paths = [write(docs, f"d{i}.txt", document([i, i + 1])) for i in range(3)]
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths(paths)
+        before = dumps(await rag.export(timestamps=False))
+        extract, summary = calls(rag, "extract"), calls(rag, "summary")
+        report = await rag.rebuild()
+        assert len(report.processed) == 3
+        assert (calls(rag, "extract"), calls(rag, "summary")) == (extract, summary)
+        assert dumps(await rag.export(timestamps=False)) == before
+        await assert_sound(rag)
+
+
+async def test_check_finds_damage_and_repair_mends_the_search_stores(tmp_path):
+    docs = tmp_path / "docs"
+    paths = [write(docs, f"d{i}.txt", document([i, i + 1])) for i in range(2)]
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths(paths)
+        await assert_sound(rag)
+        s = rag.storage
+        [chunk] = (await s.kv("text_chunks").keys())[:1]
+        await s.vectors("chunks").delete([chunk])
+        await s.lexical.delete([chunk])
+        name = (await s.graph.all_node_names())[0]
+        some = await s.vectors("entities").get_vectors([(await s.vectors("entities").ids())[0]])
+        await s.vectors("entities").upsert(["ent-orphan"], np.stack(list(some.values())),
+                                           [{"name": "ghost"}])
+        report = await rag.check()
+        text = "\n".join(report.problems)
+        assert "chunks vector" in text and "orphan" in text and "lexical" in text
+        assert name  # the graph itself is intact
+        repaired = await rag.check(repair=True)
+        assert repaired.ok, repaired.problems
+
+
+async def test_disable_keeps_the_document_indexed(tmp_path):
+    docs = tmp_path / "docs"
+    a = write(docs, "a.txt", document([0, 1]))
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths([a], metadata={"team": "ops"})
+        [doc] = await rag.set_disabled([str(a)])
+        listing = (await rag.documents())["documents"]
+        assert listing[0]["disabled"] and listing[0]["metadata"] == {"team": "ops"}
+        assert (await rag.status())["disabled"] == [doc]
+        await rag.set_disabled([doc], disabled=False)
+        assert not (await rag.documents())["documents"][0]["disabled"]
+        await assert_sound(rag)
