@@ -261,6 +261,8 @@ class ChangeApplier:
             await s.doc_status.upsert([v.record for v in work.change.add])
         kinds = {s_.extractor for s_ in work.live().values()}
         await _note_extractors(s, kinds)
+        # Readers that cache what they derive from the graph (ppr) key on this.
+        await s.set_meta("graph_version", int(await s.get_meta("graph_version") or 0) + 1)
 
 
 def _touched(chunks: Iterable[StoredChunk]) -> tuple[set[str], set[Pair]]:

@@ -1,0 +1,129 @@
+"""Random sequences of index, edit, move, delete, disable/enable and retry.
+
+After every step the index is sound (``check``) and its export equals the
+export of a fresh index of the live documents (with the same documents
+disabled): the graph is a function of the documents, whatever happened
+before. Documents are drawn from a small paragraph pool, so they share
+chunks and entities.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from kgrag.api import SyncKGRag
+from kgrag.lifecycle.export import dumps
+
+from .lifecycle_corpus import document, lifecycle_settings, write
+
+NAMES = ["a.txt", "b.txt", "c.txt", "d.txt"]
+PARAGRAPHS = st.lists(st.integers(0, 7), min_size=1, max_size=3, unique=True)
+
+
+class Lifecycle(RuleBasedStateMachine):
+    extractor = "llm"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.root = Path(tempfile.mkdtemp(prefix="kgrag-stateful-"))
+        self.folder = self.root / "docs"
+        self.live: dict[str, tuple[list[int], int]] = {}  # file name -> (paragraphs, version)
+        self.disabled: set[str] = set()
+        self.fresh_runs = 0
+        self.rag = SyncKGRag(self._settings("idx"))
+        self.rag.__enter__()
+
+    def _settings(self, name: str):
+        return lifecycle_settings(self.root / name, extractor=self.extractor)
+
+    def _path(self, name: str) -> Path:
+        return self.folder / name
+
+    def _write(self, name: str) -> Path:
+        paragraphs, version = self.live[name]
+        return write(self.folder, name, document(paragraphs, version, edited={paragraphs[0]}))
+
+    @rule(name=st.sampled_from(NAMES), paragraphs=PARAGRAPHS)
+    def index(self, name, paragraphs):
+        self.live[name] = (paragraphs, self.live.get(name, ([], 0))[1])
+        assert self.rag.index_paths([self._write(name)]).ok
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data())
+    def edit(self, data):
+        name = data.draw(st.sampled_from(sorted(self.live)))
+        paragraphs, version = self.live[name]
+        self.live[name] = (paragraphs, version + 1)
+        assert self.rag.index_paths([self._write(name)]).ok
+
+    @precondition(lambda self: self.live and len(self.live) < len(NAMES))
+    @rule(data=st.data())
+    def move(self, data):
+        old = data.draw(st.sampled_from(sorted(self.live)))
+        new = data.draw(st.sampled_from([n for n in NAMES if n not in self.live]))
+        self._path(old).rename(self._path(new))
+        self.live[new] = self.live.pop(old)
+        if old in self.disabled:
+            self.disabled.discard(old)
+            self.disabled.add(new)
+        report = self.rag.index_paths([self._path(new)])
+        assert report.ok and (report.moved or report.new)
+        if report.new:  # the same content also lives elsewhere: not a move, so retract it
+            self.rag.delete([str(self._path(old))])
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data())
+    def delete(self, data):
+        name = data.draw(st.sampled_from(sorted(self.live)))
+        self.rag.delete([str(self._path(name))])
+        self._path(name).unlink()
+        del self.live[name]
+        self.disabled.discard(name)
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data(), disable=st.booleans())
+    def toggle(self, data, disable):
+        name = data.draw(st.sampled_from(sorted(self.live)))
+        self.rag.set_disabled([str(self._path(name))], disable)
+        (self.disabled.add if disable else self.disabled.discard)(name)
+
+    @rule()
+    def retry(self):
+        assert not self.rag.retry_failed().failed
+
+    @invariant()
+    def equals_a_fresh_index(self):
+        report = self.rag.check()
+        assert report.ok, report.problems
+        ours = dumps(self.rag.export(timestamps=False))
+        self.fresh_runs += 1
+        with SyncKGRag(self._settings(f"fresh{self.fresh_runs}")) as fresh:
+            paths = [self._path(n) for n in sorted(self.live)]
+            if paths:
+                assert fresh.index_paths(paths).ok
+            if self.disabled:
+                fresh.set_disabled([str(self._path(n)) for n in sorted(self.disabled)])
+            theirs = dumps(fresh.export(timestamps=False))
+        shutil.rmtree(self.root / f"fresh{self.fresh_runs}", ignore_errors=True)
+        assert ours == theirs
+
+    def teardown(self):
+        self.rag.__exit__(None, None, None)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class NLPLifecycle(Lifecycle):
+    extractor = "nlp"
+
+
+_SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+TestLifecycleWithFakeLLM = Lifecycle.TestCase
+TestLifecycleWithFakeLLM.settings = settings(max_examples=12, stateful_step_count=7, **_SETTINGS)
+TestLifecycleWithNLPExtractor = NLPLifecycle.TestCase
+TestLifecycleWithNLPExtractor.settings = settings(max_examples=5, stateful_step_count=5, **_SETTINGS)
