@@ -9,9 +9,11 @@ on the set of live documents only, not on the order they arrived in,
 retries, supersedes, deletes or concurrent writers.
 
 :func:`plan_keys` does that for a set of touched keys. The description is
-the joined fragments, or a summary of them (see
-:func:`kgrag.graph.summary.apply_summaries`, which summarises in fixed
-buckets so one changed fragment costs about two calls). A stored
+the joined fragments, or a summary of them (:func:`summarise_plans`; see
+:func:`kgrag.graph.summary.summarize_buckets`, which summarises in fixed
+buckets so one changed fragment costs about two calls). A writer may give
+a plan its joined fragments for now (:func:`provisional`) and summarise
+later, once per key however many commits touched it. A stored
 description is kept as it is when the fragments it was made from are
 unchanged (``fragments_digest``), so touching a key costs no summary call
 unless its fragments really changed.
@@ -28,8 +30,9 @@ from kgrag.graph import fields as f
 from kgrag.graph.batch import BatchPlan
 from kgrag.graph.merge import MergePlan, merge_entity, merge_relation, placeholder_entity
 from kgrag.graph.policy import MergePolicy
+from kgrag.graph.summary import apply_summaries, truncate_tokens
 from kgrag.storage.base import edge_key
-from kgrag.types import ExtractedEntity, ExtractedRelation
+from kgrag.types import SEP, ExtractedEntity, ExtractedRelation
 
 Pair = tuple[str, str]
 
@@ -95,12 +98,35 @@ def _settle(plan: MergePlan, existing: dict[str, Any] | None,
         plan.data["created_at"] = old["created_at"]
     if plan.needs_summary is not None:
         digest = fragments_digest(plan.needs_summary)
-        plan.data["fragments_digest"] = digest
         if old.get("fragments_digest") == digest and old.get("description"):
             plan.data["description"] = old["description"]
+            plan.data["fragments_digest"] = digest
             plan.needs_summary = None
     plan.changed = plan.data != existing
     return plan
+
+
+async def summarise_plans(plans: Sequence[MergePlan], chat: Any, *, policy: MergePolicy,
+                          language: str) -> int:
+    """Run the summaries ``plans`` need and record what each was made from."""
+    digests = {id(p): fragments_digest(p.needs_summary) for p in plans if p.needs_summary}
+    done = await apply_summaries(plans, chat, policy=policy, language=language)
+    for plan in plans:
+        if id(plan) in digests:
+            plan.data["fragments_digest"] = digests[id(plan)]
+    return done
+
+
+def provisional(plans: Sequence[MergePlan], policy: MergePolicy) -> list[MergePlan]:
+    """Give plans that need a summary their joined fragments for now; returns them."""
+    waiting = [p for p in plans if p.needs_summary]
+    for plan in waiting:
+        frags = plan.needs_summary or []
+        plan.data["description"] = truncate_tokens(policy.tokenizer, SEP.join(frags),
+                                                   policy.summary_max_tokens)
+        plan.data.pop("fragments_digest", None)
+        plan.needs_summary = None
+    return waiting
 
 
 def plan_entity(name: str, support: Sequence[ChunkFacts], existing: dict[str, Any] | None,

@@ -57,7 +57,9 @@ async def resolve(storage: Any, ids: Iterable[str] = (), paths: Iterable[str] = 
 
 async def delete(applier: ChangeApplier, records: list[DocRecord]) -> ChangeStats:
     """Retract ``records``' documents from every store, in one transaction."""
-    return await applier.apply(Change(remove=[r.id for r in records]))
+    stats = await applier.apply(Change(remove=[r.id for r in records]))
+    await applier.finish()
+    return stats
 
 
 async def set_disabled(storage: Any, records: list[DocRecord], disabled: bool) -> int:

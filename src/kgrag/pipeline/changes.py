@@ -12,12 +12,18 @@ documents get a new committed version (``add``) and which lose theirs
 3. each touched key's supporting chunks (``graph_support``), without the
    dead ones and with the newly live ones;
 4. every touched node and edge recomputed from its supporting chunks in
-   canonical order (:mod:`kgrag.graph.canonical`), summaries where the
-   fragments need one, vectors re-embedded only where their text changed;
+   canonical order (:mod:`kgrag.graph.canonical`), vectors re-embedded
+   only where their text changed;
 5. one transaction writing chunks, facts, support, graph, vectors, lexical
    index, contribution records and status.
 
-So the graph after any sequence of changes is the graph a fresh index of
+A key whose fragments need a new LLM summary gets its joined fragments
+for now and is listed in ``summary_pending`` (in the same transaction);
+:meth:`ChangeApplier.finish`, which every write operation runs before it
+returns (and which resumes after a crash), summarises each listed key once,
+however many documents of the run touched it.
+
+So the graph after any sequence of changes (once finished) is the graph a fresh index of
 the live documents builds, and a kill at any point leaves the old state or
 the new one. Unchanged chunks are never extracted again: their stored
 extraction (``chunk_facts``) is reused.
@@ -32,10 +38,12 @@ from typing import Any
 
 import numpy as np
 
-from kgrag.graph.canonical import ChunkFacts, KeyPlans, plan_keys
+from kgrag.graph.canonical import ChunkFacts, KeyPlans, plan_keys, provisional, summarise_plans
+from kgrag.graph.merge import MergePlan
 from kgrag.graph.policy import MergePolicy
-from kgrag.graph.summary import apply_summaries
-from kgrag.pipeline.facts import CHUNKS, DOC_GRAPH, FACTS, FULL_DOCS, SUPPORT, StoredChunk, support_key
+from kgrag.pipeline.facts import (
+    CHUNKS, DOC_GRAPH, FACTS, FULL_DOCS, SUPPORT, PendingSummaries, StoredChunk, support_key,
+)
 from kgrag.pipeline.vectors import GraphVectors
 from kgrag.types import Chunk, DocRecord, Extraction
 
@@ -106,6 +114,7 @@ class ChangeApplier:
         self.policy, self.chat, self.language = policy, chat, language
         self.kind, self._extract, self._embed = extractor_kind, extract, embed
         self.graph_vectors = vectors
+        self.pending = PendingSummaries(storage)
 
     async def apply(self, change: Change) -> ChangeStats:
         work = _Work(change, {v.record.id for v in change.add} | set(change.remove))
@@ -117,16 +126,56 @@ class ChangeApplier:
         old_nodes, old_edges = await graph.get_nodes(sorted(names)), await graph.get_edges(sorted(pairs))
         plans = plan_keys(names, pairs, work.support, work.facts, old_nodes, old_edges,
                           self.policy, time.time())
-        await apply_summaries(plans.plan.all(), self.chat, policy=self.policy,
-                              language=self.language)
-        embedded = await self.graph_vectors.prepare(plans.plan, old_nodes, old_edges)
+        waiting = await self._summaries(plans)
+        embedded = await self.graph_vectors.prepare(plans.plan, old_nodes, old_edges,
+                                                    skip={p.key for p in waiting})
         rows = await self._chunk_rows(work)
         async with self.storage.transaction():
             await self._write_chunks(work, rows)
             await self._write_graph(work, plans)
             await self.graph_vectors.write(embedded, plans.dead_nodes, plans.dead_edges)
             await self._write_documents(work)
+            await self.pending.mark([*names, *pairs], [p.key for p in waiting])
         return _stats(work, plans)
+
+    async def _summaries(self, plans: KeyPlans) -> list[MergePlan]:
+        """Summaries now without a chat model (cheap); with one, later (see ``finish``)."""
+        if self.chat is None:
+            await summarise_plans(plans.plan.all(), None, policy=self.policy,
+                                  language=self.language)
+            return []
+        return provisional(plans.plan.all(), self.policy)
+
+    async def finish(self, batch: int = 256) -> int:
+        """Summarise every key whose summary was deferred; returns how many."""
+        done = 0
+        while keys := await self.pending.next(batch):
+            done += await self._finish_keys(keys)
+        return done
+
+    async def _finish_keys(self, keys: list[Key]) -> int:
+        names = [k for k in keys if isinstance(k, str)]
+        pairs = [k for k in keys if isinstance(k, tuple)]
+        stored = await self.storage.kv(SUPPORT).get_many([support_key(k) for k in keys])
+        support = {k: (rec or {}).get("chunks", []) for k, rec in zip(keys, stored)}
+        ids = sorted({c for cs in support.values() for c in cs})
+        facts = {c: StoredChunk.from_record(c, rec).facts()
+                 for c, rec in zip(ids, await self.storage.kv(FACTS).get_many(ids))
+                 if rec is not None and rec.get("owners")}
+        graph = self.storage.graph
+        old_nodes, old_edges = await graph.get_nodes(names), await graph.get_edges(pairs)
+        plans = plan_keys(names, pairs, support, facts, old_nodes, old_edges,
+                          self.policy, time.time())
+        await summarise_plans(plans.plan.all(), self.chat, policy=self.policy,
+                              language=self.language)
+        embedded = await self.graph_vectors.prepare(plans.plan, old_nodes, old_edges,
+                                                    force=set(keys))
+        async with self.storage.transaction():
+            await graph.upsert_nodes({k: p.data for k, p in plans.plan.nodes.items() if p.changed})
+            await graph.upsert_edges({k: p.data for k, p in plans.plan.edges.items() if p.changed})
+            await self.graph_vectors.write(embedded, [], [])
+            await self.pending.mark(keys, [])
+        return len(keys)
 
     # -- reading ---------------------------------------------------------------
     async def _load_chunks(self, work: _Work) -> None:

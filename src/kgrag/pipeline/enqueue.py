@@ -84,28 +84,29 @@ class Enqueuer:
                 continue
             seen.add(doc.id)
             digest, old = content_hash(doc.content), known.get(doc.id)
-            kind = self._classify(doc, digest, old, by_hash)
+            kind, moved = self._classify(doc, digest, old, by_hash)
             getattr(report, kind).append(doc.id)
             if kind == "unchanged":
                 if doc.metadata and old is not None and old.metadata != doc.metadata:
                     old.metadata = dict(doc.metadata)
                     touched.append(old)
                 continue
-            queue.append((doc, digest, old))
+            queue.append((doc, digest, old or moved))  # a move keeps its flags and metadata
         await self._write(queue, touched)
         return report
 
     def _classify(self, doc: Document, digest: str, old: DocRecord | None,
-                  by_hash: dict[str, list[DocRecord]]) -> str:
+                  by_hash: dict[str, list[DocRecord]]) -> tuple[str, DocRecord | None]:
+        """The kind of ``doc`` and, for a move, the record it moves from."""
         if old is not None:
             if old.content_hash != digest or doc.replaces:
-                return "updated"
-            return "requeued" if old.status == DocStatus.FAILED else "unchanged"
-        moved = [r.id for r in by_hash.get(digest, []) if r.id != doc.id and _gone(r)]
+                return "updated", None
+            return ("requeued" if old.status == DocStatus.FAILED else "unchanged"), None
+        moved = [r for r in by_hash.get(digest, []) if r.id != doc.id and _gone(r)]
         if moved:
-            doc.replaces = sorted(set(doc.replaces) | set(moved))
-            return "moved"
-        return "new"
+            doc.replaces = sorted(set(doc.replaces) | {r.id for r in moved})
+            return "moved", moved[0]
+        return "new", None
 
     async def _hashes(self) -> dict[str, list[DocRecord]]:
         out: dict[str, list[DocRecord]] = {}

@@ -12,6 +12,9 @@ them (``kgrag check`` verifies that, ``kgrag rebuild`` recomputes it):
 - ``graph_support``: per entity name and per relation key, the sorted ids
   of the live chunks supporting it (uncapped, unlike ``source_ids``).
 - ``doc_graph``: per document, the chunk ids of its committed version.
+
+``summary_pending`` lists the keys whose description is provisional (the
+joined fragments) until the writer summarises them (:class:`PendingSummaries`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ SUPPORT = "graph_support"
 DOC_GRAPH = "doc_graph"
 CHUNKS = "text_chunks"
 FULL_DOCS = "full_docs"
+PENDING = "summary_pending"
 
 Pair = tuple[str, str]
 
@@ -94,3 +98,24 @@ class StoredChunk:
             entities=[ExtractedEntity(n, t, d, self.chunk_id, path) for n, t, d in self.entities],
             relations=[ExtractedRelation(s, t, k, d, float(w), self.chunk_id, path)
                        for s, t, k, d, w in self.relations])
+
+
+class PendingSummaries:
+    """The keys whose LLM summary is still to be made (``summary_pending``)."""
+
+    def __init__(self, storage: Any):
+        self.kv = storage.kv(PENDING)
+
+    async def mark(self, touched: list[str | Pair], waiting: list[Any]) -> None:
+        """``touched`` keys are settled, except ``waiting`` ones (call inside the commit)."""
+        wait = {support_key(k) for k in waiting}
+        await self.kv.delete([support_key(k) for k in touched if support_key(k) not in wait])
+        await self.kv.upsert({k: {} for k in sorted(wait)})
+
+    async def next(self, limit: int) -> list[str | Pair]:
+        """Up to ``limit`` waiting keys, in a fixed order."""
+        keys = sorted(await self.kv.keys())[:limit]
+        return [parse_support_key(k) for k in keys]
+
+    async def count(self) -> int:
+        return await self.kv.count()

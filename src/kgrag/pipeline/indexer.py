@@ -98,6 +98,7 @@ class Indexer:
             await self._run(todo, report, progress)
         finally:
             progress.stop()
+        await self.applier.finish()  # deferred summaries, also those a crash left
         report.seconds = time.perf_counter() - started
         return report
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,12 +53,17 @@ class GraphVectors:
         self.storage, self._embed = storage, embed
 
     async def prepare(self, plan: BatchPlan, old_nodes: Mapping[str, dict[str, Any]],
-                      old_edges: Mapping[Pair, dict[str, Any]]) -> Embedded:
-        """Embed the changed plans whose vector text differs from the stored one."""
-        names = [n for n, p in plan.nodes.items() if p.changed and (
+                      old_edges: Mapping[Pair, dict[str, Any]], *,
+                      skip: Collection[Any] = (), force: Collection[Any] = ()) -> Embedded:
+        """Embed the changed plans whose vector text differs from the stored one.
+
+        Keys in ``skip`` are left alone (their summary is still to come);
+        keys in ``force`` are embedded whatever changed.
+        """
+        names = [n for n, p in plan.nodes.items() if n in force or n not in skip and p.changed and (
             n not in old_nodes or entity_text(n, old_nodes[n], _compact(old_nodes[n]))
             != entity_text(n, p.data, _compact(p.data)))]
-        pairs = [k for k, p in plan.edges.items() if p.changed and (
+        pairs = [k for k, p in plan.edges.items() if k in force or k not in skip and p.changed and (
             k not in old_edges or relation_text(k, old_edges[k], _compact(old_edges[k]))
             != relation_text(k, p.data, _compact(p.data)))]
         texts = [entity_text(n, plan.nodes[n].data, _compact(plan.nodes[n].data)) for n in names]
