@@ -70,3 +70,22 @@ async def test_streamed_answer_over_http(tmp_path):
         stats = synth_stats(base_url)
     assert len(pieces) > 1 and "".join(pieces).strip()
     assert stats["stream_calls"] == 1 and stats["calls"]["keywords"] == 1
+
+
+async def test_garbage_replies_are_recovered_or_reported(tmp_path):
+    with run_synth() as base_url:
+        _, clean = await _index(tmp_path / "clean", base_url)
+    with run_synth("--garbage-rate", "0.5") as base_url:
+        docs = write_book_parts(tmp_path / "docs", 5, chars=4000)
+        async with KGRag(http_settings(tmp_path / "idx", base_url)) as rag:
+            report = await rag.index_paths(docs)
+            status = await rag.status()
+            assert (await rag.check()).ok
+        stats = synth_stats(base_url)
+    assert stats["garbage"] > 0 and not report.failed
+    # every document that needed a re-ask says so; none is silently complete
+    assert report.warnings and status["warnings"]
+    assert all(any("re-ask" in w or "malformed" in w for w in ws) for ws in report.warnings.values())
+    entities, relations = status["graph"]["entities"], status["graph"]["relations"]
+    assert abs(entities - clean["graph"]["entities"]) <= 0.1 * clean["graph"]["entities"]
+    assert abs(relations - clean["graph"]["relations"]) <= 0.15 * clean["graph"]["relations"]
