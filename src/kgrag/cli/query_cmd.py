@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from kgrag.api import KGRag
+from kgrag.errors import ConfigError
 
 MODES = ["auto", "mix", "local", "global", "hybrid", "naive", "bypass", "ppr"]
 
@@ -33,9 +34,32 @@ def add_parser(sub, common) -> None:
     p.add_argument("--hl-keywords", help="comma-separated high-level keywords (skips the keywords call)")
     p.add_argument("--response-type", help='answer shape, e.g. "Single Paragraph", "Bullet Points"')
     p.add_argument("--user-prompt", help="additional instructions for the answer")
+    _add_filters(p)
 
 
-def _param(rag: KGRag, args: argparse.Namespace):
+def _add_filters(p: argparse.ArgumentParser) -> None:
+    """``--doc``, ``--path``, ``--where``: retrieve from some documents only."""
+    p.add_argument("--doc", action="append", default=[], metavar="DOC_ID",
+                   help="retrieve only from this document (id or source; repeatable: any of them)")
+    p.add_argument("--path", action="append", default=[], metavar="GLOB",
+                   help="retrieve only from documents whose path matches GLOB (repeatable: any of them)")
+    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="retrieve only from documents with this metadata (repeatable: all of them)")
+
+
+def parse_where(pairs: list[str]) -> dict[str, str]:
+    """``--where KEY=VALUE`` pairs as a dict; raises :class:`ConfigError` for a malformed one."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--where expects KEY=VALUE, got {pair!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The QueryParam fields the flags set (raises ConfigError for a malformed one)."""
     over: dict[str, Any] = {"mode": args.mode, "stream": args.stream,
                             "only_need_context": args.context_only,
                             "only_need_prompt": args.prompt_only,
@@ -46,15 +70,22 @@ def _param(rag: KGRag, args: argparse.Namespace):
     for name in ("ll_keywords", "hl_keywords"):
         if getattr(args, name):
             over[name] = [k.strip() for k in getattr(args, name).split(",") if k.strip()]
-    return rag.query_param(**over)
+    if args.doc:
+        over["doc_ids"] = list(args.doc)
+    if args.path:
+        over["path_glob"] = list(args.path)
+    if args.where:
+        over["where"] = parse_where(args.where)
+    return over
 
 
 async def run(args: argparse.Namespace, settings) -> int:
     if not args.question and not args.questions_file:
         print("kgrag: error: give a QUESTION or --questions-file", file=sys.stderr)
         return 2
+    over = _overrides(args)
     async with KGRag(settings) as rag:
-        param = _param(rag, args)
+        param = rag.query_param(**over)
         if args.questions_file:
             return await _many(rag, args, param)
         return await _one(rag, args, param)

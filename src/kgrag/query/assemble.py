@@ -2,7 +2,7 @@
 
 :func:`assemble` runs the stages every retrieving mode shares::
 
-    keywords -> one embedding call -> the mode's routes -> entity / relation
+    document filter -> keywords -> one embedding call -> the mode's routes -> entity / relation
     budgets -> chunks of the kept entities and relations -> merge, rerank,
     chunk_top_k -> chunk budget -> references and context text
 """
@@ -20,6 +20,7 @@ from kgrag.query.context import (
     BUFFER_TOKENS, Fitted, SectionBudget, chunk_line, entity_line, entity_name, fit, fit_chunks,
     reference_ids, relation_line, relation_name, render_context, skeleton_tokens,
 )
+from kgrag.query.filters import resolve_filter
 from kgrag.query.keywords import KeywordSet, resolve_keywords
 from kgrag.query.modes import ModeSpec
 from kgrag.query.param import QueryParam
@@ -58,6 +59,7 @@ class Assembly:
     context: str = ""
     tokens: dict[str, int] = field(default_factory=dict)
     truncated: dict[str, int] = field(default_factory=dict)
+    filter: dict[str, Any] | None = None  # the document filter applied (DocFilter.describe())
 
     @property
     def graph(self) -> bool:
@@ -128,14 +130,17 @@ async def _chunk_section(ctx: RetrievalContext, svc: Services, found: Retrieved,
 
 async def assemble(svc: Services, question: str, param: QueryParam, spec: ModeSpec, trace: Trace) -> Assembly:
     """Retrieve for ``question`` in mode ``spec`` and build the budgeted context."""
+    doc_filter = await resolve_filter(svc.storage, param)
+    applied = doc_filter.describe()
+    trace.set("filter", applied)
     kws = await resolve_keywords(question, param.hl_keywords, param.ll_keywords, svc.chat, svc.language) \
         if spec.keywords else KeywordSet(source="unused")
     trace.set("keywords", kws.to_dict())
     if spec.keywords and kws.empty:
         trace.note("keywords", "no keywords: nothing was searched")
-        return Assembly("no_keywords", kws)
+        return Assembly("no_keywords", kws, filter=applied)
     vectors = await embed_question(svc.embed, _vector_texts(question, kws, spec, trace))
-    ctx = RetrievalContext(svc.storage, question, param, kws, vectors, trace)
+    ctx = RetrievalContext(svc.storage, question, param, kws, vectors, trace, doc_filter)
     found = await spec.retrieve(ctx)
     fixed = bare_prompt_tokens(svc.tokenizer, question, param)
     room = param.max_total_tokens - fixed - BUFFER_TOKENS - skeleton_tokens(svc.tokenizer)
@@ -152,4 +157,4 @@ async def assemble(svc: Services, question: str, param: QueryParam, spec: ModeSp
     trace.set("final", {"entities": len(ents.items), "relations": len(rels.items), "chunks": len(chunks.items),
                         "tokens": tokens})
     return Assembly("ok" if context else "no_context", kws, vectors, ents.items, rels.items, chunks.items,
-                    refs, references, context, tokens, truncated)
+                    refs, references, context, tokens, truncated, applied)

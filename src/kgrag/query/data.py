@@ -48,4 +48,5 @@ def assembly_data(question: str, param: QueryParam, asm: Assembly, rerank: bool)
         "truncated": dict(asm.truncated),
         "context_chars": len(asm.context),
         "reranked": bool(rerank and param.enable_rerank),
+        "filter": asm.filter,
     }

@@ -33,6 +33,13 @@ class QueryParam:
     silently ignored when no reranker is configured. ``include_references``
     fills :attr:`QueryResult.references` (the numbered source files the
     answer cites as [n]); :meth:`QueryEngine.query_data` always has them.
+
+    ``doc_ids``, ``path_glob`` and ``where`` restrict retrieval to some
+    documents (see :mod:`kgrag.query.filters`): ids (or sources) of
+    documents; fnmatch globs against a document's source and file path;
+    metadata pairs that must all be equal (compared as strings). The kinds
+    combine with AND, the entries of one list with OR. Disabled documents
+    are never retrieved, filter or not.
     """
 
     mode: str = "mix"
@@ -53,6 +60,9 @@ class QueryParam:
     include_references: bool = False
     cosine_threshold: float = 0.2
     related_chunk_number: int = 5
+    doc_ids: list[str] | None = None
+    path_glob: list[str] | None = None
+    where: dict[str, str] | None = None
 
     @classmethod
     def from_settings(cls, settings: Any, **overrides: Any) -> "QueryParam":
@@ -75,6 +85,12 @@ class QueryParam:
                 raise QueryError(f"{name} must be >= 0, got {getattr(self, name)}")
         if not -1.0 <= self.cosine_threshold <= 1.0:
             raise QueryError(f"cosine_threshold must lie in [-1, 1], got {self.cosine_threshold}")
+        for name in ("doc_ids", "path_glob"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, (list, tuple, str)):
+                raise QueryError(f"{name} must be a list of strings, got {type(value).__name__}")
+        if self.where is not None and not isinstance(self.where, dict):
+            raise QueryError(f"where must be a dict of metadata pairs, got {type(self.where).__name__}")
         for turn in self.conversation_history:
             if not isinstance(turn, dict) or "role" not in turn or "content" not in turn:
                 raise QueryError("conversation_history items must be {'role': ..., 'content': ...} dicts")

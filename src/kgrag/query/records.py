@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from kgrag.query.filters import NO_FILTER, DocFilter
 from kgrag.query.keywords import KeywordSet
 from kgrag.query.param import QueryParam
 from kgrag.query.trace import Trace
@@ -91,6 +92,8 @@ class RetrievalContext:
     keywords: KeywordSet
     vectors: dict[str, np.ndarray]  # "query", "low", "high": L2-normalised
     trace: Trace
+    # Which documents the question may retrieve from (see kgrag.query.filters).
+    doc_filter: DocFilter = field(default_factory=lambda: NO_FILTER)
     # Optional extras a registered mode may read (e.g. a graph cache).
     extras: dict[str, Any] = field(default_factory=dict)
 

@@ -7,12 +7,18 @@ global: high-level keywords -> relation vectors (top_k) -> edges, in vector
 
 Every storage read is batched: a route makes at most four graph calls
 whatever the number of hits.
+
+With a document filter (``ctx.doc_filter``) the vector searches keep only
+allowed entities / relations (over-fetching to fill ``top_k``), and the
+edges around local entities and the endpoints of global relations are
+filtered too.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+from kgrag.query.filters import hit_gate, keep_allowed
 from kgrag.query.records import EntityHit, RelationHit, RetrievalContext
 from kgrag.query.search import round_robin, vector_search
 from kgrag.query.trace import relation_id
@@ -36,7 +42,7 @@ async def local_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rela
     hits = await vector_search(
         ctx.storage, "entities", vector, p.top_k, p.cosine_threshold, trace,
         route="local", kind="entity", query=_keywords_text(ctx.keywords.low),
-        label=lambda h: str(h.meta.get("name", h.id)))
+        label=lambda h: str(h.meta.get("name", h.id)), gate=hit_gate(ctx.doc_filter, "entity"))
     names = list(dict.fromkeys(str(h.meta["name"]) for h in hits if h.meta.get("name")))
     scores = {str(h.meta.get("name")): float(h.score) for h in hits}
     graph = ctx.storage.graph
@@ -47,6 +53,7 @@ async def local_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rela
     found = [n for n in names if n in nodes]
     degrees = {n: len(edges_by_node.get(n, [])) for n in found}
     pairs = list(dict.fromkeys(edge_key(*pair) for n in found for pair in edges_by_node.get(n, [])))
+    pairs = await keep_allowed(ctx.doc_filter, pairs, trace, kind="relation", route="local")
     neighbours = list(dict.fromkeys(x for pair in pairs for x in pair if x not in degrees))
     degrees.update(await graph.node_degrees(neighbours) if neighbours else {})
     ranked = _rank_by_degree(pairs, degrees, p.max_relation_tokens, trace)
@@ -98,7 +105,8 @@ async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rel
     hits = await vector_search(
         ctx.storage, "relations", vector, p.top_k, p.cosine_threshold, trace,
         route="global", kind="relation", query=_keywords_text(ctx.keywords.high),
-        label=lambda h: relation_id(*edge_key(str(h.meta.get("src", h.id)), str(h.meta.get("tgt", "")))))
+        label=lambda h: relation_id(*edge_key(str(h.meta.get("src", h.id)), str(h.meta.get("tgt", "")))),
+        gate=hit_gate(ctx.doc_filter, "relation"))
     scored: dict[tuple[str, str], float] = {}
     for h in hits:
         if h.meta.get("src") is not None and h.meta.get("tgt") is not None:
@@ -110,6 +118,7 @@ async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rel
             trace.drop("graph", "relation", relation_id(*pair), "relation vector has no graph edge", score, "global")
     pairs = [pair for pair in scored if pair in edges]
     names = list(dict.fromkeys(x for pair in pairs for x in pair))
+    names = await keep_allowed(ctx.doc_filter, names, trace, kind="entity", route="global")
     nodes, degrees = await asyncio.gather(graph.get_nodes(names), graph.node_degrees(names))
     for name in names:
         if name not in nodes:

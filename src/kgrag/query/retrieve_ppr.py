@@ -18,6 +18,10 @@ Seeds (see :class:`PPRSettings` for the weights):
 The edges (:class:`~kgrag.query.ppr_graph.EdgeWeights`) send the walk from
 a chunk to its more specific names and from a name to the chunks about it.
 
+With a document filter (``ctx.doc_filter``) only allowed entities,
+relations and chunks seed the walk, and only allowed chunks and entities
+are ranked into the result (the walk itself crosses the whole graph).
+
 The walk runs on :class:`~kgrag.query.ppr_graph.PPRGraph` (cached per
 storage). The context lists the top ``chunk_top_k`` chunks by PageRank
 mass, the ``top_k`` entities with the most mass and the relations among
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kgrag.query.filters import MAX_WIDENINGS, OVERFETCH, hit_gate, keep_allowed
 from kgrag.query.modes import register_mode
 from kgrag.query.ppr_graph import EdgeWeights, PPRGraph, cached_graph
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, Retrieved, RetrievalContext
@@ -86,7 +91,8 @@ async def _entity_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings
         hits = await vector_search(ctx.storage, "entities", vector, min(p.top_k, cfg.entity_seed_k),
                                    p.cosine_threshold, trace,
                                    route=f"ppr/entities/{slot}", kind="entity", query=text,
-                                   label=lambda h: str(h.meta.get("name", h.id)))
+                                   label=lambda h: str(h.meta.get("name", h.id)),
+                                   gate=hit_gate(ctx.doc_filter, "entity"))
         names = [str(h.meta.get("name", "")) for h in hits]
         for name, w in zip(names, _rank_weights(len(names), cfg.rank_offset)):
             if name in graph.entity_index:
@@ -95,11 +101,19 @@ async def _entity_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings
             else:
                 trace.drop("graph", "entity", name, "entity vector has no graph node", route="ppr")
     if cfg.name_weight > 0:
-        for i in graph.match_names(ctx.question):
-            seeds[i] = seeds.get(i, 0.0) + cfg.name_weight
+        await _name_seeds(ctx, graph, cfg, seeds)
     if cfg.relation_weight > 0:
         await _relation_seeds(ctx, graph, cfg, seeds)
     return seeds
+
+
+async def _name_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings,
+                      seeds: dict[int, float]) -> None:
+    """Add the entities named literally in the question (those the filter allows) to ``seeds``."""
+    names = [graph.entities[i] for i in graph.match_names(ctx.question)]
+    for name in await keep_allowed(ctx.doc_filter, names, ctx.trace, kind="entity", route="ppr/names"):
+        i = graph.entity_index[name]
+        seeds[i] = seeds.get(i, 0.0) + cfg.name_weight
 
 
 async def _relation_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings,
@@ -109,7 +123,8 @@ async def _relation_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettin
                                min(ctx.param.top_k, cfg.entity_seed_k),
                                ctx.param.cosine_threshold, ctx.trace, route="ppr/relations", kind="relation",
                                query=ctx.question,
-                               label=lambda h: relation_id(str(h.meta.get("src")), str(h.meta.get("tgt"))))
+                               label=lambda h: relation_id(str(h.meta.get("src")), str(h.meta.get("tgt"))),
+                               gate=hit_gate(ctx.doc_filter, "relation"))
     for h, w in zip(hits, _rank_weights(len(hits), cfg.rank_offset)):
         for end in (h.meta.get("src"), h.meta.get("tgt")):
             i = graph.entity_index.get(str(end))
@@ -127,7 +142,8 @@ async def _chunk_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings)
     k, p = max(ctx.param.chunk_top_k, cfg.chunk_seed_k), ctx.param
     dense, lexical = await asyncio.gather(
         vector_search(ctx.storage, "chunks", ctx.vectors["query"], k, p.cosine_threshold, ctx.trace,
-                      route="ppr/chunks/dense", kind="chunk", query=ctx.question),
+                      route="ppr/chunks/dense", kind="chunk", query=ctx.question,
+                      gate=hit_gate(ctx.doc_filter, "chunk")),
         lexical_hits(ctx, k if cfg.lexical_weight > 0 else 0, route="ppr/lexical"))
     fused = rrf_fuse([[h.id for h in dense], [c for c, _ in lexical]], k=cfg.chunk_rank_offset - 1,
                      weights=[1.0, cfg.lexical_weight])
@@ -183,10 +199,24 @@ def _top(scores: np.ndarray, n: int, first: list[int] | None = None) -> np.ndarr
     return part[np.lexsort((part, rank, -rounded[part]))][:n]
 
 
+def _allowed_chunk_mass(ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray) -> np.ndarray:
+    """The chunks' mass, zero for those the filter does not allow (traced when they would have ranked)."""
+    flt, chunk_mass = ctx.doc_filter, mass[len(graph.entities):]
+    if not flt.is_active:
+        return chunk_mass
+    allowed = np.fromiter((flt.allows_chunk_id(c) for c in graph.chunks), dtype=bool, count=len(graph.chunks))
+    if ctx.trace.enabled:
+        for j in _top(chunk_mass, ctx.param.chunk_top_k):
+            if not allowed[j]:
+                cid = graph.chunks[j]
+                ctx.trace.drop("filter", "chunk", cid, flt.chunk_reason(cid), float(chunk_mass[j]), "ppr")
+    return np.where(allowed, chunk_mass, 0.0)
+
+
 def _rank_chunks(ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray, direct: list[int]) -> list[ChunkHit]:
-    """The ``chunk_top_k`` chunks by mass (ties in direct-search order); near misses traced."""
+    """The ``chunk_top_k`` allowed chunks by mass (ties in direct-search order); near misses traced."""
     n_e, k, trace = len(graph.entities), ctx.param.chunk_top_k, ctx.trace
-    chunk_mass = mass[n_e:]
+    chunk_mass = _allowed_chunk_mass(ctx, graph, mass)
     order = _top(chunk_mass, k + (TRACE_MARGIN if trace.enabled else 0), [j - n_e for j in direct])
     hits = [ChunkHit(graph.chunks[j], float(chunk_mass[j]), "ppr") for j in order]
     if trace.enabled:
@@ -198,9 +228,9 @@ def _rank_chunks(ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray, direc
 
 async def _graph_items(ctx: RetrievalContext, graph: PPRGraph,
                        mass: np.ndarray) -> tuple[list[EntityHit], list[RelationHit]]:
-    """The ``top_k`` entities by PageRank mass, and the relations among them."""
+    """The ``top_k`` allowed entities by PageRank mass, and the allowed relations among them."""
     n_e = len(graph.entities)
-    top = _top(mass[:n_e], ctx.param.top_k)
+    top = await _top_entities(ctx, graph, mass)
     names = [graph.entities[i] for i in top]
     nodes = await ctx.storage.graph.get_nodes(names)
     entities = [EntityHit(graph.entities[i], nodes[graph.entities[i]], float(mass[i]), graph.degree(int(i)), "ppr")
@@ -209,13 +239,37 @@ async def _graph_items(ctx: RetrievalContext, graph: PPRGraph,
     keep[top] = True
     pairs = graph.ee_pairs[keep[graph.ee_pairs[:, 0]] & keep[graph.ee_pairs[:, 1]]] if n_e else graph.ee_pairs
     pair_mass = mass[pairs[:, 0]] + mass[pairs[:, 1]] if len(pairs) else np.zeros(0)
-    chosen = pairs[_top(pair_mass, ctx.param.top_k)] if len(pairs) else pairs
+    wanted = len(pairs) if ctx.doc_filter.is_active else ctx.param.top_k
+    chosen = pairs[_top(pair_mass, wanted)] if len(pairs) else pairs
     keys = [(graph.entities[a], graph.entities[b]) for a, b in chosen]
     keys = [(a, b) if a <= b else (b, a) for a, b in keys]
     edges = await ctx.storage.graph.get_edges(keys)
+    keys = [k for k in keys if k in edges]
+    keys = (await keep_allowed(ctx.doc_filter, keys, ctx.trace, kind="relation", route="ppr"))[:ctx.param.top_k]
     relations = [RelationHit(a, b, edges[(a, b)], float(mass[graph.entity_index[a]] + mass[graph.entity_index[b]]),
-                             0, "ppr") for a, b in keys if (a, b) in edges]
+                             0, "ppr") for a, b in keys]
     return entities, relations
+
+
+async def _top_entities(ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray) -> np.ndarray:
+    """Indexes of the ``top_k`` allowed entities by mass (judged in windows widened by ``OVERFETCH``)."""
+    n_e, k, flt = len(graph.entities), ctx.param.top_k, ctx.doc_filter
+    if not flt.is_active:
+        return _top(mass[:n_e], k)
+    size = k * OVERFETCH
+    for _ in range(MAX_WIDENINGS):
+        top = _top(mass[:n_e], size)
+        names = [graph.entities[i] for i in top]
+        ok = await flt.allowed_keys(names)
+        kept = [int(i) for i, name in zip(top, names) if name in ok]
+        if len(kept) >= k or len(top) < size:
+            break
+        size *= OVERFETCH
+    if ctx.trace.enabled:
+        for i, name in zip(top[:k], names[:k]):
+            if name not in ok:
+                ctx.trace.drop("filter", "entity", name, flt.key_reason(name), float(mass[i]), "ppr")
+    return np.array(kept[:k], dtype=np.int64)
 
 
 async def ppr(ctx: RetrievalContext, cfg: PPRSettings | None = None) -> Retrieved:

@@ -4,45 +4,111 @@ The store is asked without a threshold and the threshold is applied
 here, which gives the same hits but lets the trace name every candidate
 the threshold removed. With tracing on, a few hits past ``top_k`` are
 fetched too, so the trace can show what just missed the cut.
+
+With a ``gate`` (a query filter, see :func:`kgrag.query.filters.hit_gate`)
+the store is first asked what an unfiltered search asks, then, while the
+gate leaves fewer than ``top_k`` above the threshold, ``OVERFETCH`` times
+as many (at most ``MAX_WIDENINGS`` times), so a filtered query still fills
+its budget. Starting at the unfiltered request keeps a filter that
+refuses nothing from changing anything, even how ties are cut.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from kgrag.storage.base import VectorHit
+from kgrag.query.filters import MAX_WIDENINGS, OVERFETCH, Gate
 from kgrag.query.trace import Trace
+from kgrag.storage.base import VectorHit
 
 # Extra hits fetched past top_k when tracing, to show near misses.
 TRACE_MARGIN = 10
 
 
+@dataclass(frozen=True, slots=True)
+class _Cut:
+    """What one search keeps (the ``top_k`` best hits scoring at least ``threshold``) and how it is traced."""
+
+    top_k: int
+    threshold: float
+    margin: int  # hits fetched past top_k to show near misses
+    route: str
+    kind: str
+    name: Callable[[VectorHit], str]
+
+
 async def vector_search(storage: Any, namespace: str, vector: np.ndarray, top_k: int,
                         threshold: float, trace: Trace, *, route: str, kind: str,
-                        query: str = "", label=None) -> list[VectorHit]:
-    """The best ``top_k`` hits of ``namespace`` scoring at least ``threshold``.
+                        query: str = "", label=None, gate: Gate | None = None) -> list[VectorHit]:
+    """The best ``top_k`` hits of ``namespace`` scoring at least ``threshold`` (and passing ``gate``).
 
     ``label(hit)`` names a hit in the trace (default: its id).
     """
     if top_k <= 0:
         return []
-    asked = top_k + (TRACE_MARGIN if trace.enabled else 0)
-    hits = await storage.vectors(namespace).query(vector, asked, None)
-    hits.sort(key=lambda h: -h.score)
-    kept = [h for h in hits[:top_k] if h.score >= threshold]
+    cut = _Cut(top_k, threshold, TRACE_MARGIN if trace.enabled else 0, route, kind, label or (lambda h: h.id))
+    store = storage.vectors(namespace)
+    if gate is None:
+        hits, why = await _query(store, vector, top_k + cut.margin), {}
+    else:
+        hits, why = await _gated_query(store, vector, cut, gate)
+    passing = [h for h in hits if h.id not in why]
+    kept = [h for h in passing[:top_k] if h.score >= threshold]
     if trace.enabled:
-        name = label or (lambda h: h.id)
-        trace.candidates(route, kind, [{"id": name(h), "score": round(float(h.score), 4)} for h in kept],
+        trace.candidates(route, kind, [{"id": cut.name(h), "score": round(float(h.score), 4)} for h in kept],
                          query=query)
-        for h in hits[:top_k]:
-            if h.score < threshold:
-                trace.drop("retrieval", kind, name(h), f"below cosine_threshold {threshold} ({route})", h.score, route)
-        for h in hits[top_k:]:
-            if h.score >= threshold:
-                trace.drop("retrieval", kind, name(h), f"ranked past top_k {top_k} ({route})", h.score, route)
+        _trace_misses(trace, passing, cut)
+        _trace_filtered(trace, hits, why, kept, cut)
     return kept
+
+
+async def _query(store: Any, vector: np.ndarray, k: int) -> list[VectorHit]:
+    hits = await store.query(vector, k, None)
+    hits.sort(key=lambda h: -h.score)
+    return hits
+
+
+async def _gated_query(store: Any, vector: np.ndarray, cut: _Cut,
+                       gate: Gate) -> tuple[list[VectorHit], dict[str, str]]:
+    """Hits (best first) and, per hit id the gate refused, why; widened until ``top_k`` pass."""
+    asked, why, judged = cut.top_k, {}, set()
+    for _ in range(MAX_WIDENINGS + 1):
+        hits = await _query(store, vector, asked + cut.margin)
+        fresh = [h for h in hits if h.score >= cut.threshold and h.id not in judged]
+        for hit, reason in zip(fresh, await gate(fresh)):
+            judged.add(hit.id)
+            if reason:
+                why[hit.id] = reason
+        passing = sum(1 for h in hits if h.score >= cut.threshold and h.id not in why)
+        if passing >= cut.top_k or len(hits) < asked + cut.margin or hits[-1].score < cut.threshold:
+            break
+        asked *= OVERFETCH
+    return hits, why
+
+
+def _trace_misses(trace: Trace, passing: list[VectorHit], cut: _Cut) -> None:
+    """Hits the threshold removed, and those just past ``top_k``."""
+    route = cut.route
+    for h in passing[:cut.top_k]:
+        if h.score < cut.threshold:
+            trace.drop("retrieval", cut.kind, cut.name(h), f"below cosine_threshold {cut.threshold} ({route})",
+                       h.score, route)
+    for h in passing[cut.top_k:cut.top_k + cut.margin]:
+        if h.score >= cut.threshold:
+            trace.drop("retrieval", cut.kind, cut.name(h), f"ranked past top_k {cut.top_k} ({route})", h.score, route)
+
+
+def _trace_filtered(trace: Trace, hits: list[VectorHit], why: dict[str, str], kept: list[VectorHit],
+                    cut: _Cut) -> None:
+    """Hits the gate refused that would otherwise have ranked within ``top_k``."""
+    floor = kept[-1].score if len(kept) >= cut.top_k else float("-inf")
+    for h in hits:
+        if h.id in why and h.score >= floor:
+            trace.drop("filter", cut.kind, cut.name(h), why[h.id], h.score, cut.route)
 
 
 def rrf_fuse(rankings: list[list[str]], k: float = 60,

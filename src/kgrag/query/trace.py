@@ -6,6 +6,7 @@ which a fact can go missing:
 
 ``keywords``   which keywords were searched for, and where they came from
 ``retrieval``  vector / lexical search (cosine threshold, top_k)
+``filter``     the query's document filters and disabled documents
 ``graph``      reading nodes, edges and chunks behind the hits
 ``rerank``     reranker order
 ``truncation`` chunk_top_k and the token budgets
@@ -18,13 +19,14 @@ from __future__ import annotations
 
 from typing import Any
 
-STAGES = ("keywords", "retrieval", "graph", "rerank", "truncation")
+STAGES = ("keywords", "retrieval", "filter", "graph", "rerank", "truncation")
 # Routes run concurrently; the trace lists them in this order whatever finished first.
 ROUTE_ORDER = ("local", "local/edges", "global", "global/endpoints", "chunks", "lexical", "chunks/rrf",
                "entity/chunks", "relation/chunks", "rerank")
 
 _HINTS = {
     "retrieval": "check the keywords, the embedding, cosine_threshold and top_k",
+    "filter": "check the query's doc / path / where filters and the disabled documents (`kgrag docs`)",
     "graph": "check the graph keys, edge endpoints and source chunk ids (index consistency)",
     "rerank": "check the reranker, or query with enable_rerank=False",
     "truncation": "check chunk_top_k and the token budgets (max_entity_tokens, "
@@ -169,6 +171,18 @@ def where_lost(trace: dict[str, Any], item_id: str) -> str:
             f"and that the keywords name it")
 
 
+def filter_summary(applied: dict[str, Any]) -> str:
+    """One line naming a query's document filter (a ``DocFilter.describe()`` dict)."""
+    parts = [f"{name}={applied[name]}" for name in ("doc_ids", "path_glob", "where") if applied.get(name)]
+    if applied.get("documents") is not None:
+        parts.append(f"{applied['documents']} document(s) retrievable")
+    if applied.get("disabled"):
+        parts.append(f"{len(applied['disabled'])} disabled document(s) excluded")
+    for doc, why in (applied.get("excluded") or {}).items():
+        parts.append(f"{doc} left out ({why})")
+    return ", ".join(parts) or "none"
+
+
 def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
     """A short human-readable account of a trace (for ``kgrag query --explain``).
 
@@ -184,6 +198,9 @@ def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
     params = trace.get("params") or {}
     if params:
         out.append("[params] " + " ".join(f"{k}={v}" for k, v in params.items()))
+    applied = trace.get("filter") or {}
+    if applied.get("active"):
+        out.append("[filter] " + filter_summary(applied))
     out.append("[retrieval] candidates per route:")
     _render_routes(trace, limit, out)
     _render_drops(trace, limit, out)
