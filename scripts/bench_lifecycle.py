@@ -9,8 +9,11 @@ operation runs as the CLI a user would run, against a fresh synth_llm
 calls the server counted:
 
 - delete one document;
-- supersede one document edited in one chunk (the first paragraph gets one
-  more sentence; the file is restored afterwards);
+- supersede one document edited in its first paragraph (one more
+  sentence: with token-window chunks every later chunk shifts), then the
+  same document edited once more at its end (only the last chunk changes);
+  the file is restored afterwards;
+- ``kgrag status``, for the start-up cost every CLI call pays;
 - a full index of the remaining documents into an empty workdir (what a
   user without delete / supersede would have to do).
 """
@@ -54,7 +57,7 @@ def reset(base: str) -> None:
 
 def run(env: dict, *args: str) -> tuple[float, str]:
     started = time.perf_counter()
-    out = subprocess.run([*KGRAG, *args], env=env, capture_output=True, text=True)
+    out = subprocess.run([*KGRAG, *args], env=env, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise SystemExit(f"kgrag {' '.join(args)} failed:\n{out.stderr}")
     return time.perf_counter() - started, out.stdout
@@ -89,6 +92,11 @@ def main() -> None:
         edited.write_text(first + " A later report corrected this account." + sep + rest)
         rows.append(measure("supersede one document (one chunk edited)", base, env,
                             "index", "--no-progress", "--workdir", str(work), str(edited)))
+        edited.write_text(edited.read_text().rstrip("\n") + " A second note was added.\n")
+        rows.append(measure("supersede it again (its last chunk edited instead)", base, env,
+                            "index", "--no-progress", "--workdir", str(work), str(edited)))
+        rows.append(measure("status (start-up cost of one CLI call)", base, env,
+                            "status", "--workdir", str(work)))
         rows.append(measure(f"full index of the remaining {len(files) - 1} documents", base, env,
                             "index", "--no-progress", "--workdir", str(tmp / "full"),
                             *map(str, files[1:])))

@@ -40,8 +40,8 @@ def write(folder: Path, name: str, text: str) -> Path:
 
 
 def lifecycle_settings(workdir: Path, extractor: str = "llm", **extra) -> Settings:
-    values = dict(workdir=workdir, llm_provider="fake", embedding_provider="fake",
-                  extractor=extractor, split_by_character="\n\n", split_by_character_only=True,
-                  force_llm_summary_on_merge=3, max_gleaning=0)
+    values = {"workdir": workdir, "llm_provider": "fake", "embedding_provider": "fake",
+                  "extractor": extractor, "split_by_character": "\n\n", "split_by_character_only": True,
+                  "force_llm_summary_on_merge": 3, "max_gleaning": 0}
     values.update(extra)
     return Settings(**values)

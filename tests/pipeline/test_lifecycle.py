@@ -97,7 +97,7 @@ async def test_delete_recomputes_shared_entities_without_extraction(tmp_path):
     async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
         await rag.index_paths(paths)
         before = calls(rag, "extract")
-        ids, stats = await rag.delete([str(paths[1])])
+        ids, _stats = await rag.delete([str(paths[1])])
         assert len(ids) == 1 and calls(rag, "extract") == before
         await assert_sound(rag)
         after = dumps(await rag.export(timestamps=False))

@@ -122,7 +122,7 @@ class NLPLifecycle(Lifecycle):
     extractor = "nlp"
 
 
-_SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 TestLifecycleWithFakeLLM = Lifecycle.TestCase
 TestLifecycleWithFakeLLM.settings = settings(max_examples=12, stateful_step_count=7, **_SETTINGS)
 TestLifecycleWithNLPExtractor = NLPLifecycle.TestCase

@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from kgrag.errors import KGRagError
 

@@ -28,7 +28,12 @@ from typing import Any
 
 from kgrag.graph import fields as f
 from kgrag.graph.batch import BatchPlan
-from kgrag.graph.merge import MergePlan, merge_entity, merge_relation, placeholder_entity
+from kgrag.graph.merge import (
+    MergePlan,
+    merge_entity,
+    merge_relation,
+    placeholder_entity,
+)
 from kgrag.graph.policy import MergePolicy
 from kgrag.graph.summary import apply_summaries, truncate_tokens
 from kgrag.storage.base import edge_key

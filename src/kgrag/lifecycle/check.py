@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
-from kgrag.pipeline.facts import CHUNKS, DOC_GRAPH, FACTS, SUPPORT, StoredChunk, support_key
+from kgrag.pipeline.facts import (
+    CHUNKS,
+    DOC_GRAPH,
+    FACTS,
+    SUPPORT,
+    StoredChunk,
+    support_key,
+)
 from kgrag.types import DocStatus
 
 
@@ -105,7 +112,7 @@ def _graph(st: _State, out: list[str]) -> None:
             out.append(f"entity {name!r} is supported by no live chunk (orphan)")
         elif not set(node.get("source_ids", [])) <= set(want[support_key(name)]):
             out.append(f"entity {name!r} cites chunks that do not support it")
-    for key, edge in st.edges.items():
+    for key in st.edges:
         if support_key(key) not in want:
             out.append(f"relation {key} is supported by no live chunk (orphan)")
         for end in key:

@@ -38,11 +38,24 @@ from typing import Any
 
 import numpy as np
 
-from kgrag.graph.canonical import ChunkFacts, KeyPlans, plan_keys, provisional, summarise_plans
+from kgrag.graph.canonical import (
+    ChunkFacts,
+    KeyPlans,
+    plan_keys,
+    provisional,
+    summarise_plans,
+)
 from kgrag.graph.merge import MergePlan
 from kgrag.graph.policy import MergePolicy
 from kgrag.pipeline.facts import (
-    CHUNKS, DOC_GRAPH, FACTS, FULL_DOCS, SUPPORT, PendingSummaries, StoredChunk, support_key,
+    CHUNKS,
+    DOC_GRAPH,
+    FACTS,
+    FULL_DOCS,
+    SUPPORT,
+    PendingSummaries,
+    StoredChunk,
+    support_key,
 )
 from kgrag.pipeline.vectors import GraphVectors
 from kgrag.types import Chunk, DocRecord, Extraction

@@ -65,7 +65,7 @@ class StoredChunk:
     owners: dict[str, list[Any]] = field(default_factory=dict)  # doc id -> [sort key, order, path]
 
     @classmethod
-    def from_extraction(cls, chunk_id: str, extractor: str, ex: Extraction) -> "StoredChunk":
+    def from_extraction(cls, chunk_id: str, extractor: str, ex: Extraction) -> StoredChunk:
         return cls(
             chunk_id, extractor,
             entities=[[e.name, e.type, e.description] for e in ex.entities],
@@ -74,7 +74,7 @@ class StoredChunk:
             warnings=list(ex.warnings), error=ex.error)
 
     @classmethod
-    def from_record(cls, chunk_id: str, rec: dict[str, Any]) -> "StoredChunk":
+    def from_record(cls, chunk_id: str, rec: dict[str, Any]) -> StoredChunk:
         return cls(chunk_id, rec.get("extractor", "llm"), rec.get("entities", []),
                    rec.get("relations", []), rec.get("warnings", []), rec.get("error"),
                    {k: list(v) for k, v in rec.get("owners", {}).items()})

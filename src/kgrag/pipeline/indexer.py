@@ -34,7 +34,7 @@ from kgrag.errors import ExtractionError
 from kgrag.graph.policy import MergePolicy
 from kgrag.ingest.chunking import make_chunks_for_settings
 from kgrag.pipeline.changes import Change, ChangeApplier, NewVersion
-from kgrag.pipeline.enqueue import EnqueueReport, Enqueuer
+from kgrag.pipeline.enqueue import Enqueuer, EnqueueReport
 from kgrag.pipeline.facts import FACTS, FULL_DOCS
 from kgrag.pipeline.progress import NullProgress, ProgressSink
 from kgrag.pipeline.turnstile import Turnstile

@@ -7,7 +7,8 @@ The indexer talks to a :class:`ProgressSink`; the CLI plugs in
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 
 class ProgressSink(Protocol):
@@ -32,7 +33,11 @@ class RichProgress:
     def __init__(self, llm_calls: Callable[[], int]):
         from rich.console import Console
         from rich.progress import (
-            BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
             TimeRemainingColumn,
         )
 

@@ -12,8 +12,8 @@ an empty turn), otherwise later turns would wait forever.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
 
 
 class Turnstile:
