@@ -3,18 +3,40 @@
 The parsers never raise on model output, whatever it is: unusable rows
 are dropped with a warning in ``Extraction.warnings``.
 
+Both formats first lose the model's reasoning (:func:`strip_reasoning`):
+``<think>...</think>`` blocks anywhere, everything before a closing
+``</think>`` that has no opening tag, and an unclosed ``<think>`` to the
+end, so draft rows in the reasoning are never extracted.
+
 Delimited output is repaired before it is read: mangled field delimiters
 (``<|#>``, ``<#|>``, ``<||>``, ``|#|``, the older ``<|>``, full-width
-forms, or a bare ``|`` throughout a row), completion markers in any case
-or bracket style, records run together on one line (separated by the
-delimiter or ``##``), and rows wrapped in quotes, parentheses, backticks
-or list bullets. An ``entity``
-row with relation-shaped fields is read as a relation; a relation row
-may carry a numeric weight as a sixth field (default 1.0), and may leave
-out its keywords when the remaining field reads as a description.
+forms, backslash-escaped forms such as ``<|\\#|>``, or a bare ``|``
+throughout a row), completion markers in any case or bracket style,
+records run together on one line (separated by the delimiter or ``##``),
+and rows wrapped in quotes, parentheses, backticks or list bullets.
 
-JSON output is read with ``json_repair``, which copes with code fences,
-trailing commas, single quotes, truncation and prose around the object.
+A delimiter unlike the first one of its line that is spaced on both
+sides, or is the older ``<|>``, may be text (a description quoting
+``<|>``): it stays text where it sits in the description and the row
+has its fields without it, and is a field delimiter otherwise. An
+``entity`` row with relation-shaped fields is read as a relation; one with
+surplus fields whose type is an offered entity type, or whose surplus
+cannot be a relation's (over five fields, or a fifth that is no weight),
+is an entity whose description held delimiters, and they are rejoined.
+A relation row may carry a numeric weight as a sixth field (default
+1.0), and may leave out its keywords when the remaining field reads as a
+description.
+
+JSON output is read from the first complete top-level object or array
+(a bracket scan that respects strings, so prose with braces after the
+answer does no harm), and failing that with ``json_repair``, which copes
+with code fences, trailing commas, single quotes, truncation and prose
+around the object; a list holding extraction objects yields those objects.
+Before parsing, a backslash that JSON would misread is doubled: one that
+starts no valid escape, and one whose escape runs into a LaTeX command
+(``\\frac``, ``\\beta``, ``\\tau``, ``\\nabla``, ``\\rho``; for ``\\n``,
+``\\r`` and ``\\t`` only listed command names, so ``one\\ntwo`` stays a
+newline).
 """
 
 from __future__ import annotations
@@ -26,18 +48,24 @@ from typing import Any, Sequence
 import json_repair
 
 from kgrag.extract.formats import FORMATS, TUPLE_DELIMITER
-from kgrag.extract.normalize import is_number
+from kgrag.extract.normalize import clean_field, is_number, type_key
 from kgrag.extract.records import RecordCollector, snippet
 from kgrag.types import Extraction
 
 D = TUPLE_DELIMITER
-_L, _P, _H, _R = "[<\uff1c]", "[|\uff5c]", "[#\uff03]+", "[>\uff1e]"
+_BS = r"\\{0,2}"  # a backslash or two, escaping the next character
+_L, _P, _H, _R = "[<\uff1c]", "[|\uff5c]", f"(?:{_BS}[#\uff03])+", "[>\uff1e]"
 _DELIM_VARIANTS = re.compile(
-    f"{_L}[ \\t]*{_P}[ \\t]*{_H}[ \\t]*{_P}[ \\t]*{_R}"  # <|#|>, also with spaces
+    f"{_BS}{_L}[ \\t]*{_BS}{_P}[ \\t]*{_H}[ \\t]*{_BS}{_P}[ \\t]*{_BS}{_R}"  # <|#|>, spaced, escaped
     f"|{_L}?{_P}{_H}{_P}{_R}?"                   # |#|, <|#|, |#|>
     f"|{_L}{_P}?{_H}{_P}?{_R}"                   # <|#>, <#|>, <#>
     f"|{_L}{_P}{{1,2}}{_R}"                      # <|>, <||>
 )
+_OLD_DELIM = re.compile(f"{_L}{_P}{_R}")
+_NO_GAPS = str.maketrans("", "", " \t\\")
+# a delimiter that may be text is kept between these, its "|" as _PIPE_MARK (so no D in it)
+_TEXT_OPEN, _TEXT_CLOSE, _PIPE_MARK = "\ue000", "\ue001", "\ue002"
+_MARKED = re.compile(f"{_TEXT_OPEN}([^{_TEXT_CLOSE}]*){_TEXT_CLOSE}")
 _COMPLETE = re.compile(f"(?:{_L}[ \\t]*)?{_P}[ \\t]*complete[ \\t]*{_P}[ \\t]*{_R}?"
                        f"|{_L}[ \\t]*{_P}?[ \\t]*complete[ \\t]*{_P}?[ \\t]*{_R}",
                        re.IGNORECASE)
@@ -51,15 +79,84 @@ _SENTENCE_END = (".", "\u3002", "!", "\uff01", "?", "\uff1f")
 _BULLET = re.compile(r"^(?:[-*\u2022+]|\d{1,3}[.)])\s+")
 _BRACKETS = re.compile(r"[\[\]{}]")
 MAX_JSON_DEPTH = 64
+MAX_JSON_SPANS = 4
 _FENCE_LINE = re.compile(r"^\s*`{3,}[\w-]*\s*$")
+_THINK_TAG = re.compile(r"<\s*(/?)\s*think(?:ing)?\s*>", re.IGNORECASE)
 _ENTITY_TAGS = {"entity", "entities", "node"}
 _RELATION_TAGS = {"relation", "relationship", "relations", "relationships", "edge"}
 _IGNORED_TAGS = {"content_keywords", "keywords"}
+_ENTITY_SECTIONS = ("entities", "entity", "nodes")
+_RELATION_SECTIONS = ("relationships", "relations", "relationship", "relation", "edges")
+_JSON_TOKEN = re.compile(r'["\\{}\[\]]')
+_JSON_ESCAPE = re.compile(r"""\\(u[0-9a-fA-F]{4}|["\\/]|[bfnrt][A-Za-z]*|)""")
+# LaTeX commands whose backslash JSON would read as a \n, \r or \t escape
+_LATEX_NRT = frozenset({
+    "nabla", "natural", "ne", "nearrow", "neg", "neq", "newline", "nexists", "ngeq", "nleq",
+    "nmid", "noindent", "nolimits", "nonumber", "not", "notin", "nparallel", "nsubseteq", "nu",
+    "nwarrow", "raisebox", "rangle", "rbrace", "rbrack", "rceil", "ref", "rfloor", "rho",
+    "right", "rightarrow", "rightharpoonup", "rightleftharpoons", "rlap", "rm", "rtimes",
+    "rvert", "rVert", "tag", "tan", "tanh", "tau", "text", "textbf", "textcolor", "textit",
+    "textnormal", "textrm", "textsc", "textsf", "textstyle", "texttt", "textwidth", "tfrac",
+    "therefore", "theta", "thicksim", "tilde", "times", "tiny", "to", "top", "triangle",
+    "triangleleft", "triangleright", "tt",
+})
+
+
+def strip_reasoning(text: str) -> str:
+    """``text`` without reasoning blocks (see the module docstring); never raises.
+
+    A ``<think>`` (or ``<thinking>``) block ends at the first closing tag; a
+    closing tag outside any block drops everything before it, and a block
+    still open at the end drops the rest.
+    """
+    if not isinstance(text, str):
+        return ""
+    kept: list[str] = []
+    pos, inside = 0, False
+    for tag in _THINK_TAG.finditer(text):
+        if tag.group(1):  # a closing tag
+            if not inside:
+                kept = []  # no opening tag: all before it was reasoning
+            inside, pos = False, tag.end()
+        elif not inside:
+            kept.append(text[pos:tag.start()])
+            inside = True
+    if not inside:
+        kept.append(text[pos:])
+    return "".join(kept)
+
+
+def _kind(line: str, match: re.Match) -> tuple[str, bool]:
+    """A delimiter's spelling (without spaces and backslashes), and whether spaces surround it."""
+    before, after = line[match.start() - 1:match.start()], line[match.end():match.end() + 1]
+    return match.group().translate(_NO_GAPS), before.isspace() and after.isspace()
+
+
+def _canonical_delimiters(line: str) -> str:
+    """One line with canonical delimiters; those that may be text are marked instead.
+
+    A delimiter unlike the line's first one that is spaced on both sides or
+    is the older ``<|>`` may be text; :func:`_split_fields` decides.
+    """
+    matches = list(_DELIM_VARIANTS.finditer(line))
+    if not matches:
+        return line
+    first = _kind(line, matches[0])
+    pieces, end = [], 0
+    for match in matches:
+        kind = _kind(line, match)
+        maybe_text = kind != first and (kind[1] or bool(_OLD_DELIM.fullmatch(kind[0])))
+        pieces += [line[end:match.start()],
+                   _mark(match.group()) if maybe_text else D]
+        end = match.end()
+    return "".join(pieces) + line[end:]
 
 
 def _repair(text: str) -> tuple[str, bool]:
     """Canonical delimiters; text cut at the completion marker (and whether one was seen)."""
-    text = _DELIM_VARIANTS.sub(D, text)
+    for char in (_TEXT_OPEN, _TEXT_CLOSE, _PIPE_MARK):
+        text = text.replace(char, " ")
+    text = "\n".join(_canonical_delimiters(line) for line in text.split("\n"))
     match = _COMPLETE.search(text)
     return (text[: match.start()], True) if match else (text, False)
 
@@ -96,6 +193,36 @@ def _field(value: str) -> str:
     return value.strip()
 
 
+def _tag(field: str) -> str:
+    return field.strip("\"'`()[] ").casefold()
+
+
+def _mark(delimiter: str) -> str:
+    """A delimiter that may be text, marked so that no split sees it."""
+    return f"{_TEXT_OPEN}{delimiter.replace('|', _PIPE_MARK)}{_TEXT_CLOSE}"
+
+
+def _unmark(text: str) -> str:
+    """Marked delimiters back to the text they were."""
+    if _TEXT_OPEN not in text:
+        return text
+    return _MARKED.sub(lambda m: m.group(1).replace(_PIPE_MARK, "|"), text)
+
+
+def _split_fields(record: str, sep: str = D) -> list[str]:
+    """A row's raw fields; a marked delimiter is text where it sits in a description.
+
+    It splits fields after all when it sits in the tag, name or type /
+    target field, or when the row is short of fields without it.
+    """
+    fields = record.split(sep)
+    if _TEXT_OPEN in record:
+        need = 4 if _tag(_unmark(fields[0])) in _ENTITY_TAGS else 5
+        if len(fields) < need or any(_TEXT_OPEN in f for f in fields[:3]):
+            fields = [part for f in fields for part in _MARKED.split(f)[::2]]
+    return [_unmark(f) for f in fields]
+
+
 def _sentence_like(text: str) -> bool:
     """Whether a lone field reads as a description rather than a keyword list."""
     text = text.strip()
@@ -104,11 +231,27 @@ def _sentence_like(text: str) -> bool:
     return " " not in text and "," not in text and len(text) >= 12
 
 
-def _add_row(fields: list[str], out: RecordCollector, row: str) -> None:
-    """Dispatch one split row by its tag and field count."""
-    tag = fields[0].strip("\"'`()[] ").casefold()
-    values, n = fields[1:], len(fields) - 1
+def _entity_with_delimiters(values: list[str], allowed: Sequence[str] | None) -> bool:
+    """Whether an ``entity`` row's surplus fields are pieces of its description.
+
+    They are when its type is one offered, or when they cannot be a
+    relation's fields (over five, or a fifth that is not a weight).
+    """
+    if allowed and type_key(clean_field(values[1])) in {type_key(t) for t in allowed}:
+        return True
+    return len(values) > 5 or (len(values) == 5 and not is_number(values[4]))
+
+
+def _add_row(raw: list[str], out: RecordCollector, row: str, sep: str = D) -> None:
+    """Dispatch one split row (its raw fields) by its tag and field count."""
+    fields = [_field(f) for f in raw]
+    tag = _tag(fields[0])
     is_entity, is_relation = tag in _ENTITY_TAGS, tag in _RELATION_TAGS
+    if is_entity and len(fields) > 4 and _entity_with_delimiters(fields[1:], out.entity_types):
+        out.warn(f"rejoined the description of an entity row with {len(fields) - 1} fields")
+        fields = [*fields[:3], _field(sep.join(raw[3:]))]  # the row's own spacing survives
+    values = fields[1:]
+    n = len(values)
     weighted = n == 5 and is_number(values[4])
     if is_entity and n == 3:
         out.add_entity(*values, row=row)
@@ -131,15 +274,15 @@ def parse_delimited(text: str, chunk_id: str = "", file_path: str = "",
     """Parse the delimited record format; see the module docstring."""
     out = RecordCollector(chunk_id, file_path, entity_types)
     try:
-        body, complete = _repair(text if isinstance(text, str) else "")
+        body, complete = _repair(strip_reasoning(text))
         if not complete:
             out.warn("no completion marker: the output may have been cut off")
         for record in _split_records(body):
             record = _unwrap(record)
             if D in record:
-                _add_row([_field(f) for f in record.split(D)], out, record)
-            elif _PIPE_ROW.match(record):  # plain "|" used as the delimiter
-                _add_row([_field(f) for f in record.split("|")], out, record)
+                _add_row(_split_fields(record), out, _unmark(record))
+            elif _PIPE_ROW.match(_unmark(record)):  # plain "|" used as the delimiter
+                _add_row(_split_fields(_unmark(record), "|"), out, _unmark(record), "|")
     except Exception as exc:  # a safety net: parsing model output must never raise
         out.warn(f"delimited parser failed: {exc!r}")
     return out.finish()
@@ -155,28 +298,106 @@ def _too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
     return False
 
 
-def _load_json(text: str, out: RecordCollector) -> Any:
-    """The JSON value in ``text``, repaired if need be; ``None`` if there is none."""
-    if _too_deep(text):
-        out.warn("brackets nest too deeply to be an extraction answer")
-        return None
-    found = None
+def _fix_escape(match: re.Match) -> str:
+    body = match.group(1)
+    if not body:  # starts no JSON escape: a literal backslash
+        return "\\\\"
+    # \b or \f before letters is always LaTeX (no text holds those controls);
+    # \n, \r and \t only before a listed command name, so "one\ntwo" stays a newline
+    if len(body) > 1 and (body[0] in "bf" or body in _LATEX_NRT):
+        return "\\\\" + body
+    return match.group()
+
+
+def _fix_backslashes(text: str) -> str:
+    """Backslashes JSON would misread doubled: LaTeX commands and invalid escapes."""
+    return _JSON_ESCAPE.sub(_fix_escape, text) if "\\" in text else text
+
+
+def _json_spans(text: str, limit: int = MAX_JSON_SPANS) -> list[str]:
+    """The first top-level bracketed spans of ``text``; an unclosed one runs to the end.
+
+    Brackets inside double-quoted strings are not counted.
+    """
+    spans: list[str] = []
+    depth, start, skip, in_string = 0, 0, -1, False
+    for match in _JSON_TOKEN.finditer(text):
+        c, i = match.group(), match.start()
+        if i < skip:
+            continue
+        if in_string:
+            skip = i + 2 if c == "\\" else skip
+            in_string = c != '"'
+        elif c == '"':
+            in_string = depth > 0
+        elif c in "{[":
+            start = i if depth == 0 else start
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start:i + 1])
+                if len(spans) >= limit:
+                    return spans
+    if depth > 0:
+        spans.append(text[start:])
+    return spans
+
+
+def _json_candidates(text: str) -> list[str]:
+    """Texts to parse, in order: top-level spans, then everything from a first bracket on."""
+    found = _json_spans(text)
     for opener in "{[":
         start = text.find(opener)
         if start < 0:
             continue
         candidate = text[start:].rstrip()
-        if candidate.endswith("```"):
-            candidate = candidate.rstrip("`")
+        found.append(candidate.rstrip("`") if candidate.endswith("```") else candidate)
+    return list(dict.fromkeys(found))
+
+
+def _is_extraction(value: Any) -> bool:
+    """Whether ``value`` is an object with a list of entities or relations."""
+    return isinstance(value, dict) and any(
+        isinstance(v, list) and isinstance(k, str)
+        and k.strip().casefold() in _ENTITY_SECTIONS + _RELATION_SECTIONS
+        for k, v in value.items())
+
+
+def _pick_extraction(value: Any) -> Any:
+    """From a list holding extraction objects, those objects merged; else ``value``."""
+    if not isinstance(value, list):
+        return value
+    found = [item for item in value if _is_extraction(item)]
+    if len(found) <= 1:
+        return found[0] if found else value
+    entities, relations = [], []
+    for item in found:
+        ents, rels = _json_items(item)
+        entities += ents
+        relations += rels
+    return {"entities": entities, "relationships": relations}
+
+
+def _load_json(text: str, out: RecordCollector) -> Any:
+    """The JSON value in ``text``, repaired if need be; ``None`` if there is none."""
+    if _too_deep(text):
+        out.warn("brackets nest too deeply to be an extraction answer")
+        return None
+    first = None
+    for candidate in _json_candidates(_fix_backslashes(text)):
         try:
             found, repaired = json.loads(candidate), False
         except ValueError:
             found, repaired = json_repair.loads(candidate), True
-        if any(_json_items(found)):
+        found = _pick_extraction(found)
+        if any(isinstance(item, dict) for items in _json_items(found) for item in items):
             if repaired:
                 out.warn("repaired malformed JSON (extra text, bad syntax or truncation)")
             return found
-    return found
+        if first is None and isinstance(found, (dict, list)):
+            first = found
+    return first
 
 
 def _section(data: dict, names: tuple[str, ...]) -> list:
@@ -197,9 +418,7 @@ def _get(item: dict, *names: str) -> Any:
 
 def _json_items(data: Any) -> tuple[list, list]:
     if isinstance(data, dict):
-        ents = _section(data, ("entities", "entity", "nodes"))
-        rels = _section(data, ("relationships", "relations", "relationship", "relation", "edges"))
-        return ents, rels
+        return _section(data, _ENTITY_SECTIONS), _section(data, _RELATION_SECTIONS)
     if isinstance(data, list):  # a bare list: sort items by their keys
         rels = [i for i in data if isinstance(i, dict) and "source" in i]
         return [i for i in data if not (isinstance(i, dict) and "source" in i)], rels
@@ -211,7 +430,7 @@ def parse_json(text: str, chunk_id: str = "", file_path: str = "",
     """Parse the JSON record format; see the module docstring."""
     out = RecordCollector(chunk_id, file_path, entity_types)
     try:
-        data = _load_json(text if isinstance(text, str) else "", out)
+        data = _load_json(strip_reasoning(text), out)
         entities, relations = _json_items(data)
         if not isinstance(data, (dict, list)):
             out.warn("no JSON object found in the output")
