@@ -53,6 +53,7 @@ from kgrag.pipeline.facts import (
     FACTS,
     FULL_DOCS,
     SUPPORT,
+    FactsCache,
     PendingSummaries,
     StoredChunk,
     support_key,
@@ -128,6 +129,7 @@ class ChangeApplier:
         self.kind, self._extract, self._embed = extractor_kind, extract, embed
         self.graph_vectors = vectors
         self.pending = PendingSummaries(storage)
+        self.cache = FactsCache()
 
     async def apply(self, change: Change) -> ChangeStats:
         work = _Work(change, {v.record.id for v in change.add} | set(change.remove))
@@ -172,7 +174,7 @@ class ChangeApplier:
         stored = await self.storage.kv(SUPPORT).get_many([support_key(k) for k in keys])
         support = {k: (rec or {}).get("chunks", []) for k, rec in zip(keys, stored)}
         ids = sorted({c for cs in support.values() for c in cs})
-        facts = {c: StoredChunk.from_record(c, rec).facts()
+        facts = {c: self.cache.facts(StoredChunk.from_record(c, rec))
                  for c, rec in zip(ids, await self.storage.kv(FACTS).get_many(ids))
                  if rec is not None and rec.get("owners")}
         graph = self.storage.graph
@@ -256,11 +258,11 @@ class ChangeApplier:
             chunks = set(rec.get("chunks", []) if rec else []) - dead
             chunks.update(holders.get(key, ()))
             work.support[key] = sorted(chunks)
-        work.facts = {c: s.facts() for c, s in live.items()}
+        work.facts = {c: self.cache.facts(s) for c, s in live.items()}
         others = sorted({c for cs in work.support.values() for c in cs} - set(work.facts))
         for cid, rec in zip(others, await self.storage.kv(FACTS).get_many(others)):
             if rec is not None and rec.get("owners"):
-                work.facts[cid] = StoredChunk.from_record(cid, rec).facts()
+                work.facts[cid] = self.cache.facts(StoredChunk.from_record(cid, rec))
 
     async def _chunk_rows(self, work: _Work) -> dict[str, dict[str, Any]]:
         """``text_chunks`` rows of the live affected chunks, owners brought up to date."""
@@ -331,27 +333,18 @@ def _touched(chunks: Iterable[StoredChunk]) -> tuple[set[str], set[Pair]]:
     names: set[str] = set()
     pairs: set[Pair] = set()
     for chunk in chunks:
-        facts = _bare_facts(chunk)
-        names |= facts.entity_names()
-        pairs |= facts.edge_keys()
+        n, p = chunk.keys()
+        names |= n
+        pairs |= p
     return names, pairs
-
-
-def _bare_facts(chunk: StoredChunk) -> ChunkFacts:
-    """Facts for key discovery only (a dead chunk has no owner to sort by)."""
-    if chunk.owners:
-        return chunk.facts()
-    probe = StoredChunk(chunk.chunk_id, chunk.extractor, chunk.entities, chunk.relations,
-                        owners={"": ["", 0, ""]})
-    return probe.facts()
 
 
 def _holders(chunks: Iterable[StoredChunk]) -> dict[Key, list[str]]:
     """For each key, the given chunks that support it."""
     out: dict[Key, list[str]] = {}
     for chunk in chunks:
-        facts = chunk.facts()
-        for key in [*facts.entity_names(), *facts.edge_keys()]:
+        names, pairs = chunk.keys()
+        for key in [*names, *pairs]:
             out.setdefault(key, []).append(chunk.chunk_id)
     return out
 

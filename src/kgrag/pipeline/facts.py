@@ -84,6 +84,16 @@ class StoredChunk:
                 "relations": self.relations, "warnings": self.warnings,
                 "error": self.error, "owners": dict(sorted(self.owners.items()))}
 
+    def keys(self) -> tuple[set[str], set[Pair]]:
+        """Entity names (entities and relation endpoints) and edge keys of the extraction."""
+        names = {row[0] for row in self.entities if row[0]}
+        pairs: set[Pair] = set()
+        for src, tgt, *_ in self.relations:
+            if src and tgt and src != tgt:
+                names.update((src, tgt))
+                pairs.add((src, tgt) if src <= tgt else (tgt, src))
+        return names, pairs
+
     def owner(self) -> tuple[str, list[Any]]:
         """The canonical owner: the smallest (sort key, position, doc id)."""
         doc = min(self.owners, key=lambda d: (self.owners[d][0], self.owners[d][1], d))
@@ -119,3 +129,32 @@ class PendingSummaries:
 
     async def count(self) -> int:
         return await self.kv.count()
+
+
+class FactsCache:
+    """:meth:`StoredChunk.facts` results, reused while a chunk's record is the same.
+
+    A chunk's extraction never changes under its id (its id is its text's
+    hash) except when an errored extraction is replaced, so the owners, the
+    error and the row counts identify the record. Bounded: cleared when full.
+    """
+
+    def __init__(self, limit: int = 200_000):
+        self.limit = limit
+        self._items: dict[str, tuple[tuple, ChunkFacts]] = {}
+
+    @staticmethod
+    def _signature(chunk: StoredChunk) -> tuple:
+        owners = tuple(sorted((d, tuple(v)) for d, v in chunk.owners.items()))
+        return (owners, chunk.error, chunk.extractor, len(chunk.entities), len(chunk.relations))
+
+    def facts(self, chunk: StoredChunk) -> ChunkFacts:
+        sig = self._signature(chunk)
+        hit = self._items.get(chunk.chunk_id)
+        if hit is not None and hit[0] == sig:
+            return hit[1]
+        if len(self._items) >= self.limit:
+            self._items.clear()
+        made = chunk.facts()
+        self._items[chunk.chunk_id] = (sig, made)
+        return made
