@@ -6,7 +6,7 @@ import docx
 import pytest
 
 from kgrag.errors import LoaderError
-from kgrag.ingest.ids import doc_id
+from kgrag.ingest.ids import doc_id, source_doc_id
 from kgrag.ingest.loaders import decode_text, load_file, load_paths, supported_suffixes
 from pdf_fixture import minimal_pdf
 
@@ -24,13 +24,14 @@ def _docx(path, paragraphs, table=None):
     document.save(path)
 
 
-def test_text_file_keeps_path_as_given_and_hash_id(tmp_path):
+def test_text_file_is_known_by_its_canonical_path(tmp_path, monkeypatch):
     p = tmp_path / "a.txt"
     p.write_text("Hello world.\r\nSecond line.\rThird.", encoding="utf-8")
-    doc = load_file(str(p))
+    monkeypatch.chdir(tmp_path)
+    doc = load_file("./a.txt")
     assert doc.content == "Hello world.\nSecond line.\nThird."
-    assert doc.id == doc_id(doc.content)
-    assert doc.file_path == str(p)
+    assert doc.source == doc.file_path == str(p.resolve())
+    assert doc.id == source_doc_id(doc.source) != doc_id(doc.content)
 
 
 @pytest.mark.parametrize("data, expected", [
