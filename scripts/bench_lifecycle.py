@@ -65,8 +65,10 @@ def run(env: dict, *args: str) -> tuple[float, str]:
 
 def measure(label: str, base: str, env: dict, *args: str) -> dict:
     reset(base)
-    seconds, _ = run(env, *args)
+    seconds, out = run(env, *args)
     row = {"operation": label, "wall_s": round(seconds, 2), "llm_calls": chat_calls(base)}
+    if args[0] == "delete":  # the CLI says how long the operation itself took
+        row["operation_s"] = json.loads(out)["seconds"]
     print(json.dumps(row), flush=True)
     return row
 
@@ -87,7 +89,7 @@ def main() -> None:
         work = tmp / "idx"
         shutil.copytree(a.workdir, work)
         rows = [measure("delete one document", base, env,
-                        "delete", "--workdir", str(work), str(victim))]
+                        "delete", "--json", "--workdir", str(work), str(victim))]
         first, sep, rest = original.partition("\n\n")
         edited.write_text(first + " A later report corrected this account." + sep + rest)
         rows.append(measure("supersede one document (one chunk edited)", base, env,

@@ -199,7 +199,8 @@ class KGRag:
 
     async def _warnings(self, ids: list[str]) -> dict[str, list[str]]:
         records = await self.storage.doc_status.get_many(ids)
-        return {i: r.warnings for i, r in records.items() if r.warnings}
+        return {i: [*r.load_warnings, *r.warnings] for i, r in records.items()
+                if r.warnings or r.load_warnings}
 
     async def retry_failed(self, progress: ProgressSink | None = None) -> IndexReport:
         """Retry failed documents and those with chunk warnings; resume interrupted ones."""
@@ -304,8 +305,9 @@ class KGRag:
         failed = [{"id": r.id, "file_path": r.file_path, "error": r.error}
                   for r in await ds.by_status(DocStatus.FAILED)]
         processed = await ds.by_status(DocStatus.PROCESSED)
-        warnings = [{"id": r.id, "file_path": r.file_path, "warnings": r.warnings}
-                    for r in processed if r.warnings]
+        warnings = [{"id": r.id, "file_path": r.file_path,
+                     "warnings": [*r.load_warnings, *r.warnings]}
+                    for r in processed if r.warnings or r.load_warnings]
         return {
             "workdir": str(self.settings.workdir),
             "documents": {k: {"count": len(v), "ids": v} for k, v in docs.items()},

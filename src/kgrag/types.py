@@ -31,6 +31,7 @@ class Document:
     source: str | None = None  # canonical absolute path, or an id the caller gave
     metadata: dict[str, Any] = field(default_factory=dict)
     replaces: list[str] = field(default_factory=list)  # ids this document supersedes
+    warnings: list[str] = field(default_factory=list)  # what the loader had to guess or drop
 
     @property
     def sort_key(self) -> str:
@@ -46,6 +47,9 @@ class Chunk:
     tokens: int
     order: int
     file_path: str = "unknown_source"
+    # Where the chunk sits in its document: e.g. section path, pages, offsets
+    # (filled by chunkers that know; stored with the chunk's row).
+    location: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -71,6 +75,7 @@ class DocRecord:
     disabled: bool = False  # indexed, but never retrieved
     warnings: list[str] = field(default_factory=list)  # chunk problems (chunk id: reason)
     replaces: list[str] = field(default_factory=list)  # ids to retract when this one commits
+    load_warnings: list[str] = field(default_factory=list)  # from the loader (encoding guessed...)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

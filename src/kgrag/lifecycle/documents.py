@@ -77,7 +77,8 @@ def describe(record: DocRecord) -> dict[str, Any]:
     return {"id": record.id, "path": record.source or record.file_path,
             "status": record.status.value, "disabled": record.disabled,
             "chunks": len(record.chunk_ids), "updated_at": record.updated_at,
-            "metadata": record.metadata, "warnings": record.warnings, "error": record.error}
+            "metadata": record.metadata, "warnings": [*record.load_warnings, *record.warnings],
+            "error": record.error}
 
 
 async def list_documents(storage: Any, offset: int = 0, limit: int | None = None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from kgrag.types import DocStatus
 FORMAT = "kgrag-graph"
 VERSION = 1
 TIMESTAMPS = ("created_at", "updated_at")
-_CHUNK_FIELDS = ("doc_id", "doc_ids", "file_path", "order", "tokens")
+_CHUNK_FIELDS = ("doc_id", "doc_ids", "file_path", "location", "order", "tokens")
 
 
 def _clean(data: dict[str, Any], timestamps: bool) -> dict[str, Any]:

@@ -224,7 +224,7 @@ class ChangeApplier:
             if chunk.id in version.vectors:
                 work.vectors[chunk.id] = version.vectors[chunk.id]
             if stored is not None:
-                stored.owners[doc] = [version.sort_key, chunk.order, chunk.file_path]
+                stored.owners[doc] = [version.sort_key, chunk.order, chunk.file_path, chunk.location]
 
     async def _fill_missing(self, work: _Work) -> None:
         """Chunks another change dropped after this document was prepared: do them now."""
@@ -235,7 +235,8 @@ class ChangeApplier:
                     stored = StoredChunk.from_extraction(chunk.id, self.kind, await self._extract(chunk))
                     work.chunks[chunk.id] = stored
                 stored = work.chunks[chunk.id]
-                stored.owners.setdefault(doc, [version.sort_key, chunk.order, chunk.file_path])
+                stored.owners.setdefault(
+                    doc, [version.sort_key, chunk.order, chunk.file_path, chunk.location])
         known = await self.storage.kv(CHUNKS).missing(list(work.chunks))
         for version in work.change.add:
             for chunk in version.chunks:
@@ -276,9 +277,9 @@ class ChangeApplier:
             if cid in live:
                 rows[cid] = {"content": chunk.content, "tokens": chunk.tokens}
         for cid, row in rows.items():
-            doc, (_, order, path) = live[cid].owner()
+            doc, (_, order, path, *rest) = live[cid].owner()
             row.update(doc_id=doc, order=int(order), file_path=path,
-                       doc_ids=sorted(live[cid].owners))
+                       doc_ids=sorted(live[cid].owners), location=rest[0] if rest else {})
         return rows
 
     # -- writing ---------------------------------------------------------------

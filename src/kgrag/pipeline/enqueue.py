@@ -63,7 +63,8 @@ def _new_record(doc: Document, digest: str, seq: int, now: float,
         enqueue_seq=seq, created_at=old.created_at if old else now, updated_at=now,
         source=doc.source, content_hash=digest,
         metadata=dict(doc.metadata) if doc.metadata or old is None else dict(old.metadata),
-        disabled=old.disabled if old else False, replaces=list(doc.replaces))
+        disabled=old.disabled if old else False, replaces=list(doc.replaces),
+        load_warnings=list(doc.warnings))
 
 
 class Enqueuer:

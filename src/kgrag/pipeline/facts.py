@@ -62,7 +62,8 @@ class StoredChunk:
     relations: list[list[Any]] = field(default_factory=list)  # [src, tgt, keywords, desc, weight]
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
-    owners: dict[str, list[Any]] = field(default_factory=dict)  # doc id -> [sort key, order, path]
+    # doc id -> [sort key, position, file path, location dict]
+    owners: dict[str, list[Any]] = field(default_factory=dict)
 
     @classmethod
     def from_extraction(cls, chunk_id: str, extractor: str, ex: Extraction) -> StoredChunk:
@@ -101,7 +102,7 @@ class StoredChunk:
 
     def facts(self) -> ChunkFacts:
         """The chunk as the canonical merge sees it (needs at least one owner)."""
-        _, (sort_key, order, path) = self.owner()
+        _, (sort_key, order, path, *_) = self.owner()
         paths = sorted({str(v[2]) for v in self.owners.values()})
         return ChunkFacts(
             self.chunk_id, (str(sort_key), int(order)), paths, self.extractor,
@@ -145,7 +146,7 @@ class FactsCache:
 
     @staticmethod
     def _signature(chunk: StoredChunk) -> tuple:
-        owners = tuple(sorted((d, tuple(v)) for d, v in chunk.owners.items()))
+        owners = tuple(sorted((d, repr(v)) for d, v in chunk.owners.items()))
         return (owners, chunk.error, chunk.extractor, len(chunk.entities), len(chunk.relations))
 
     def facts(self, chunk: StoredChunk) -> ChunkFacts:
