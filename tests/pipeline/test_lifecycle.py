@@ -180,3 +180,22 @@ async def test_disable_keeps_the_document_indexed(tmp_path):
         await rag.set_disabled([doc], disabled=False)
         assert not (await rag.documents())["documents"][0]["disabled"]
         await assert_sound(rag)
+
+
+async def test_a_long_lived_reader_sees_another_writers_commits(tmp_path):
+    docs = tmp_path / "docs"
+    a = write(docs, "a.txt", document([0, 1]))
+    settings = lifecycle_settings(tmp_path / "idx")
+    async with KGRag(settings) as writer:
+        await writer.index_paths([a])
+        async with KGRag(settings) as reader:  # its own connection, like another process
+            for mode in ("naive", "ppr"):
+                data = await reader.query_data("Who met in Lyon?", mode=mode)
+                assert any("Lyon" in c["content"] for c in data["chunks"]), mode
+            write(docs, "a.txt", document([2, 3]))  # same shape, other facts: counts may not move
+            await writer.index_paths([a])
+            live = set(await writer.storage.kv("text_chunks").keys())
+            for mode in ("naive", "ppr"):
+                data = await reader.query_data("Who met in Turin?", mode=mode)
+                assert {c["chunk_id"] for c in data["chunks"]} <= live, mode
+                assert any("Turin" in c["content"] for c in data["chunks"]), mode

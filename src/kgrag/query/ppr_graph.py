@@ -11,8 +11,9 @@ The transition matrix is kept as CSR arrays built here (row ``v`` lists
 the nodes ``u`` that lead to ``v`` and ``P[u, v]``), so one power-iteration
 step is a gather, a multiply and a segment sum: O(edges), no SciPy.
 
-A built graph is cached per storage object and rebuilt when the number of
-nodes, edges or chunks changes (see :func:`cached_graph`). Building reads
+A built graph is cached per storage object and rebuilt when the graph
+version (bumped by every commit) or the number of nodes, edges or chunks
+changes (see :func:`cached_graph`). Building reads
 every node once, in batches, keeping only its ``source_ids``.
 """
 
@@ -213,11 +214,16 @@ def _entity_edges(rows: list[tuple[str, str, float]], index: dict[str, int]) -> 
     return np.stack([a[keep], b[keep]], axis=1), np.maximum(w[keep], 0.0)
 
 
-async def signature(storage: Any) -> tuple[int, int, int]:
-    """(nodes, edges, chunks): a change in any of them invalidates the cache."""
+async def signature(storage: Any) -> tuple[int, int, int, int]:
+    """(graph version, nodes, edges, chunks): a change in any invalidates the cache.
+
+    The graph version is bumped by every commit that changes the graph, so
+    an edit that keeps the counts (a superseded document) rebuilds too.
+    """
     g = storage.graph
-    counts = await asyncio.gather(g.node_count(), g.edge_count(), storage.kv("text_chunks").count())
-    return tuple(int(c) for c in counts)  # type: ignore[return-value]
+    counts = await asyncio.gather(storage.get_meta("graph_version"), g.node_count(),
+                                  g.edge_count(), storage.kv("text_chunks").count())
+    return tuple(int(c or 0) for c in counts)  # type: ignore[return-value]
 
 
 async def build_graph(storage: Any) -> PPRGraph:
