@@ -199,3 +199,20 @@ async def test_a_long_lived_reader_sees_another_writers_commits(tmp_path):
                 data = await reader.query_data("Who met in Turin?", mode=mode)
                 assert {c["chunk_id"] for c in data["chunks"]} <= live, mode
                 assert any("Turin" in c["content"] for c in data["chunks"]), mode
+
+
+async def test_a_document_being_reindexed_keeps_serving_its_committed_version(tmp_path):
+    import dataclasses
+
+    from kgrag.types import DocStatus
+
+    docs = tmp_path / "docs"
+    a = write(docs, "a.txt", document([0, 1]))
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths([a])
+        [record] = await rag.storage.doc_status.by_status(DocStatus.PROCESSED)
+        # what a reader sees between enqueue and commit of a new version
+        await rag.storage.doc_status.upsert([dataclasses.replace(record, status=DocStatus.PENDING)])
+        data = await rag.query_data("Who met in Lyon?", mode="naive", doc_ids=[record.id])
+        assert data["chunks"] and all(record.id in c.get("doc_ids", [c["doc_id"]]) or
+                                      c["doc_id"] == record.id for c in data["chunks"])

@@ -249,9 +249,7 @@ def _select(records: list[DocRecord], spec: FilterSpec,
             continue
         if r.disabled:
             why = "disabled"
-        elif r.status != DocStatus.PROCESSED:
-            why = f"status {r.status.value}"
-        else:
+        else:  # a document being re-indexed keeps serving its committed version
             allowed.append(r)
             continue
         if named is not None:
@@ -260,14 +258,11 @@ def _select(records: list[DocRecord], spec: FilterSpec,
 
 
 async def chunks_of(storage: Any, records: list[DocRecord]) -> frozenset[str]:
-    """The chunks of ``records``' committed versions (``doc_graph``, else the record's own list)."""
+    """The chunks of ``records``' committed versions (``doc_graph``; none if never committed)."""
     if not records:
         return frozenset()
     rows = await storage.kv(DOC_GRAPH).get_many([r.id for r in records])
-    out: set[str] = set()
-    for record, row in zip(records, rows):
-        out.update(row.get("chunks", []) if row else record.chunk_ids)
-    return frozenset(out)
+    return frozenset(c for row in rows if row for c in row.get("chunks", []))
 
 
 async def _owned_only_by(storage: Any, chunk_ids: frozenset[str], docs: frozenset[str]) -> frozenset[str]:
