@@ -214,13 +214,21 @@ class KGRag:
         return report
 
     # -- document lifecycle ---------------------------------------------------
-    async def delete(self, ids: Iterable[str] = (), *, paths: Iterable[str] = ()):
-        """Remove documents (by id, source or path glob) from every store."""
+    async def delete(self, ids: Iterable[str] = (), *, paths: Iterable[str] = (),
+                     purge_cache: bool = False):
+        """Remove documents (by id, source or path glob) from every store.
+
+        ``purge_cache`` also drops the cached extraction answers of the chunks
+        that no remaining document contains.
+        """
         from kgrag.lifecycle import documents
+        from kgrag.llm.cache import NAMESPACE, LLMCache
 
         async with self.writing():
             records = await documents.resolve(self.storage, ids, paths)
             stats = await documents.delete(self.indexer.applier, records)
+            if purge_cache:
+                await LLMCache(self.storage.kv(NAMESPACE)).purge_tags(stats.dead_chunks)
         await self._save_ledger()
         return [r.id for r in records], stats
 

@@ -26,7 +26,7 @@ class ScriptedChat:
         self.answers = list(answers)
         self.calls: list[dict] = []
 
-    async def chat(self, messages, *, role, json_mode=False, accept=None):
+    async def chat(self, messages, *, role, json_mode=False, accept=None, tag=None):
         self.calls.append({"messages": [dict(m) for m in messages], "role": role,
                            "json_mode": json_mode})
         answer = self.answers.pop(0)

@@ -216,3 +216,22 @@ async def test_a_document_being_reindexed_keeps_serving_its_committed_version(tm
         data = await rag.query_data("Who met in Lyon?", mode="naive", doc_ids=[record.id])
         assert data["chunks"] and all(record.id in c.get("doc_ids", [c["doc_id"]]) or
                                       c["doc_id"] == record.id for c in data["chunks"])
+
+
+async def test_purge_cache_drops_the_removed_chunks_answers_only(tmp_path):
+    docs = tmp_path / "docs"
+    a = write(docs, "a.txt", document([0, 1]))
+    b = write(docs, "b.txt", document([1, 2]))  # shares paragraph 1 with a
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths([a, b])
+        cache = rag.storage.kv("llm_cache")
+
+        async def tags():
+            rows = await cache.get_many(await cache.keys())
+            return {r.get("tag") for r in rows if r and r.get("role") == "extract"}
+
+        before = await tags()
+        assert len(before) == 3
+        _, stats = await rag.delete([str(a)], purge_cache=True)
+        assert len(stats.dead_chunks) == 1
+        assert await tags() == before - set(stats.dead_chunks)

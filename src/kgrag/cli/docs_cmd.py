@@ -24,6 +24,9 @@ def add_parsers(sub, common, writer) -> None:
         p.add_argument("ids", nargs="*", metavar="DOC_ID", help="document ids (or their paths)")
         p.add_argument("--path", action="append", default=[], metavar="GLOB",
                        help="documents whose path matches GLOB (repeatable)")
+        if name == "delete":
+            p.add_argument("--purge-cache", action="store_true",
+                           help="also drop the cached LLM answers of the removed chunks")
     p = sub.add_parser("docs", help="list documents: id, path, status, chunks, metadata")
     common(p)
     p.add_argument("--offset", type=int, default=0)
@@ -57,7 +60,7 @@ async def run(args: argparse.Namespace, settings) -> int:
 async def _select(rag: KGRag, args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.command == "delete":
-        ids, stats = await rag.delete(args.ids, paths=args.path)
+        ids, stats = await rag.delete(args.ids, paths=args.path, purge_cache=args.purge_cache)
         out = {"deleted": ids, "chunks_removed": stats.chunks_removed,
                "entities_removed": stats.nodes_deleted, "relations_removed": stats.edges_deleted,
                "entities_updated": stats.nodes_written, "relations_updated": stats.edges_written}

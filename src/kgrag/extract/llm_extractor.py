@@ -305,7 +305,7 @@ class LLMExtractor:
             return attempt.problem is None
 
         result = await self.chat.chat(messages, role=role, json_mode=self.fmt == "json",
-                                      accept=accept)
+                                      accept=accept, tag=chunk.id)
         text = getattr(result, "text", "")
         text = text if isinstance(text, str) else ""
         if text in judged:

@@ -63,13 +63,27 @@ class LLMCache:
                           completion_tokens=int(row.get("completion_tokens", 0)),
                           finish_reason="stop", cached=True)
 
-    async def put(self, key: str, result: ChatResult, role: str) -> bool:
+    async def put(self, key: str, result: ChatResult, role: str, tag: str | None = None) -> bool:
         """Store ``result`` unless it was truncated; True when stored."""
         if result.finish_reason == "length":
             return False
-        await self.kv.upsert({key: {"text": result.text, "prompt_tokens": result.prompt_tokens,
-                                    "completion_tokens": result.completion_tokens, "role": role}})
+        row = {"text": result.text, "prompt_tokens": result.prompt_tokens,
+               "completion_tokens": result.completion_tokens, "role": role}
+        if tag:
+            row["tag"] = tag
+        await self.kv.upsert({key: row})
         return True
+
+    async def purge_tags(self, tags: Iterable[str]) -> int:
+        """Delete every answer stored with one of ``tags``; returns how many (scans the cache)."""
+        wanted = set(tags)
+        if not wanted:
+            return 0
+        keys = await self.kv.keys()
+        rows = await self.kv.get_many(keys)
+        dead = [k for k, row in zip(keys, rows) if row and row.get("tag") in wanted]
+        await self.kv.delete(dead)
+        return len(dead)
 
     async def discard(self, key: str) -> None:
         """Forget the answer under ``key`` (a caller rejected it)."""

@@ -68,8 +68,12 @@ class ChatService:
 
     async def chat(self, messages: Sequence[dict[str, str]], *, role: Role = "answer",
                    json_mode: bool = False, max_tokens: int | None = None,
-                   use_cache: bool = True, accept: Accept | None = None) -> ChatResult:
+                   use_cache: bool = True, accept: Accept | None = None,
+                   tag: str | None = None) -> ChatResult:
         """One answer. Identical concurrent requests share one call.
+
+        ``tag`` is stored with a cached answer (the extractor tags answers
+        with their chunk id) so they can be purged with what they came from.
 
         ``accept`` judges answers: one it rejects is returned but not
         cached, and a cached or shared one it rejects is not used (a
@@ -89,7 +93,7 @@ class ChatService:
             if shared is not None and _accepted(accept, shared):
                 self.ledger.record_hit(role)
                 return dataclasses.replace(shared, cached=True)
-        return await self._lead(key, request, accept)
+        return await self._lead(key, request, accept, tag)
 
     async def _cached(self, key: str, accept: Accept | None) -> ChatResult | None:
         """The cached answer under ``key`` if ``accept`` takes it; a rejected one is deleted."""
@@ -101,7 +105,8 @@ class ChatService:
             return None
         return hit
 
-    async def _lead(self, key: str, request: ChatRequest, accept: Accept | None) -> ChatResult:
+    async def _lead(self, key: str, request: ChatRequest, accept: Accept | None,
+                    tag: str | None = None) -> ChatResult:
         """Make the call others with the same key wait for; cache it if accepted."""
         future: asyncio.Future[ChatResult | None] = asyncio.get_running_loop().create_future()
         self._inflight.setdefault(key, future)
@@ -110,7 +115,7 @@ class ChatService:
             result = await self._call(request)
             if _accepted(accept, result):
                 if self.cache is not None:
-                    await self.cache.put(key, result, request.role)
+                    await self.cache.put(key, result, request.role, tag=tag)
                 shared = result
             return result
         finally:

@@ -94,6 +94,7 @@ class ChangeStats:
     nodes_deleted: int = 0
     edges_written: int = 0
     edges_deleted: int = 0
+    dead_chunks: list[str] = field(default_factory=list)  # chunks no document owns any more
 
 
 @dataclass(slots=True)
@@ -362,6 +363,7 @@ def _stats(work: _Work, plans: KeyPlans) -> ChangeStats:
     return ChangeStats(
         chunks_added=sum(1 for c in work.new_chunks if c in live),
         chunks_removed=len(work.dead()),
+        dead_chunks=work.dead(),
         nodes_written=sum(1 for p in plans.plan.nodes.values() if p.changed),
         nodes_deleted=len(plans.dead_nodes),
         edges_written=sum(1 for p in plans.plan.edges.values() if p.changed),
