@@ -235,3 +235,21 @@ async def test_purge_cache_drops_the_removed_chunks_answers_only(tmp_path):
         _, stats = await rag.delete([str(a)], purge_cache=True)
         assert len(stats.dead_chunks) == 1
         assert await tags() == before - set(stats.dead_chunks)
+
+
+async def test_concurrent_inserts_in_one_process_merge_each_document_once(tmp_path):
+    import asyncio
+
+    texts = [document([i, i + 1, 7]) for i in range(6)]
+    ids = [f"note-{i}" for i in range(6)]
+    async with KGRag(lifecycle_settings(tmp_path / "together")) as rag:
+        reports = await asyncio.gather(
+            rag.insert(texts[:3], ids=ids[:3]), rag.insert(texts[3:], ids=ids[3:]),
+            rag.insert(texts[1:4], ids=ids[1:4]))
+        processed = [d for r in reports for d in r.processed]
+        assert sorted(processed) == sorted(set(processed)) and len(processed) == 6  # once each
+        together = dumps(await rag.export(timestamps=False))
+        assert (await rag.check()).ok
+    async with KGRag(lifecycle_settings(tmp_path / "alone")) as rag:
+        await rag.insert(texts, ids=ids)
+        assert dumps(await rag.export(timestamps=False)) == together
