@@ -123,16 +123,26 @@ class KGRag:
                 "comparable. Use the same embedding settings or a new workdir.")
 
     async def _save_ledger(self) -> None:
-        """Add this session's model costs (since the last save) to the stored totals."""
+        """Add this session's model costs (since the last save) to the stored totals.
+
+        Nothing is written when nothing was spent (read-only commands never
+        write), and the read and the write are one transaction, so two
+        processes saving at once both count.
+        """
         now = self.models.ledger.snapshot()
-        total = await self.storage.get_meta("ledger") or {}
-        for role, row in now.items():
-            before = self._ledger_saved.get(role, {})
-            into = total.setdefault(role, {})
-            for field_name, value in row.items():
-                into[field_name] = into.get(field_name, 0) + value - before.get(field_name, 0)
+        delta = {role: {f: v - self._ledger_saved.get(role, {}).get(f, 0) for f, v in row.items()}
+                 for role, row in now.items()}
+        delta = {role: row for role, row in delta.items() if any(row.values())}
+        if not delta:
+            return
+        async with self.storage.transaction():
+            total = await self.storage.get_meta("ledger") or {}
+            for role, row in delta.items():
+                into = total.setdefault(role, {})
+                for field_name, value in row.items():
+                    into[field_name] = into.get(field_name, 0) + value
+            await self.storage.set_meta("ledger", total)
         self._ledger_saved = now
-        await self.storage.set_meta("ledger", total)
 
     # -- indexing ----------------------------------------------------------
     def writing(self):
@@ -322,6 +332,7 @@ class KGRag:
             "failed": failed,
             "warnings": warnings,
             "disabled": [r.id for r in processed if r.disabled],
+            "summaries_pending": await self.indexer.applier.pending.count(),
             "graph": {
                 "documents": len(docs["processed"]),
                 "chunks": await self.storage.kv("text_chunks").count(),

@@ -253,3 +253,15 @@ async def test_concurrent_inserts_in_one_process_merge_each_document_once(tmp_pa
     async with KGRag(lifecycle_settings(tmp_path / "alone")) as rag:
         await rag.insert(texts, ids=ids)
         assert dumps(await rag.export(timestamps=False)) == together
+
+
+async def test_two_sessions_saving_their_costs_at_once_both_count(tmp_path):
+    import asyncio
+
+    settings = lifecycle_settings(tmp_path / "idx")
+    async with KGRag(settings) as one, KGRag(settings) as two:
+        for i, rag in enumerate((one, two)):
+            await rag.models.chat.chat([{"role": "user", "content": f"hello {i}"}], role="answer")
+        await asyncio.gather(one._save_ledger(), two._save_ledger())
+        stored = await one.storage.get_meta("ledger")
+    assert stored["answer"]["calls"] == 2

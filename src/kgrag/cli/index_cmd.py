@@ -120,6 +120,9 @@ def _print_status(status: dict, as_json: bool) -> int:
           f"{g['entities']} entities, {g['relations']} relations; "
           f"built by: {', '.join(g['built_by']) or 'nothing yet'}")
     print(f"embedding: {status['embedding']}")
+    if status.get("summaries_pending"):
+        print(f"summaries pending: {status['summaries_pending']} (an interrupted run; "
+              "`kgrag retry` finishes them)")
     ledger = status.get("llm_all_time") or {}
     for role, row in sorted(ledger.items()):
         print(f"  {role:<9} calls {row.get('calls', 0):>6}  prompt {row.get('prompt_tokens', 0):>9}"
