@@ -32,6 +32,9 @@ class Document:
     metadata: dict[str, Any] = field(default_factory=dict)
     replaces: list[str] = field(default_factory=list)  # ids this document supersedes
     warnings: list[str] = field(default_factory=list)  # what the loader had to guess or drop
+    # Structure over ``content`` (kgrag.ingest.blocks.Block: headings, paragraphs,
+    # tables, pages, with offsets); None for raw texts. Typed Any: types imports no layer.
+    blocks: list[Any] | None = None
 
     @property
     def sort_key(self) -> str:

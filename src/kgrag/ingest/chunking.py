@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from kgrag.errors import ConfigError
+from kgrag.ingest.block_chunker import locate_chunks, make_block_chunks
 from kgrag.ingest.ids import chunk_id
 from kgrag.ingest.recursive import DEFAULT_SEPARATORS, split_recursive
 from kgrag.tokenizer import Tokenizer
@@ -168,9 +169,22 @@ def make_chunks(
 
 
 def make_chunks_for_settings(doc: Document, settings, tokenizer: Tokenizer) -> list[Chunk]:
-    """:func:`make_chunks` with the chunking fields of a ``Settings`` object."""
-    return make_chunks(
+    """:func:`make_chunks` with the chunking fields of a ``Settings`` object.
+
+    A document with blocks (loaded from a file) is chunked along them by
+    :mod:`kgrag.ingest.block_chunker`, unless ``split_by_character`` asks
+    for an explicit split: then that split is made as always and the chunks
+    are only given their location.
+    """
+    # --- structure-aware chunking (kgrag.ingest.block_chunker) ---
+    if doc.blocks and not settings.split_by_character:
+        return make_block_chunks(doc, tokenizer, size=settings.chunk_size,
+                                 overlap=settings.chunk_overlap)
+    chunks = make_chunks(
         doc, tokenizer, method=settings.chunker, size=settings.chunk_size,
         overlap=settings.chunk_overlap, split_by_character=settings.split_by_character,
         split_by_character_only=settings.split_by_character_only,
     )
+    if doc.blocks:
+        locate_chunks(chunks, doc.content, doc.blocks)
+    return chunks

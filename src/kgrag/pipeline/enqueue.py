@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgrag.ingest.blocks import encode_blocks
 from kgrag.ingest.ids import content_hash
 from kgrag.pipeline.facts import FULL_DOCS
 from kgrag.types import DocRecord, DocStatus, Document
@@ -65,6 +66,14 @@ def _new_record(doc: Document, digest: str, seq: int, now: float,
         metadata=dict(doc.metadata) if doc.metadata or old is None else dict(old.metadata),
         disabled=old.disabled if old else False, replaces=list(doc.replaces),
         load_warnings=list(doc.warnings))
+
+
+def _full_doc(doc: Document) -> dict[str, Any]:
+    """The ``full_docs`` row: text, path, source and (structure-aware ingest) compact blocks."""
+    row: dict[str, Any] = {"content": doc.content, "file_path": doc.file_path, "source": doc.source}
+    if doc.blocks:  # --- blocks (kgrag.ingest.blocks) ---
+        row["blocks"] = encode_blocks(doc.blocks)
+    return row
 
 
 class Enqueuer:
@@ -123,7 +132,5 @@ class Enqueuer:
         records = [_new_record(d, h, seq + i, now, old) for i, (d, h, old) in enumerate(queue)]
         async with self.storage.transaction():
             if queue:
-                await self.storage.kv(FULL_DOCS).upsert({
-                    d.id: {"content": d.content, "file_path": d.file_path, "source": d.source}
-                    for d, _, _ in queue})
+                await self.storage.kv(FULL_DOCS).upsert({d.id: _full_doc(d) for d, _, _ in queue})
             await self.storage.doc_status.upsert([*records, *touched])

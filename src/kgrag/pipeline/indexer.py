@@ -32,6 +32,7 @@ import numpy as np
 
 from kgrag.errors import ExtractionError
 from kgrag.graph.policy import MergePolicy
+from kgrag.ingest.blocks import decode_blocks
 from kgrag.ingest.chunking import make_chunks_for_settings
 from kgrag.pipeline.changes import Change, ChangeApplier, NewVersion
 from kgrag.pipeline.enqueue import Enqueuer, EnqueueReport
@@ -76,7 +77,7 @@ class Indexer:
         self.applier = ChangeApplier(
             deps.storage, policy=MergePolicy.from_settings(deps.settings, tokenizer=deps.tokenizer),
             chat=deps.chat, language=deps.settings.language, extractor_kind=deps.extractor_kind,
-            extract=deps.extractor.extract, embed=self._embed,
+            extract=self._extract_chunk, embed=self._embed,  # blocks: skips code-only chunks
             vectors=GraphVectors(deps.storage, self._embed))
 
     async def _embed(self, texts: list[str]) -> np.ndarray:
@@ -158,7 +159,8 @@ class Indexer:
         stored = await self.storage.kv(FULL_DOCS).get(record.id)
         if stored is None:
             raise RuntimeError(f"document text missing from the store ({record.id})")
-        doc = Document(id=record.id, content=stored["content"], file_path=stored["file_path"])
+        doc = Document(id=record.id, content=stored["content"], file_path=stored["file_path"],
+                       blocks=decode_blocks(stored.get("blocks"), stored["content"]))  # blocks
         chunks = list({c.id: c for c in reversed(make_chunks_for_settings(
             doc, self.deps.settings, self.deps.tokenizer))}.values())[::-1]
         progress.chunks_found(len(chunks))
@@ -186,9 +188,15 @@ class Indexer:
         return todo, [c for c in chunks if c.id not in have]
 
     async def _extract(self, chunk: Chunk, progress: ProgressSink) -> Extraction:
-        result = await self.deps.extractor.extract(chunk)
+        result = await self._extract_chunk(chunk)
         progress.chunk_extracted(len(result.entities), len(result.relations))
         return result
+
+    async def _extract_chunk(self, chunk: Chunk) -> Extraction:
+        """The extractor's answer; a chunk that is code only (block chunker) is searchable, never extracted."""
+        if chunk.location.get("kind") == "code":  # --- blocks: skip code ---
+            return Extraction()
+        return await self.deps.extractor.extract(chunk)
 
     def _judge(self, record: DocRecord, chunks: list[Chunk],
                extractions: dict[str, Extraction]) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 
 from kgrag.extract import prompts
 from kgrag.query import prompts as P
+from kgrag.query.context import reference_line
 from kgrag.query.param import QueryParam
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_text
 
@@ -99,5 +100,6 @@ async def extractive_answer(question_vector: np.ndarray, chunks: Sequence[ChunkH
         lines = [f"{n}. {text}" for n, text in enumerate(_graph_fallback(*graph), start=1)]
     parts = [P.NO_LLM_NOTE, "Best supporting passages:\n" + "\n".join(lines)]
     if references:
-        parts.append("### References\n" + "\n".join(f"[{r['reference_id']}] {r['file_path']}" for r in references))
+        parts.append("### References\n" + "\n".join(  # with page / section (context.reference_line)
+            reference_line(r["reference_id"], r["file_path"], r.get("location", "")) for r in references))
     return "\n\n".join(parts)

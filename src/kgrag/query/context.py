@@ -11,7 +11,8 @@ item never displaces a higher one):
   conversation, question), the section headers and a 200-token buffer.
 
 A chunk's cost includes its line in the Reference Document List when it
-brings a new file.
+brings a new reference (a file, or a page / section of one, see
+:func:`reference_ids`).
 """
 
 from __future__ import annotations
@@ -42,8 +43,30 @@ def chunk_line(c: ChunkHit, reference_id: str) -> str:
     return json.dumps({"reference_id": reference_id, "content": c.content}, ensure_ascii=False)
 
 
-def reference_line(reference_id: str, file_path: str) -> str:
-    return f"[{reference_id}] {file_path}"
+# --- references with page and section (structure-aware ingest) ---
+def location_text(location: dict[str, Any] | None) -> str:
+    """``p. 12, §3.2 Licensing`` from a chunk's location (``""`` when it says nothing)."""
+    location = location or {}
+    parts = []
+    pages = location.get("pages")
+    if pages:
+        first, last = pages[0], pages[-1]
+        parts.append(f"p. {first}" if first == last else f"pp. {first}-{last}")
+    section = location.get("section") or []
+    if section:
+        head = " ".join(str(section[-1]).split())
+        parts.append("§" + (head if len(head) <= 80 else head[:79] + "…"))
+    return ", ".join(parts)
+
+
+def reference_line(reference_id: str, file_path: str, where: str = "") -> str:
+    """``[1] /abs/path/book.pdf p. 12, §3.2 Licensing`` (``where`` from :func:`location_text`)."""
+    return f"[{reference_id}] {file_path}" + (f" {where}" if where else "")
+
+
+def reference_key(c: ChunkHit) -> tuple[str, str]:
+    """What one reference stands for: a file, and the page / section when known."""
+    return c.file_path, location_text(c.location)
 
 
 @dataclass(slots=True)
@@ -86,15 +109,23 @@ def fit(items: Sequence[Any], to_line: Callable[[Any], str], budget: SectionBudg
 
 
 def reference_ids(chunks: Sequence[ChunkHit]) -> tuple[list[str], list[dict[str, str]]]:
-    """Reference id per chunk and the numbered file list (most cited file first)."""
-    counts = Counter(c.file_path for c in chunks)
-    first = {}
-    for i, c in enumerate(chunks):
-        first.setdefault(c.file_path, i)
-    order = sorted(counts, key=lambda path: (-counts[path], first[path]))
-    ids = {path: str(n) for n, path in enumerate(order, start=1)}
-    refs = [{"reference_id": ids[path], "file_path": path} for path in order]
-    return [ids[c.file_path] for c in chunks], refs
+    """Reference id per chunk and the numbered reference list.
+
+    One reference per file and location (page / section, when the chunks
+    know them); most cited file first, its locations together, most cited
+    first. A reference with a location has a ``location`` entry.
+    """
+    keys = [reference_key(c) for c in chunks]
+    per_file, per_key = Counter(k[0] for k in keys), Counter(keys)
+    first: dict[Any, int] = {}
+    for i, key in enumerate(keys):
+        first.setdefault(key[0], i)
+        first.setdefault(key, i)
+    order = sorted(per_key, key=lambda k: (-per_file[k[0]], first[k[0]], -per_key[k], first[k]))
+    ids = {key: str(n) for n, key in enumerate(order, start=1)}
+    refs = [{"reference_id": ids[k], "file_path": k[0], **({"location": k[1]} if k[1] else {})}
+            for k in order]
+    return [ids[k] for k in keys], refs
 
 
 def _section(header: str, lines: list[str], lang: str = "json") -> str:
@@ -112,7 +143,8 @@ def render_context(entity_lines: list[str], relation_lines: list[str], chunk_lin
     if chunk_lines:
         parts.append(_section(P.CHUNKS_HEADER, chunk_lines))
     if references:
-        ref_lines = [reference_line(r["reference_id"], r["file_path"]) for r in references]
+        ref_lines = [reference_line(r["reference_id"], r["file_path"], r.get("location", ""))
+                     for r in references]
         parts.append(_section(P.REFERENCES_HEADER, ref_lines, ""))
     return "\n\n".join(parts)
 
@@ -135,11 +167,12 @@ def chunk_name(c: ChunkHit) -> str:
 
 
 def fit_chunks(chunks: Sequence[ChunkHit], budget: SectionBudget, tokenizer: Any, trace: Trace) -> Fitted:
-    """Chunks that fit ``budget``, each charged for its reference line when its file is new."""
+    """Chunks that fit ``budget``, each charged for its reference line when it brings a new one."""
     def new_file_cost(chunk: ChunkHit, kept: list[ChunkHit]) -> int:
-        if any(k.file_path == chunk.file_path for k in kept):
+        key = reference_key(chunk)
+        if any(reference_key(k) == key for k in kept):
             return 0
-        return tokenizer.count(reference_line("999", chunk.file_path)) + 1
+        return tokenizer.count(reference_line("999", *key)) + 1
 
     # Reference ids of up to three digits tokenise alike, so "0" stands in for the real one.
     return fit(chunks, lambda c: chunk_line(c, "0"), budget, tokenizer, trace, "chunk", chunk_name,

@@ -30,7 +30,8 @@ def relation_data(r: RelationHit) -> dict[str, Any]:
 
 def chunk_data(c: ChunkHit, reference_id: str) -> dict[str, Any]:
     return {"chunk_id": c.id, "content": c.content, "file_path": c.file_path, "doc_id": c.doc_id,
-            "reference_id": reference_id, "score": _score(c.score), "route": c.route}
+            "reference_id": reference_id, "score": _score(c.score), "route": c.route,
+            "location": dict(c.location)}  # section, pages, offsets (block chunker)
 
 
 def assembly_data(question: str, param: QueryParam, asm: Assembly, rerank: bool) -> dict[str, Any]:

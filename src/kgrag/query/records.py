@@ -80,6 +80,7 @@ class ChunkHit:
     file_path: str = ""
     doc_id: str = ""
     loaded: bool = False
+    location: dict[str, Any] = field(default_factory=dict)  # section, pages (block chunker)
 
 
 @dataclass(slots=True)

@@ -176,6 +176,7 @@ async def _load(ctx: RetrievalContext, hits: list[ChunkHit]) -> list[ChunkHit]:
             hit.content = str(row.get("content", ""))
             hit.file_path = str(row.get("file_path") or "unknown_source")
             hit.doc_id = str(row.get("doc_id") or "")
+            hit.location = dict(row.get("location") or {})  # for reference lines
             hit.loaded = True
     return [h for h in hits if h.loaded]
 
