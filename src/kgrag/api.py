@@ -171,19 +171,28 @@ class KGRag:
 
     async def index_paths(self, paths: Iterable[str | Path], progress: ProgressSink | None = None,
                           *, metadata: dict[str, Any] | None = None,
-                          replace: str | None = None) -> IndexReport:
+                          replace: str | None = None, strict: bool = False) -> IndexReport:
         """Load files and folders (recursively) and index them.
 
+        Loading obeys the settings' limits (:class:`~kgrag.ingest.options.LoadOptions`);
+        files that cannot be used are named in ``load_errors`` and the rest is
+        indexed. ``strict``: if any file could not be used, index nothing and
+        return a report holding only ``load_errors``.
         ``replace``: the id (or path) of a document the loaded file supersedes
         although its source differs (exactly one file must be given).
         """
-        loaded = load_paths([str(p) for p in paths])
+        from kgrag.ingest.options import LoadOptions
+
+        loaded = load_paths([str(p) for p in paths], LoadOptions.from_settings(self.settings))
+        errors = [str(e) for e in loaded.errors]
+        if strict and errors:
+            return IndexReport(load_errors=errors)
         for doc in loaded.documents:
             doc.metadata = dict(metadata or {})
         if replace is not None:
             await self._mark_replacement(loaded.documents, replace)
         report = await self.index_documents(loaded.documents, progress=progress)
-        report.load_errors = [str(e) for e in loaded.errors]
+        report.load_errors = errors
         return report
 
     async def _mark_replacement(self, docs: list[Document], replace: str) -> None:

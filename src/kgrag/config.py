@@ -18,6 +18,8 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from kgrag.ingest import options as _load
+
 DEFAULT_ENTITY_TYPES = [
     "Person", "Creature", "Organization", "Location", "Event", "Concept",
     "Method", "Content", "Data", "Artifact", "NaturalObject",
@@ -67,6 +69,15 @@ class Settings(BaseSettings):
     rerank_base_url: str | None = Field(None, description="Rerank endpoint URL (POST, Cohere/Jina request format).")
     rerank_model: str | None = Field(None, description="Rerank model name.")
     rerank_api_key: str | None = Field(None, description="Rerank API key.")
+
+    # --- loading files (see docs/ingestion.md) ---------------------------
+    input_encoding: str | None = Field(None, description="Read every text and HTML file with this codec (a byte order mark still wins); unset: BOM, declared charset (HTML), strict UTF-8, then charset-normalizer detection.")
+    max_file_bytes: int = Field(_load.DEFAULT_MAX_FILE_BYTES, ge=1, description="Files bigger than this many bytes are refused (checked with stat before reading).")
+    max_document_chars: int = Field(_load.DEFAULT_MAX_DOCUMENT_CHARS, ge=1, description="A document whose extracted text is longer is refused, not truncated.")
+    zip_max_total_bytes: int = Field(_load.DEFAULT_ZIP_MAX_TOTAL_BYTES, ge=1, description="Zip-based files (.docx, ...) that would inflate to more bytes are refused before anything is inflated.")
+    zip_max_ratio: float = Field(_load.DEFAULT_ZIP_MAX_RATIO, gt=0, description="Zip-based files compressed more than this ratio (whole archive or an entry over 1 MiB) are refused as zip bombs.")
+    zip_max_entries: int = Field(_load.DEFAULT_ZIP_MAX_ENTRIES, ge=1, description="Zip-based files with more entries are refused.")
+    follow_symlinks: bool = Field(False, description="Follow symbolic links that leave the folder being indexed (loops are never followed twice); off: they are skipped with a reason.")
 
     # --- tokenizer and chunking ------------------------------------------
     tokenizer: str = Field("o200k_base", description="Token encoding used for chunking and budgets (bundled; never downloaded).")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import docx
 import pytest
+from pdf_fixture import minimal_pdf
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.ids import doc_id, source_doc_id
 from kgrag.ingest.loaders import decode_text, load_file, load_paths, supported_suffixes
-from pdf_fixture import minimal_pdf
 
 
 def _docx(path, paragraphs, table=None):
@@ -35,11 +35,10 @@ def test_text_file_is_known_by_its_canonical_path(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("data, expected", [
-    ("café 中文".encode("utf-8"), "café 中文"),
-    (b"\xef\xbb\xbf" + "café".encode("utf-8"), "café"),
+    ("café 中文".encode(), "café 中文"),
+    (b"\xef\xbb\xbf" + "café".encode(), "café"),
     ("café 中文".encode("utf-16"), "café 中文"),
     ("naïve – “quote”".encode("cp1252"), "naïve – “quote”"),
-    (b"\x81\x8d caf\xe9", "\x81\x8d café"),  # not cp1252 either: latin-1
 ])
 def test_decode_text_detects_encodings(data, expected):
     assert decode_text(data) == expected

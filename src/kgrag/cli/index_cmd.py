@@ -1,9 +1,18 @@
-"""``kgrag index``, ``kgrag retry`` and ``kgrag status``."""
+"""``kgrag index``, ``kgrag retry`` and ``kgrag status``.
+
+``kgrag index`` exits 0 when it indexed (or found unchanged) something,
+naming every file it skipped and why; 1 when a named path does not exist
+(checked before anything is opened), when nothing at all could be read,
+when a document failed, or with ``--strict`` when any file was skipped (then
+nothing is indexed); 2 for a usage or settings error (an unknown
+``--encoding``).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from kgrag.api import IndexReport, KGRag
@@ -42,22 +51,49 @@ def waiting_message(message: str) -> None:
 
 
 async def run(args: argparse.Namespace, settings) -> int:
+    if args.command == "index":
+        missing = _missing_paths(args.paths)
+        if missing:
+            return 1
+        from kgrag.ingest.options import LoadOptions
+
+        LoadOptions.from_settings(settings)  # an unknown --encoding fails before anything opens
     async with KGRag(settings) as rag:
         rag.on_writer_wait = waiting_message
         if args.command == "status":
             return _print_status(await rag.status(), args.json)
         if args.command == "index":
             report = await rag.index_paths(args.paths, progress=_progress(rag, args),
-                                           metadata=parse_meta(args.meta), replace=args.replace)
+                                           metadata=parse_meta(args.meta), replace=args.replace,
+                                           strict=args.strict)
         else:
             report = await rag.retry_failed(progress=_progress(rag, args))
         summary = await _summary(rag, report)
-    _print_report(report, summary, args.json)
-    if report.failed:
+    refused = args.command == "index" and args.strict and bool(report.load_errors)
+    _print_report(report, summary, args.json, refused)
+    return _exit_code(args.command, report, refused)
+
+
+def _missing_paths(paths: list[str]) -> list[str]:
+    """Named paths that do not exist, each reported on stderr."""
+    missing = [p for p in paths if not os.path.exists(p)]
+    for path in missing:
+        print(f"kgrag: error: no such file or folder: {path}", file=sys.stderr)
+    if missing:
+        print("kgrag: nothing was indexed", file=sys.stderr)
+    return missing
+
+
+def _exit_code(command: str, report: IndexReport, refused: bool) -> int:
+    """1 for failed documents, a --strict refusal, or an index run that read nothing."""
+    if report.failed or refused:
         return 1
-    if args.command == "index" and report.load_errors and not (
-            report.documents or report.unchanged):
-        return 1  # nothing could be read
+    read = report.documents or report.unchanged or report.duplicates
+    if command == "index" and not read:
+        what = (f"all {len(report.load_errors)} file(s) were skipped" if report.load_errors
+                else "no files were found")
+        print(f"kgrag: nothing could be read: {what}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -73,13 +109,17 @@ async def _summary(rag: KGRag, report: IndexReport) -> dict:
         "relations": status["graph"]["relations"],
         "llm_calls": totals["calls"], "prompt_tokens": totals["prompt_tokens"],
         "completion_tokens": totals["completion_tokens"],
-        "insert_s": round(report.insert_s, 3),
+        "insert_s": round(report.insert_s, 3), "skipped": len(report.load_errors),
     }
 
 
-def _print_report(report: IndexReport, summary: dict, as_json: bool) -> None:
+def _print_report(report: IndexReport, summary: dict, as_json: bool,
+                  refused: bool = False) -> None:
     for message in report.load_errors:
         print(f"kgrag: skipped {message}", file=sys.stderr)
+    if refused:
+        print(f"kgrag: --strict: {len(report.load_errors)} file(s) could not be used; "
+              "nothing was indexed", file=sys.stderr)
     for message in report.duplicates:
         print(f"kgrag: duplicate {message}", file=sys.stderr)
     for doc, path, error in report.failed:
@@ -88,7 +128,9 @@ def _print_report(report: IndexReport, summary: dict, as_json: bool) -> None:
         print(f"kgrag: {doc} indexed with {len(warnings)} warning(s); first: {warnings[0]}",
               file=sys.stderr)
     if as_json:
-        print(json.dumps(summary))
+        print(json.dumps(summary | {"refused": refused}))
+        return
+    if refused:
         return
     kinds = [f"{summary[k]} {k}" for k in ("new", "updated", "moved", "unchanged") if summary[k]]
     if kinds:
@@ -98,7 +140,8 @@ def _print_report(report: IndexReport, summary: dict, as_json: bool) -> None:
           f"{summary['relations']} relations in the graph; "
           f"{summary['llm_calls']} LLM calls ({summary['prompt_tokens']} prompt + "
           f"{summary['completion_tokens']} completion tokens)"
-          + (f"; {summary['failed']} failed (kgrag retry)" if summary["failed"] else ""))
+          + (f"; {summary['failed']} failed (kgrag retry)" if summary["failed"] else "")
+          + (f"; {summary['skipped']} file(s) skipped" if summary["skipped"] else ""))
 
 
 def _print_status(status: dict, as_json: bool) -> int:

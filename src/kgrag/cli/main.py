@@ -1,6 +1,7 @@
 """The ``kgrag`` command line.
 
-    kgrag index   [--workdir W] [--json] [--meta K=V] [--replace OLD] PATH...
+    kgrag index   [--workdir W] [--json] [--meta K=V] [--replace OLD] [--encoding E]
+                  [--follow-symlinks] [--strict] PATH...
     kgrag status  [--workdir W] [--json]
     kgrag retry   [--workdir W] [--json]
     kgrag delete  [--workdir W] DOC_ID... | --path GLOB
@@ -51,6 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="metadata stored with every document of this run (repeatable)")
     p.add_argument("--replace", metavar="OLD_ID",
                    help="the one new file supersedes this document (id or path)")
+    p.add_argument("--encoding", metavar="NAME",
+                   help="read text and HTML files with this codec instead of detecting it "
+                        "(a byte order mark still wins; $KGRAG_INPUT_ENCODING)")
+    p.add_argument("--follow-symlinks", action="store_true",
+                   help="follow symlinks that leave the folder being indexed")
+    p.add_argument("--strict", action="store_true",
+                   help="any file that cannot be used is an error: exit 1, index nothing")
     _writer(p)
 
     p = sub.add_parser("status", help="documents by status, graph size, LLM cost")
@@ -74,6 +82,10 @@ def load_settings(args: argparse.Namespace):
         update["workdir"] = args.workdir
     if getattr(args, "no_wait", False):
         update["wait_for_writer"] = False
+    if getattr(args, "encoding", None):
+        update["input_encoding"] = args.encoding
+    if getattr(args, "follow_symlinks", False):
+        update["follow_symlinks"] = True
     return settings.model_copy(update=update) if update else settings
 
 

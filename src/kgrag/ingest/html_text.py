@@ -4,6 +4,10 @@ Script, style and similar non-content elements are dropped; block-level
 elements (paragraphs, headings, list items, table rows, ``<br>``) end a
 line so the text keeps the page's structure. Runs of spaces collapse and
 at most one blank line separates blocks.
+
+:func:`declared_charset` finds the charset a page declares (``<meta
+charset>``, ``<meta http-equiv="Content-Type">`` or an XML declaration) so
+the loader can honour it before guessing.
 """
 
 from __future__ import annotations
@@ -21,6 +25,36 @@ _BLOCK = {
 _PARAGRAPH = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "title", "table", "ul", "ol"}
 _CELL = {"td", "th"}
 _LINE, _PARA = "\x1e", "\x1d"  # soft (line) and hard (blank line) breaks
+
+PRESCAN_BYTES = 4096  # where a declaration is looked for (the HTML standard says 1024)
+_META = re.compile(
+    rb"""<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)"""  # also content="...; charset=x"
+    rb"""|<\?xml\b[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9._:-]+)""",
+    re.IGNORECASE)
+# Labels the WHATWG encoding standard reads as something wider (what browsers do).
+_LABELS = {
+    "iso-8859-1": "cp1252", "iso8859-1": "cp1252", "latin1": "cp1252", "l1": "cp1252",
+    "us-ascii": "cp1252", "ascii": "cp1252", "windows-1252": "cp1252",
+    "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030",
+    "shift_jis": "cp932", "shift-jis": "cp932", "sjis": "cp932", "windows-31j": "cp932",
+    "euc-kr": "cp949", "ks_c_5601-1987": "cp949",
+    # a page whose declaration can be read as ASCII is not UTF-16
+    "utf-16": "utf-8", "utf-16le": "utf-8", "utf-16be": "utf-8",
+}
+
+
+def declared_charset(data: bytes) -> str | None:
+    """The charset the first :data:`PRESCAN_BYTES` of a page declare, or ``None``.
+
+    The label is returned as a Python codec name where the WHATWG standard
+    maps it to a wider encoding (``iso-8859-1`` -> ``cp1252``); an unknown
+    label is returned as written, for the caller to report.
+    """
+    found = _META.search(data[:PRESCAN_BYTES])
+    if found is None:
+        return None
+    label = (found.group(1) or found.group(2)).decode("ascii").strip().lower()
+    return _LABELS.get(label, label)
 
 
 class _TextCollector(HTMLParser):

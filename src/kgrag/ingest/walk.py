@@ -1,0 +1,107 @@
+"""Which files a path names: the file itself, or a folder walked safely.
+
+Folders are walked depth first in sorted order (a folder's files, then its
+sub-folders); names starting with ``.`` are skipped. Symbolic links:
+
+* a path given by the caller is always followed (it was asked for);
+* inside a folder, a link whose target stays inside the folder being
+  indexed is a file like any other (a linked folder is skipped quietly:
+  the walk reaches its target anyway); a link leaving the folder is
+  skipped with a reason unless ``follow_symlinks`` is set;
+* broken links and link loops are skipped with a reason; with
+  ``follow_symlinks`` every folder is entered at most once (by device and
+  inode), so loops cannot make the walk endless.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+
+from kgrag.errors import LoaderError
+from kgrag.ingest.options import LoadOptions
+
+Entry = str | LoaderError  # a file to load, or a reason it was skipped
+
+
+@dataclass(slots=True)
+class _Walk:
+    root: str  # real path of the folder being indexed
+    options: LoadOptions
+    seen_dirs: set[tuple[int, int]] = field(default_factory=set)
+
+
+def iter_entries(given: str, options: LoadOptions) -> Iterator[Entry]:
+    """Files under ``given`` (or ``given`` itself), and the links skipped on the way."""
+    if not os.path.isdir(given):
+        yield given
+        return
+    walk = _Walk(os.path.realpath(given), options)
+    stack = [given]
+    while stack:
+        folder = stack.pop()
+        if not _first_visit(walk, folder):
+            continue
+        files, dirs = yield from _scan(walk, folder)
+        yield from files
+        stack.extend(reversed(dirs))
+
+
+def _first_visit(walk: _Walk, folder: str) -> bool:
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return False
+    key = (info.st_dev, info.st_ino)
+    if key in walk.seen_dirs:
+        return False
+    walk.seen_dirs.add(key)
+    return True
+
+
+def _scan(walk: _Walk, folder: str) -> Generator[LoaderError, None, tuple[list[str], list[str]]]:
+    """Yield skipped links; return (files, sub-folders) of ``folder``, sorted."""
+    files: list[str] = []
+    dirs: list[str] = []
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as exc:
+        yield LoaderError(folder, f"cannot list folder: {exc.strerror or exc}")
+        return files, dirs
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_symlink():
+            kind = yield from _judge_link(walk, entry.path)
+        else:
+            kind = "dir" if entry.is_dir(follow_symlinks=False) else "file"
+        if kind == "file":
+            files.append(entry.path)
+        elif kind == "dir":
+            dirs.append(entry.path)
+    return files, dirs
+
+
+def _judge_link(walk: _Walk, path: str) -> Generator[LoaderError, None, str | None]:
+    """Return "file", "dir" or None (skipped, maybe with a yielded reason) for a link."""
+    target = os.path.realpath(path)
+    if not os.path.exists(path):
+        yield LoaderError(path, f"broken symlink or symlink loop (-> {os.readlink(path)})")
+        return None
+    inside = _inside(target, walk.root)
+    is_dir = os.path.isdir(path)
+    if inside:
+        return None if is_dir else "file"  # a linked folder inside is walked anyway
+    if not walk.options.follow_symlinks:
+        yield LoaderError(path, f"symlink to {target}, outside the folder being indexed; "
+                                "skipped (use --follow-symlinks / follow_symlinks)")
+        return None
+    return "dir" if is_dir else "file"
+
+
+def _inside(target: str, root: str) -> bool:
+    try:
+        return os.path.commonpath([target, root]) == root
+    except ValueError:  # different drives
+        return False
