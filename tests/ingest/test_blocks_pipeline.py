@@ -5,9 +5,7 @@ from __future__ import annotations
 from kgrag.api import KGRag
 from kgrag.config import Settings
 from kgrag.ingest.blocks import decode_blocks
-from kgrag.ingest.formats.markdown import parse_markdown
 from kgrag.query.context import location_text, reference_line
-from kgrag.types import Document
 
 GUIDE = """# Licensing guide
 
@@ -41,16 +39,7 @@ async def _all(kv) -> dict:
 
 
 async def _index(rag: KGRag, path) -> None:
-    from kgrag.ingest import loaders
-
-    if hasattr(loaders, "load_parsed"):  # loaders produce blocks
-        report = await rag.index_paths([path])
-    else:  # until the loaders are wired: the same document, parsed here
-        parsed = parse_markdown(path.read_text())
-        source = str(path.resolve())
-        report = await rag.index_documents([Document(
-            id="doc-guide", content=parsed.content, file_path=source, source=source,
-            blocks=parsed.blocks)])
+    report = await rag.index_paths([path])
     assert report.ok and report.processed, report
 
 

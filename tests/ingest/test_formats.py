@@ -16,6 +16,7 @@ from kgrag.ingest.formats.html import parse_html
 from kgrag.ingest.formats.markdown import parse_markdown
 from kgrag.ingest.formats.pdf import join_lines, parse_pdf
 from kgrag.ingest.formats.text import parse_text
+from kgrag.ingest.loaders import load_file
 from kgrag.tokenizer import get_tokenizer
 
 TOK = get_tokenizer()
@@ -207,3 +208,18 @@ def test_text_is_kept_as_is_with_paragraph_blocks():
     parsed = parse_text("One.\nStill one.\n\nTwo.")
     assert parsed.content == "One.\nStill one.\n\nTwo."
     assert [parsed.content[b.start:b.end] for b in parsed.blocks] == ["One.\nStill one.", "Two."]
+
+
+def test_loaders_give_documents_their_blocks(tmp_path):
+    files = {"guide.md": MARKDOWN, "page.html": html_page(), "notes.txt": "One.\n\nTwo."}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "report.pdf").write_bytes(three_page_pdf())
+    docx_file(tmp_path / "handbook.docx")
+    for name in [*files, "report.pdf", "handbook.docx"]:
+        doc = load_file(tmp_path / name)
+        assert doc.blocks, name
+        assert all(0 <= b.start <= b.end <= len(doc.content) for b in doc.blocks)
+    pdf = load_file(tmp_path / "report.pdf")
+    assert "ACME" not in pdf.content and any("header/footer" in w for w in pdf.warnings)
+    assert "Accept all" not in load_file(tmp_path / "page.html").content

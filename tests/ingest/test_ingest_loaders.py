@@ -45,9 +45,13 @@ def test_decode_text_detects_encodings(data, expected):
 
 
 def test_markdown_and_rst_are_text(tmp_path):
-    for name in ("n.md", "n.markdown", "n.rst", "n.text"):
+    for name in ("n.rst", "n.text"):
         (tmp_path / name).write_text("# Title\n\nBody", encoding="utf-8")
         assert load_file(tmp_path / name).content == "# Title\n\nBody"
+    for name in ("n.md", "n.markdown"):  # parsed: markup dropped, a heading block (formats.markdown)
+        (tmp_path / name).write_text("# Title\n\nBody", encoding="utf-8")
+        doc = load_file(tmp_path / name)
+        assert doc.content == "Title\n\nBody" and doc.blocks[0].kind == "heading"
 
 
 def test_pdf_text_is_extracted(tmp_path):

@@ -12,6 +12,10 @@ Before a file is parsed, :mod:`kgrag.ingest.guard` checks its size (and,
 for zip-based formats, the archive's decompression budgets); text is
 decoded by :mod:`kgrag.ingest.encoding`. What had to be guessed (an
 encoding) lands in :attr:`Document.warnings <kgrag.types.Document.warnings>`.
+
+Each format is parsed by :mod:`kgrag.ingest.formats` into a flat text and
+its blocks (headings, paragraphs, tables, pages; see
+docs/ingestion-structure.md), which travel on :attr:`Document.blocks`.
 """
 
 from __future__ import annotations
@@ -23,14 +27,21 @@ from pathlib import Path
 
 from kgrag.errors import LoaderError
 from kgrag.ingest import guard
+from kgrag.ingest.blocks import Block, Parsed
 from kgrag.ingest.encoding import UndecodableError, decode_bytes
-from kgrag.ingest.html_text import declared_charset, html_to_text
+from kgrag.ingest.formats.docx import parse_docx
+from kgrag.ingest.formats.html import parse_html
+from kgrag.ingest.formats.markdown import parse_markdown
+from kgrag.ingest.formats.pdf import parse_pdf
+from kgrag.ingest.formats.text import parse_text
+from kgrag.ingest.html_text import declared_charset
 from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.options import LoadOptions
 from kgrag.ingest.walk import iter_entries
 from kgrag.types import Document
 
 TEXT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".rst", ".log")
+MARKDOWN_SUFFIXES = (".md", ".markdown")
 DEFAULT_OPTIONS = LoadOptions()
 
 
@@ -44,10 +55,16 @@ class LoadReport:
 
 @dataclass(slots=True)
 class Loaded:
-    """A format loader's result: the text and what it had to guess or drop."""
+    """A format loader's result: the text, what it had to guess or drop, and its blocks."""
 
     text: str
     warnings: list[str] = field(default_factory=list)
+    # Structure over ``text`` (kgrag.ingest.blocks); None: chunked as plain text.
+    blocks: list[Block] | None = None
+
+    def parsed(self, parsed: Parsed) -> Loaded:
+        """This result with a format parser's text, blocks and warnings."""
+        return Loaded(parsed.content, [*self.warnings, *parsed.warnings], parsed.blocks)
 
 
 Loader = Callable[[Path, LoadOptions], Loaded]
@@ -80,82 +97,32 @@ def _decode(path: Path, data: bytes, options: LoadOptions,
 
 
 def load_text(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
-    """Plain text or markup read as text (``.txt``, ``.md``, ...)."""
-    return _decode(path, guard.read_bounded(path, options), options)
+    """Plain text (paragraph blocks) or Markdown (``.md``, ``.markdown``: parsed into blocks)."""
+    loaded = _decode(path, guard.read_bounded(path, options), options)
+    if path.suffix.lower() in MARKDOWN_SUFFIXES:
+        return loaded.parsed(parse_markdown(loaded.text))
+    return loaded.parsed(parse_text(loaded.text))
 
 
 def load_html(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
-    """Visible text of an HTML page (its declared charset honoured), blocks on their own lines."""
+    """The main content of an HTML page (its declared charset honoured) in blocks."""
     data = guard.read_bounded(path, options)
     loaded = _decode(path, data, options, declared=declared_charset(data))
-    loaded.text = html_to_text(loaded.text)
-    return loaded
+    return loaded.parsed(parse_html(loaded.text))
 
 
 def load_pdf(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
-    """Text of every page of a PDF (pypdf), pages separated by blank lines.
+    """Text of a PDF per page (pypdf), running headers / footers dropped, in blocks.
 
     Extraction stops as soon as the text passes ``max_document_chars``.
     """
-    from pypdf import PdfReader
-
-    try:
-        reader = PdfReader(str(path))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise LoaderError(str(path), "PDF is encrypted with a password")
-        pages = _pdf_pages(path, reader, options)
-    except LoaderError:
-        raise
-    except Exception as exc:  # pypdf raises many kinds on damaged files
-        raise LoaderError(str(path), f"unreadable or corrupt PDF: {exc}") from exc
-    return Loaded("\n\n".join(pages))
-
-
-def _pdf_pages(path: Path, reader, options: LoadOptions) -> list[str]:
-    pages: list[str] = []
-    length = 0
-    for page in reader.pages:
-        text = (page.extract_text() or "").strip()
-        if text:
-            pages.append(text)
-            length += len(text) + 2
-            guard.check_length(path, length, options)
-    return pages
+    return Loaded("").parsed(parse_pdf(
+        path, str(path), check=lambda length: guard.check_length(path, length, options)))
 
 
 def load_docx(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
-    """Paragraphs and tables of a .docx file, in document order."""
-    import docx
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
-
-    try:
-        document = docx.Document(str(path))
-        blocks: list[str] = []
-        for item in document.iter_inner_content():
-            if isinstance(item, Paragraph):
-                blocks.append(item.text)
-            elif isinstance(item, Table):
-                blocks.append(_table_text(item))
-    except Exception as exc:  # zipfile / lxml / python-docx errors
-        raise LoaderError(str(path), f"unreadable or corrupt .docx: {exc}") from exc
-    return Loaded("\n".join(b for b in blocks if b.strip()))
-
-
-def _table_text(table) -> str:
-    """One line per row, cells joined by `` | ``; merged cells once."""
-    lines = []
-    for row in table.rows:
-        cells: list[str] = []
-        previous = None
-        for cell in row.cells:
-            if previous is not None and cell._tc is previous:
-                continue  # a merged cell repeats itself across the span
-            previous = cell._tc
-            cells.append(" ".join(cell.text.split()))
-        if any(cells):
-            lines.append(" | ".join(cells))
-    return "\n".join(lines)
+    """Paragraphs and tables of a .docx file, in document order, in blocks."""
+    return Loaded("").parsed(parse_docx(path, str(path)))
 
 
 FORMATS: dict[str, Format] = {
@@ -196,7 +163,7 @@ def load_file(path: str | os.PathLike[str], options: LoadOptions | None = None) 
     guard.check_text(p, loaded.text, options)
     source = str(p.resolve())
     return Document(id=source_doc_id(source), content=loaded.text, file_path=source,
-                    source=source, warnings=loaded.warnings)
+                    source=source, warnings=loaded.warnings, blocks=loaded.blocks)
 
 
 def load_paths(paths: Iterable[str | os.PathLike[str]],

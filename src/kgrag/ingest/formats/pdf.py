@@ -20,6 +20,7 @@ import io
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from kgrag.errors import LoaderError
@@ -29,14 +30,22 @@ EDGE_LINES = 3  # lines at the top and bottom of a page that may be furniture
 _SENTENCE_END = tuple(".!?:;\"'”’)")
 
 
-def _reader_pages(source: Path | bytes, name: str) -> list[str]:
+def _reader_pages(source: Path | bytes, name: str,
+                  check: Callable[[int], None] | None = None) -> list[str]:
+    """Each page's text; ``check`` gets the running length after every page (it may raise)."""
     from pypdf import PdfReader
 
     try:
         reader = PdfReader(io.BytesIO(source) if isinstance(source, bytes) else str(source))
         if reader.is_encrypted and not reader.decrypt(""):
             raise LoaderError(name, "PDF is encrypted with a password")
-        return [page.extract_text() or "" for page in reader.pages]
+        pages, length = [], 0
+        for page in reader.pages:
+            pages.append(page.extract_text() or "")
+            length += len(pages[-1]) + 2
+            if check is not None:
+                check(length)
+        return pages
     except LoaderError:
         raise
     except Exception as exc:  # pypdf raises many kinds on damaged files
@@ -113,10 +122,15 @@ def paragraphs(lines: list[str]) -> list[str]:
     return out
 
 
-def parse_pdf(source: Path | bytes, name: str = "<pdf>") -> Parsed:
-    """Blocks (one page break per page, then its paragraphs) and flat text of a PDF."""
+def parse_pdf(source: Path | bytes, name: str = "<pdf>",
+              check: Callable[[int], None] | None = None) -> Parsed:
+    """Blocks (one page break per page, then its paragraphs) and flat text of a PDF.
+
+    ``check(length)`` is called as pages are read (a size limit that raises
+    stops the extraction early).
+    """
     pages = [text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-             for text in _reader_pages(source, name)]
+             for text in _reader_pages(source, name, check)]
     found = furniture(pages)
     builder = BlockBuilder()
     empty = 0
