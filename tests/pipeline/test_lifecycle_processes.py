@@ -237,7 +237,9 @@ def test_kill_9_during_delete_and_supersede_leaves_old_or_new_and_resumes(tmp_pa
         write(docs, names[i], edited(i))
     changed: dict[str, str] = {}  # edited document -> its new content hash
 
-    env = cli_env(KGRAG_ENABLE_LLM_CACHE="false")  # re-done work costs its time again
+    # Re-done work costs its time again; documents prepared one at a time so
+    # their commits spread over the run (kills then land between two commits).
+    env = cli_env(KGRAG_ENABLE_LLM_CACHE="false", KGRAG_MAX_PARALLEL_INSERT="1")
     operations = {"delete": ("delete", *victims), "supersede": ("index", "--no-progress", docs)}
     rng = random.Random(20240611)
     seen: dict[str, list] = {"delete": [], "supersede": []}  # state found after each kill
