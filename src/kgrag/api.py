@@ -12,6 +12,7 @@ passed, at construction time.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -193,7 +194,20 @@ class KGRag:
             await self._mark_replacement(loaded.documents, replace)
         report = await self.index_documents(loaded.documents, progress=progress)
         report.load_errors = errors
+        await self._note_rejected(loaded)
         return report
+
+    async def _note_rejected(self, loaded) -> None:
+        """Remember the files refused, with their reasons, for ``status`` (a later success clears one)."""
+        before = await self.storage.get_meta("rejected_inputs") or {}
+        stored = {p: r for p, r in before.items() if os.path.exists(p)}  # gone files are no news
+        for doc in loaded.documents:
+            stored.pop(doc.source or doc.file_path, None)
+        for error in loaded.errors:
+            path = os.path.abspath(getattr(error, "path", str(error)))
+            stored[path] = getattr(error, "reason", str(error))
+        if stored != before:
+            await self.storage.set_meta("rejected_inputs", dict(sorted(stored.items())))
 
     async def _mark_replacement(self, docs: list[Document], replace: str) -> None:
         from kgrag.lifecycle.documents import resolve
@@ -342,6 +356,7 @@ class KGRag:
             "warnings": warnings,
             "disabled": [r.id for r in processed if r.disabled],
             "summaries_pending": await self.indexer.applier.pending.count(),
+            "rejected_inputs": await self.storage.get_meta("rejected_inputs") or {},
             "graph": {
                 "documents": len(docs["processed"]),
                 "chunks": await self.storage.kv("text_chunks").count(),

@@ -32,6 +32,7 @@ class Document:
     metadata: dict[str, Any] = field(default_factory=dict)
     replaces: list[str] = field(default_factory=list)  # ids this document supersedes
     warnings: list[str] = field(default_factory=list)  # what the loader had to guess or drop
+    relative_path: str | None = None  # relative to the folder named when it was indexed
     # Structure over ``content`` (kgrag.ingest.blocks.Block: headings, paragraphs,
     # tables, pages, with offsets); None for raw texts. Typed Any: types imports no layer.
     blocks: list[Any] | None = None
@@ -79,6 +80,7 @@ class DocRecord:
     warnings: list[str] = field(default_factory=list)  # chunk problems (chunk id: reason)
     replaces: list[str] = field(default_factory=list)  # ids to retract when this one commits
     load_warnings: list[str] = field(default_factory=list)  # from the loader (encoding guessed...)
+    relative_path: str | None = None  # relative to the folder named when it was indexed
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

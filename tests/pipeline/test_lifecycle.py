@@ -265,3 +265,20 @@ async def test_two_sessions_saving_their_costs_at_once_both_count(tmp_path):
         await asyncio.gather(one._save_ledger(), two._save_ledger())
         stored = await one.storage.get_meta("ledger")
     assert stored["answer"]["calls"] == 2
+
+
+async def test_rejected_inputs_and_relative_paths_are_remembered(tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "sub", "a.txt", document([0]))
+    bad = docs / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4 not really")
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        await rag.index_paths([docs])
+        status = await rag.status()
+        assert list(status["rejected_inputs"]) == [str(bad.resolve())]
+        [listed] = (await rag.documents())["documents"]
+        assert listed["relative_path"] == "sub/a.txt"
+        bad.unlink()
+        write(docs, "broken.txt", document([1]))
+        await rag.index_paths([docs])
+        assert (await rag.status())["rejected_inputs"] == {}  # the refused file is gone

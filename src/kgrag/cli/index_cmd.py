@@ -163,6 +163,8 @@ def _print_status(status: dict, as_json: bool) -> int:
           f"{g['entities']} entities, {g['relations']} relations; "
           f"built by: {', '.join(g['built_by']) or 'nothing yet'}")
     print(f"embedding: {status['embedding']}")
+    for path, reason in (status.get("rejected_inputs") or {}).items():
+        print(f"    rejected {path}: {reason}")
     if status.get("summaries_pending"):
         print(f"summaries pending: {status['summaries_pending']} (an interrupted run; "
               "`kgrag retry` finishes them)")

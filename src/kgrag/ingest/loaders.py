@@ -186,12 +186,22 @@ def load_paths(paths: Iterable[str | os.PathLike[str]],
                 report.errors.append(entry)
             elif (real := os.path.realpath(entry)) not in seen:
                 seen.add(real)
-                _load_into(report, entry, options)
+                _load_into(report, entry, options, _relative(entry, name))
     return report
 
 
-def _load_into(report: LoadReport, name: str, options: LoadOptions) -> None:
+def _relative(entry: str, given: str) -> str:
+    """The file's path relative to the folder named (its name, when a file was named)."""
+    if os.path.isdir(given):
+        return os.path.relpath(entry, given)
+    return os.path.basename(entry)
+
+
+def _load_into(report: LoadReport, name: str, options: LoadOptions, relative: str) -> None:
     try:
-        report.documents.append(load_file(name, options))
+        doc = load_file(name, options)
     except LoaderError as exc:
         report.errors.append(exc)
+        return
+    doc.relative_path = relative
+    report.documents.append(doc)

@@ -75,6 +75,7 @@ async def set_disabled(storage: Any, records: list[DocRecord], disabled: bool) -
 def describe(record: DocRecord) -> dict[str, Any]:
     """One document as ``kgrag docs`` shows it."""
     return {"id": record.id, "path": record.source or record.file_path,
+            "relative_path": record.relative_path,
             "status": record.status.value, "disabled": record.disabled,
             "chunks": len(record.chunk_ids), "updated_at": record.updated_at,
             "metadata": record.metadata, "warnings": [*record.load_warnings, *record.warnings],

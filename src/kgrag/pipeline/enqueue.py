@@ -65,7 +65,7 @@ def _new_record(doc: Document, digest: str, seq: int, now: float,
         source=doc.source, content_hash=digest,
         metadata=dict(doc.metadata) if doc.metadata or old is None else dict(old.metadata),
         disabled=old.disabled if old else False, replaces=list(doc.replaces),
-        load_warnings=list(doc.warnings))
+        load_warnings=list(doc.warnings), relative_path=doc.relative_path)
 
 
 def _full_doc(doc: Document) -> dict[str, Any]:
