@@ -34,16 +34,10 @@ def chat_totals(snapshot: dict) -> dict:
 
 
 def parse_meta(pairs: list[str]) -> dict[str, str]:
-    """``KEY=VALUE`` strings as a dict; a malformed one is a usage error."""
-    from kgrag.errors import ConfigError
+    """``--meta KEY=VALUE`` pairs as a dict; a malformed one is a usage error."""
+    from kgrag.cli.args import parse_pairs
 
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--meta expects KEY=VALUE, got {pair!r}")
-        out[key.strip()] = value.strip()
-    return out
+    return parse_pairs(pairs, "--meta")
 
 
 def waiting_message(message: str) -> None:

@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from kgrag.api import KGRag
+from kgrag.cli.args import parse_pairs
 from kgrag.errors import ConfigError
 
 MODES = ["auto", "mix", "local", "global", "hybrid", "naive", "bypass", "ppr"]
@@ -49,13 +50,7 @@ def _add_filters(p: argparse.ArgumentParser) -> None:
 
 def parse_where(pairs: list[str]) -> dict[str, str]:
     """``--where KEY=VALUE`` pairs as a dict; raises :class:`ConfigError` for a malformed one."""
-    out: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--where expects KEY=VALUE, got {pair!r}")
-        out[key.strip()] = value.strip()
-    return out
+    return parse_pairs(pairs, "--where")
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -177,22 +177,17 @@ def plan_keys(names: Iterable[str], pairs: Iterable[Pair],
               existing_edges: Mapping[Pair, dict[str, Any]],
               policy: MergePolicy, now: float) -> KeyPlans:
     """Recompute every touched node and edge from its supporting chunks."""
-    nodes: dict[str, MergePlan] = {}
-    edges: dict[Pair, MergePlan] = {}
-    dead_nodes: list[str] = []
-    dead_edges: list[Pair] = []
-    for name in sorted(set(names)):
-        chunks = [facts[c] for c in support.get(name, ()) if c in facts]
-        plan = plan_entity(name, chunks, existing_nodes.get(name), policy, now)
-        if plan is None:
-            dead_nodes.append(name)
-        else:
-            nodes[name] = plan
-    for key in sorted(set(pairs)):
-        chunks = [facts[c] for c in support.get(key, ()) if c in facts]
-        plan = plan_relation(key, chunks, existing_edges.get(key), policy, now)
-        if plan is None:
-            dead_edges.append(key)
-        else:
-            edges[key] = plan
+    def run(keys: Iterable[Any], plan: Any, existing: Mapping[Any, dict[str, Any]]):
+        live, dead = {}, []
+        for key in sorted(set(keys)):
+            chunks = [facts[c] for c in support.get(key, ()) if c in facts]
+            made = plan(key, chunks, existing.get(key), policy, now)
+            if made is None:
+                dead.append(key)
+            else:
+                live[key] = made
+        return live, dead
+
+    nodes, dead_nodes = run(names, plan_entity, existing_nodes)
+    edges, dead_edges = run(pairs, plan_relation, existing_edges)
     return KeyPlans(BatchPlan(nodes, edges), dead_nodes, dead_edges)
