@@ -10,7 +10,6 @@ from typing import Any
 
 from kgrag.api import KGRag
 from kgrag.cli.args import parse_pairs
-from kgrag.errors import ConfigError
 
 MODES = ["auto", "mix", "local", "global", "hybrid", "naive", "bypass", "ppr"]
 
