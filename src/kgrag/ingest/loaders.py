@@ -16,6 +16,8 @@ encoding) lands in :attr:`Document.warnings <kgrag.types.Document.warnings>`.
 Each format is parsed by :mod:`kgrag.ingest.formats` into a flat text and
 its blocks (headings, paragraphs, tables, pages; see
 docs/ingestion-structure.md), which travel on :attr:`Document.blocks`.
+:data:`FORMATS` maps a suffix to its loader (docs/ingestion-formats.md
+lists them); :func:`register_format` adds one.
 """
 
 from __future__ import annotations
@@ -29,11 +31,20 @@ from kgrag.errors import LoaderError
 from kgrag.ingest import guard
 from kgrag.ingest.blocks import Block, Parsed
 from kgrag.ingest.encoding import UndecodableError, decode_bytes
+from kgrag.ingest.formats.code import LANGUAGES, parse_code
+from kgrag.ingest.formats.csv_table import parse_csv
 from kgrag.ingest.formats.docx import parse_docx
+from kgrag.ingest.formats.epub import parse_epub
 from kgrag.ingest.formats.html import parse_html
+from kgrag.ingest.formats.json_records import parse_json
 from kgrag.ingest.formats.markdown import parse_markdown
+from kgrag.ingest.formats.odt import parse_odt
 from kgrag.ingest.formats.pdf import parse_pdf
+from kgrag.ingest.formats.pptx import parse_pptx
+from kgrag.ingest.formats.rtf import parse_rtf
 from kgrag.ingest.formats.text import parse_text
+from kgrag.ingest.formats.xlsx import parse_xlsx
+from kgrag.ingest.formats.xml_doc import parse_xml_document
 from kgrag.ingest.html_text import declared_charset
 from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.options import LoadOptions
@@ -68,6 +79,7 @@ class Loaded:
 
 
 Loader = Callable[[Path, LoadOptions], Loaded]
+Check = Callable[[int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,12 +137,62 @@ def load_docx(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
     return Loaded("").parsed(parse_docx(path, str(path)))
 
 
+def _check(path: Path, options: LoadOptions) -> Check:
+    """The ``max_document_chars`` check a streaming parser calls as its text grows."""
+    return lambda length: guard.check_length(path, length, options)
+
+
+def archive_loader(parse: Callable[[Path, str, Check], Parsed]) -> Loader:
+    """A loader for a zip-based format parsed from the file (.pptx, .xlsx, .epub, .odt)."""
+    def load(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
+        return Loaded("").parsed(parse(path, str(path), _check(path, options)))
+    load.__doc__ = parse.__doc__
+    return load
+
+
+def text_loader(parse: Callable[[str, str, Check], Parsed]) -> Loader:
+    """A loader for a text format: bytes read and decoded as for .txt, then parsed."""
+    def load(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
+        loaded = _decode(path, guard.read_bounded(path, options), options)
+        return loaded.parsed(parse(loaded.text, str(path), _check(path, options)))
+    load.__doc__ = parse.__doc__
+    return load
+
+
+def load_xml(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
+    """An XML document (its declared encoding honoured): element paths as sections."""
+    data = guard.read_bounded(path, options)
+    loaded = _decode(path, data, options, declared=declared_charset(data))
+    return loaded.parsed(parse_xml_document(loaded.text, str(path), _check(path, options)))
+
+
+def load_rtf(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
+    """Paragraphs and tables of an RTF document (striprtf)."""
+    loaded = _decode(path, guard.read_bounded(path, options), options)
+    return loaded.parsed(parse_rtf(loaded.text, str(path)))
+
+
+def load_code(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
+    """A source or configuration file as one code block (searchable, not extracted)."""
+    loaded = _decode(path, guard.read_bounded(path, options), options)
+    return loaded.parsed(parse_code(loaded.text, LANGUAGES.get(path.suffix.lower())))
+
+
 FORMATS: dict[str, Format] = {
     **{suffix: Format(load_text) for suffix in TEXT_SUFFIXES},
+    **{suffix: Format(load_code) for suffix in LANGUAGES},
     ".html": Format(load_html),
     ".htm": Format(load_html),
     ".pdf": Format(load_pdf),
     ".docx": Format(load_docx, zip_based=True),
+    ".pptx": Format(archive_loader(parse_pptx), zip_based=True),
+    ".xlsx": Format(archive_loader(parse_xlsx), zip_based=True),
+    ".epub": Format(archive_loader(parse_epub), zip_based=True),
+    ".odt": Format(archive_loader(parse_odt), zip_based=True),
+    **{suffix: Format(text_loader(parse_csv)) for suffix in (".csv", ".tsv")},
+    **{suffix: Format(text_loader(parse_json)) for suffix in (".json", ".jsonl", ".ndjson")},
+    ".xml": Format(load_xml),
+    ".rtf": Format(load_rtf),
 }
 
 

@@ -1,0 +1,44 @@
+"""XML parts read safely with lxml: no DTDs, no entity expansion, no network.
+
+Shared by the readers of XML-based formats (.epub, .odt, .xml). A
+document type definition is never loaded and entities are never
+expanded, so a "billion laughs" file cannot blow up and an external
+entity cannot read a local file or reach the network. Errors stay lxml's
+(:class:`lxml.etree.XMLSyntaxError`); each caller translates them into a
+:class:`~kgrag.errors.LoaderError` naming its format.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
+
+
+def xml_parser(**extra: Any) -> Any:
+    """An lxml XML parser that never loads a DTD, expands entities or uses the network."""
+    from lxml import etree
+
+    return etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True,
+                           huge_tree=False, remove_comments=True, remove_pis=True, **extra)
+
+
+def parse_xml(data: bytes | str) -> Any:
+    """The root element of an XML document (bytes: their declared encoding is honoured).
+
+    Text must already be decoded; its XML declaration, if any, is dropped
+    (lxml refuses text that still declares an encoding).
+    """
+    from lxml import etree
+
+    if isinstance(data, str):
+        data = _DECLARATION.sub("", data, count=1).encode("utf-8")
+    return etree.fromstring(data, xml_parser())
+
+
+def local(tag: Any) -> str:
+    """An element's tag without its namespace (``""`` for comments and processing instructions)."""
+    if not isinstance(tag, str):
+        return ""
+    return tag.rsplit("}", 1)[-1]

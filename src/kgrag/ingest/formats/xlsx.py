@@ -1,0 +1,66 @@
+"""XLSX through openpyxl in read-only mode: each sheet a section of labelled rows.
+
+The workbook is opened with ``read_only=True`` (rows are streamed from the
+sheet's XML, never held as a grid of cell objects) and ``data_only=True``
+(formulas give the value Excel last computed and saved; a formula never
+computed, as in files written by scripts, has none and is left out).
+The sheet's declared dimensions are ignored (``reset_dimensions``): a
+file claiming ``A1:XFD1048576`` costs only the cells it really holds.
+Rows become ``Header: value; ...`` lines (:mod:`.tabular`); a first row
+of text only is the header, otherwise columns are named by their letter.
+Chart sheets and empty sheets contribute nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kgrag.errors import LoaderError
+from kgrag.ingest.blocks import BlockBuilder, Parsed
+from kgrag.ingest.formats.tabular import Check, add_sheet, labelled_lines
+
+
+def text_header(row: Sequence[Any]) -> bool:
+    """A header row holds text only (numbers, dates and booleans are data)."""
+    values = [v for v in row if v is not None and v != ""]
+    return bool(values) and all(isinstance(v, str) for v in values)
+
+
+def _letter(index: int) -> str:
+    from openpyxl.utils import get_column_letter
+
+    return get_column_letter(index + 1)
+
+
+def _open(source: Path, name: str) -> Any:
+    from openpyxl import load_workbook
+
+    try:
+        return load_workbook(str(source), read_only=True, data_only=True)
+    except Exception as exc:  # zipfile, lxml, KeyError for missing parts, InvalidFileException
+        raise LoaderError(name, f"unreadable or corrupt .xlsx: {exc}") from exc
+
+
+def parse_xlsx(source: Path, name: str = "<xlsx>", check: Check | None = None) -> Parsed:
+    """Blocks and flat text of a workbook: one heading and one table per non-empty sheet.
+
+    ``check(length)`` is called as rows stream in (a size limit that raises
+    stops the reading early).
+    """
+    workbook = _open(source, name)
+    builder = BlockBuilder()
+    try:
+        for sheet in workbook.worksheets:
+            if hasattr(sheet, "reset_dimensions"):  # chart sheets have no rows
+                sheet.reset_dimensions()  # rows as stored, not padded to a declared size
+            rows = sheet.iter_rows(values_only=True)
+            add_sheet(builder, sheet.title, labelled_lines(rows, text_header, _letter), check)
+    except LoaderError:
+        raise
+    except Exception as exc:  # damaged sheet XML, bad shared-string index, ...
+        raise LoaderError(name, f"unreadable or corrupt .xlsx: {exc}") from exc
+    finally:
+        workbook.close()
+    return builder.build()
