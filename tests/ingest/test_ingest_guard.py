@@ -131,6 +131,7 @@ def test_a_registered_zip_based_format_gets_the_same_guard(tmp_path):
         calls.append(path)
         return Loaded("never")
 
+    before = FORMATS.get(".epub")
     register_format([".epub"], load_book, zip_based=True)
     try:
         path = tmp_path / "book.epub"
@@ -139,7 +140,10 @@ def test_a_registered_zip_based_format_gets_the_same_guard(tmp_path):
             load_file(path)
         assert calls == []  # refused before the format's loader ran
     finally:
-        FORMATS.pop(".epub")
+        if before is None:
+            FORMATS.pop(".epub")
+        else:
+            FORMATS[".epub"] = before  # the real loader comes back for later tests
 
 
 def test_file_over_max_file_bytes_is_refused_by_stat(tmp_path):
