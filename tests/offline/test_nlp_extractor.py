@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kgrag.extract.nlp import NLPExtractor, is_cjk
 from kgrag.extract.nlp_analyzers import RegexAnalyzer, normalise_name
@@ -108,7 +110,8 @@ def test_a_title_line_does_not_run_into_the_first_sentence(extractor):
 
 
 def test_text_blocks_keep_every_line_and_wrapped_prose_together():
-    from hypothesis import given, strategies as st
+    from hypothesis import given
+    from hypothesis import strategies as st
 
     from kgrag.extract.nlp_analyzers import text_blocks
 
@@ -137,3 +140,111 @@ def test_a_title_becomes_an_entity_tied_to_the_lead_sentence(extractor):
     assert not any(n.startswith("Illustration") for n in by_name(caption))
     plain = NLPExtractor(headings=False).extract_sync(chunk(text))
     assert "Habitat and range" not in by_name(plain)
+
+
+MARKDOWN = """# Zephyr Robotics
+
+## History
+
+Zephyr Robotics was founded by *Tomas Becker* and **Ana Lima** in 2014. The company is based in Lisbon.
+
+| Product | Year | Purpose |
+|---------|------|---------|
+| Falcon | 2016 | Drone inspection |
+
+```python
+def preflight(robot):
+    return robot.check()
+```
+
+Call `preflight(robot)` before each flight. See [the manual](https://example.com/manual) by _Maria Souza_.
+
+<div class="note">Write to Acme Labs for support.</div>
+"""
+
+
+def relation_pairs(result):
+    return {frozenset((r.source, r.target)) for r in result.relations}
+
+
+def test_markdown_emphasis_does_not_split_the_founders(extractor):
+    result = extractor.extract_sync(chunk(
+        "Zephyr Robotics was founded by *Tomas Becker* and **Ana Lima** in 2014."))
+    names = by_name(result)
+    assert names["Zephyr Robotics"].type == "Organization"
+    assert names["Tomas Becker"].type == names["Ana Lima"].type == "Person"
+    for founder in ("Tomas Becker", "Ana Lima"):
+        assert frozenset(("Zephyr Robotics", founder)) in relation_pairs(result)
+
+
+def test_no_entity_name_holds_markup(extractor):
+    result = extractor.extract_sync(chunk(MARKDOWN))
+    names = by_name(result)
+    assert not [n for n in names if any(c in n for c in "#|*`<>[]_") or "(" in n]
+    assert {"Zephyr Robotics", "Tomas Becker", "Ana Lima", "Lisbon", "Maria Souza"} <= set(names)
+    assert "History" in names  # a section heading, without its hashes
+    assert not any("Product" in n or "preflight" in n or "robot" in n for n in names)
+    assert frozenset(("Zephyr Robotics", "Ana Lima")) in relation_pairs(result)
+
+
+NAME_PARTS = st.sampled_from(["Tomas Becker", "Ana Lima", "Zephyr Robotics", "Lisbon", "Acme Labs"])
+WRAPS = st.sampled_from(["*{}*", "**{}**", "_{}_", "`{}`", "[{}](http://x.org/a_b)", "<b>{}</b>",
+                         "| {} | 2014 |", "# {}", "## {} history", "{}(robot", "~~{}~~", "{}"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(WRAPS, NAME_PARTS), min_size=1, max_size=6))
+def test_names_never_carry_markup_whatever_the_markdown(extractor, parts):
+    lines = [wrap.format(name) + (" met the team." if i % 2 else "") for i, (wrap, name) in enumerate(parts)]
+    names = by_name(extractor.extract_sync(chunk("\n".join(lines))))
+    for name in names:
+        assert not any(c in name for c in "#|*`<>_~") and name.count("(") == name.count(")"), name
+
+
+CAROL = """Title: A Christmas Carol
+
+Author: Charles Dickens
+
+  "How now?" said Scrooge, caustic
+    and cold as ever. "What do you
+    want with me?"
+
+Sometimes people new to the business called Scrooge Scrooge, and sometimes
+Marley, but he answered to both names. Scrooge muttered, with an unusual
+catching in his voice, that it was a pimple. Mr. Fezziwig laughed.
+"""
+
+
+def test_clause_fragments_and_labels_are_no_entities(extractor):
+    names = by_name(extractor.extract_sync(chunk(CAROL)))
+    assert {"Scrooge", "Marley", "Charles Dickens", "Christmas Carol"} <= set(names)
+    assert names["Charles Dickens"].type == "Person"
+    bad = [n for n in names if ":" in n or "?" in n or "," in n or n.startswith(("Author", "Title"))
+           or n in ("Scrooge Scrooge", "Scrooge muttered", "What do you")]
+    assert not bad, bad
+
+
+def test_the_cut_edges_of_a_token_window_are_no_headings(extractor):
+    window = (" for Scrooge quite as hardily as this\n"
+              "The fog came pouring in at every chink and keyhole, and was so dense without.\n"
+              "In half a minute Mrs. Cratchit")
+    names = by_name(extractor.extract_sync(chunk(window)))
+    assert "Scrooge" in names
+    assert not [n for n in names if n.startswith(("for ", "In half")) or " quite" in n]
+
+
+def test_type_corrections_in_context(extractor):
+    text = ("Zephyr Robotics sells drones to the Faroe Islands and the Azores Archipelago. "
+            "Mrs. Cratchit met Dr. Watson at Acme Labs Inc.")
+    names = by_name(extractor.extract_sync(chunk(text)))
+    assert names["Zephyr Robotics"].type == "Organization"
+    assert names["Faroe Islands"].type == names["Azores Archipelago"].type == "Location"
+    assert names["Acme Labs Inc"].type == "Organization"
+
+
+def test_a_glued_bracket_name_is_kept_and_inline_code_is_not(extractor):
+    text = ("Sulli was a South Korean actress and model. She is a former member of South Korean girl "
+            "group f(x). On August 7, 2015 she left.\nCall `Robot(x)` before each flight.")
+    names = by_name(extractor.extract_sync(chunk(text)))
+    assert "Sulli" in names
+    assert not [n for n in names if "Robot" in n or n.startswith("f(") and n != "f(x)"]

@@ -13,17 +13,30 @@ from classic NLP, with zero LLM tokens:
   nz -> Concept). Without spaCy or its model, English falls back to a
   regex over capitalised phrases (see :mod:`kgrag.extract.nlp_analyzers`).
   Names are normalised (quotes, possessive 's, a leading article and extra
-  whitespace removed). An entity's type is its most frequent type in the
-  chunk; its description is the sentences mentioning it, up to
-  ``max_description_chars``.
+  whitespace removed); PERSON, ORG and place spans are trimmed to their
+  name words and dropped when they read as a clause, a name said twice
+  ("Scrooge Scrooge") is said once, and a name holding markup or code is
+  dropped (:mod:`kgrag.extract.nlp_names`). An entity's type is its most
+  frequent type in the chunk, corrected by its own words (``Zephyr
+  Robotics`` is an Organization, ``Faroe Islands`` a Location, ``Mrs.
+  Cratchit`` a Person); its description is the sentences mentioning it,
+  up to ``max_description_chars``.
 * **Relations** - two entities mentioned in the same sentence. Keywords
   are up to three content words (verbs, nouns) between the two mentions
   (else of the sentence); the description is the sentence(s), trimmed;
   the weight counts the sentences in which the pair co-occurs.
 
+Markdown and HTML are read as prose first (:mod:`kgrag.extract.nlp_markup`):
+emphasis keeps its text, code and table separators go, a table row is a
+sentence of its cells, a ``#`` heading is a section line.
+
 Titles and headings (short lines that do not end like a sentence) become
 entities too, paired with the entities of the sentence that follows them
-(``headings=False`` turns this off).
+(``headings=False`` turns this off) - when they read as a name, not as a
+clause or fragment ("What do you", "In half a minute Mrs. Cratchit"); a
+``Label: Value`` metadata line gives its value ("Author: Charles Dickens"
+gives "Charles Dickens"). A token window's cut edges (a chunk starting or
+stopping mid-line) give no heading, nor a mention touching the cut.
 
 ``noun_chunks=True`` also adds noun-chunk heads seen at least twice in a
 chunk as ``Concept`` entities. It needs spaCy's parser (slower) and is off
@@ -44,7 +57,22 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from kgrag.errors import ExtractionError
-from kgrag.extract.nlp_analyzers import JiebaAnalyzer, Mention, Sentence, english_analyzer, is_heading, normalise_name
+from kgrag.extract.nlp_analyzers import (
+    JiebaAnalyzer,
+    Mention,
+    Sentence,
+    english_analyzer,
+    is_heading,
+    normalise_name,
+)
+from kgrag.extract.nlp_markup import strip_markup
+from kgrag.extract.nlp_names import (
+    collapse_repeat,
+    corrected_type,
+    heading_shape,
+    split_label,
+    without_qualifier,
+)
 from kgrag.types import Chunk, ExtractedEntity, ExtractedRelation, Extraction
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
@@ -96,16 +124,20 @@ class NLPExtractor:
         return await asyncio.to_thread(self.extract_sync, chunk)
 
     def extract_sync(self, chunk: Chunk) -> Extraction:
-        """Extract entities and relations from one chunk."""
+        """Extract entities and relations from one chunk (Markdown and HTML read as prose)."""
+        text = strip_markup(chunk.content)
         try:
-            sentences = self.analyzer(chunk.content).analyze(chunk.content)
+            sentences = self.analyzer(text).analyze(text)
         except Exception as exc:
             raise ExtractionError(f"{chunk.id}: NLP extraction failed: {exc}") from exc
+        _collapse_repeats(sentences)
+        cut = _cut_lines(text)
+        _drop_cut_words(sentences, cut)
         if self.noun_chunks:
             sentences = _frequent_concepts(sentences)
         if self.headings:
-            _heading_entities(sentences)
-        sep = "" if is_cjk(chunk.content) else " "
+            _heading_entities(sentences, cut=cut)
+        sep = "" if is_cjk(text) else " "
         return Extraction(
             entities=self._entities(sentences, chunk, sep),
             relations=self._relations(sentences, chunk, sep),
@@ -121,7 +153,7 @@ class NLPExtractor:
                     seen[m.name].append(s.text)
         return [
             ExtractedEntity(
-                name=name, type=types[name].most_common(1)[0][0],
+                name=name, type=corrected_type(name, types[name].most_common(1)[0][0]),
                 description=_trim(sep.join(texts), self.max_description_chars),
                 chunk_id=chunk.id, file_path=chunk.file_path,
             )
@@ -170,30 +202,105 @@ class NLPExtractor:
 
 
 MAX_HEADING_WORDS = 8
+_MID_LINE_START = re.compile(r" (?! )")
+WRAPPED_LINE_CHARS = 100  # a last line this short may be a hard-wrapped line cut by the window
+_ENDS_SENTENCE = tuple(".!?…\"'”’)]。！？」』")
+_LEAD_IN = re.compile(r"^[\s\"'“‘]*(?:(?:The|A|An)\s+)?")
 _CAPTION = re.compile(r"[\[\]【】]|^[(（]")
 
 
-def _heading_entities(sentences: list[Sentence]) -> None:
+def _cut_lines(text: str) -> tuple[bool, bool]:
+    """Whether a chunk starts inside its first line and stops inside its last (a token window's edges).
+
+    A token window that starts mid-line opens with a single space (" word");
+    a window of hard-wrapped lines whose last (short) line ends without a
+    line break or sentence punctuation stops mid-line. A passage ending
+    "... World War I." is whole, and so is one whose last line is a long
+    unwrapped paragraph ("... the pair of M. Sasikumar").
+    """
+    starts_cut = bool(_MID_LINE_START.match(text))
+    body = text.strip()
+    last_line = body.rsplit("\n", 1)[-1]
+    ends_cut = ("\n" in body and not text.endswith(("\n", "\r")) and not body.endswith(_ENDS_SENTENCE)
+                and len(last_line) <= WRAPPED_LINE_CHARS)
+    return starts_cut, ends_cut
+
+
+def _drop_cut_words(sentences: list[Sentence], cut: tuple[bool, bool]) -> None:
+    """Drop mentions touching a cut edge of the chunk: their word may be cut ("Scro" of "Scrooge")."""
+    if not sentences:
+        return
+    if cut[0]:
+        first = sentences[0]
+        lead = len(first.text) - len(first.text.lstrip())
+        first.mentions = [m for m in first.mentions if m.start > lead]
+    if cut[1]:
+        last = sentences[-1]
+        end = len(last.text.rstrip())
+        last.mentions = [m for m in last.mentions if m.end < end]
+
+
+def heading_name(text: str, reads_as_name: bool = True, next_text: str = "") -> str:
+    """The entity name a heading line gives, or "" when the line is no name.
+
+    A ``Label: Value`` metadata line gives its value. A title the next
+    sentence opens with ("Cheer Up! (TV series)" before "Cheer Up! is a
+    ...") is a name whatever its words; otherwise the line must read as a name
+    (``reads_as_name``, from the analyzer's tags) and open in capitals with
+    no ``? ! ;`` (:func:`~kgrag.extract.nlp_names.heading_shape`). Lines
+    longer than :data:`MAX_HEADING_WORDS` words and captions ("[Illustration:
+    ...]") give nothing.
+    """
+    text = text.strip()
+    if ("\n" in text or not is_heading(text) or len(text.split()) > MAX_HEADING_WORDS
+            or _CAPTION.search(text)):
+        return ""
+    value = split_label(text)
+    core = without_qualifier(value)
+    echoed = len(core) >= 3 and _LEAD_IN.sub("", next_text).startswith(core)
+    if not echoed and not (reads_as_name and heading_shape(core)):
+        return ""
+    name = normalise_name(value)
+    return name if len(name) >= 2 and any(c.isalpha() for c in name) else ""
+
+
+def _heading_entities(sentences: list[Sentence], cut: tuple[bool, bool] = (False, False)) -> None:
     """Make each title or heading line an entity, mentioned again by the sentence after it.
 
     A document's title names what it is about ("Pterocarya", "Leland, North
     Carolina") but is often no named entity to NER. The heading keeps the
-    type NER gave the whole line, else ``Concept``; placed at the start of
-    the next sentence, it pairs with that sentence's entities, and that
-    lead sentence becomes its description.
+    type NER gave the whole line, else the type NER gives the same name
+    elsewhere in the chunk ("Baz Bamigboye is a British columnist"), else
+    ``Concept``; placed at the start of the next sentence, it pairs with
+    that sentence's entities, and that lead sentence becomes its
+    description. Lines whose tags read as a clause are skipped, and so are
+    a chunk's first and last lines when the chunk was cut inside them
+    (``cut``: start, end).
     """
+    known = {m.name: m.type for s in reversed(sentences) for m in s.mentions}
+    edges = {i for i, was_cut in ((0, cut[0]), (len(sentences) - 1, cut[1])) if was_cut}
     for i, s in enumerate(sentences):
-        text = s.text.strip()
-        if ("\n" in text or not is_heading(text) or len(text.split()) > MAX_HEADING_WORDS
-                or _CAPTION.search(text)):  # "[Illustration: ...]" is a caption, not a title
+        following = sentences[i + 1].text if i + 1 < len(sentences) else ""
+        name = heading_name(s.text, s.reads_as_name, following) if i not in edges else ""
+        if not name:
             continue
-        name = normalise_name(text)
-        if len(name) < 2 or not any(c.isalpha() for c in name):
-            continue
-        kind = next((m.type for m in s.mentions if m.name == name), "Concept")
+        kind = next((m.type for m in s.mentions if m.name == name), known.get(name, "Concept"))
         s.mentions = [Mention(name, kind, 0, len(s.text))]
         if i + 1 < len(sentences) and name not in {m.name for m in sentences[i + 1].mentions}:
             sentences[i + 1].mentions.insert(0, Mention(name, kind, 0, 0))
+
+
+def _collapse_repeats(sentences: list[Sentence]) -> None:
+    """``Scrooge Scrooge`` -> ``Scrooge`` when ``Scrooge`` is itself a name in the text.
+
+    A real doubled name ("Bora Bora") is kept unless its half occurs alone.
+    """
+    names = {m.name for s in sentences for m in s.mentions}
+    for s in sentences:
+        for m in s.mentions:
+            half = collapse_repeat(m.name)
+            if half != m.name and half in names:
+                m.name = half
 
 
 def _frequent_concepts(sentences: list[Sentence]) -> list[Sentence]:

@@ -24,6 +24,14 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgrag.extract.nlp_markup import has_markup
+from kgrag.extract.nlp_names import (
+    TRIMMED_LABELS,
+    is_clause,
+    reads_as_title,
+    split_label,
+    trim_span,
+)
 from kgrag.extract.normalize import normalize_name
 
 log = logging.getLogger(__name__)
@@ -40,7 +48,7 @@ _OPENERS = {")": "(", "]": "[", "）": "（", "」": "「", "』": "『", "》":
 _CLOSERS = {v: k for k, v in _OPENERS.items()}
 _DOUBLE_QUOTES = re.compile(r'["“”]')
 _POSSESSIVE = re.compile(r"(?:['’]s|s['’])$")
-_LEADING = re.compile(r"^(?:the|a|an)\s+", re.I)
+_LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -56,6 +64,7 @@ class Sentence:
     text: str
     mentions: list[Mention] = field(default_factory=list)
     words: list[tuple[str, int]] = field(default_factory=list)  # content word, offset
+    reads_as_name: bool = True  # False: a heading-like line that POS tags show is a clause
 
 
 def normalise_name(name: str) -> str:
@@ -67,18 +76,20 @@ def normalise_name(name: str) -> str:
     become title case (headings shout: ``SCROOGE`` is ``Scrooge``). The
     result then goes through the LLM extractor's
     :func:`kgrag.extract.normalize.normalize_name`, so both extractors key
-    the graph alike ("" means unusable).
+    the graph alike ("" means unusable). A name still holding markup, code
+    or an unpaired bracket inside (``| Product |``, ``preflight(robot``) is
+    unusable.
     """
     name = " ".join(_DOUBLE_QUOTES.sub("", name).split())
     name = _strip_unpaired(name.strip(" .,;:!?-—"))
-    if name.endswith("s'") or name.endswith("s’"):
+    if name.endswith(("s'", "s’")):
         name = name[:-1]
     else:
         name = _POSSESSIVE.sub("", name)
     name = _strip_unpaired(_LEADING.sub("", name))
     if len(name) > 3 and name.isupper() and name.isascii():
         name = " ".join(w[:1] + w[1:].lower() for w in name.split())  # MARLEY'S -> Marley's
-    return normalize_name(name)
+    return "" if has_markup(name) else normalize_name(name)
 
 
 def _strip_unpaired(name: str) -> str:
@@ -97,8 +108,10 @@ def _strip_unpaired(name: str) -> str:
 # A line at most this long, not ending like a sentence, is a heading or title.
 HEADING_CHARS = 60
 _SENTENCE_END = tuple(".,;:!?…\"'”’。！？；：，")
-_CONTINUES = frozenset("a an the of in on at to for from with by and or but that which who was is "
-                       "were are be his her its their".split())
+_CONTINUES = frozenset({
+    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "with", "by", "and", "or", "but",
+    "that", "which", "who", "was", "is", "were", "are", "be", "his", "her", "its", "their",
+})
 
 
 def is_heading(line: str) -> bool:
@@ -144,19 +157,45 @@ class SpacyAnalyzer:
         return [self._sentence(sent) for doc in docs for sent in doc.sents if sent.text.strip()]
 
     def _sentence(self, sent: Any) -> Sentence:
+        """Mentions, content words and the heading verdict of one spaCy sentence."""
         base = sent.start_char
         out = Sentence(sent.text)
         for ent in sent.ents:
-            kind = SPACY_TYPES.get(ent.label_)
-            name = normalise_name(ent.text)
-            if kind and len(name) > 1 and any(c.isalpha() for c in name):
-                out.mentions.append(Mention(name, kind, ent.start_char - base, ent.end_char - base))
+            mention = self._mention(ent, base)
+            if mention is not None:
+                out.mentions.append(mention)
+        out.reads_as_name = _line_reads_as_name(sent)
         for tok in sent:
             if tok.pos_ in ("VERB", "NOUN") and not tok.is_stop and tok.is_alpha and len(tok) > 2:
                 out.words.append((tok.text.lower(), tok.idx - base))
         if self.noun_chunks:
             self._add_noun_chunks(sent, out)
         return out
+
+    @staticmethod
+    def _mention(ent: Any, base: int) -> Mention | None:
+        """A mention for one spaCy entity span, trimmed to its name part; None when unusable.
+
+        PERSON, ORG and place spans lose leading and trailing words that are
+        no part of a name and are rejected when they hold a clause's
+        punctuation; a ``Label: Value`` span keeps its value. A span inside
+        inline code (between backticks) is no name.
+        """
+        kind = SPACY_TYPES.get(ent.label_)
+        tokens = _with_glued_bracket(ent)
+        if kind is None or _in_inline_code(ent.doc.text, tokens[0].idx, tokens[-1].idx + len(tokens[-1])):
+            return None
+        if ent.label_ in TRIMMED_LABELS:
+            tagged = [(t.text, t.pos_, bool(t.whitespace_)) for t in tokens]
+            lo, hi = trim_span(tagged)
+            if hi == lo or is_clause(tagged[lo:hi], ent.label_):
+                return None
+            tokens = tokens[lo:hi]
+        start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1])
+        name = normalise_name(split_label(ent.doc.text[start:end]))
+        if len(name) < 2 or not any(c.isalpha() for c in name):
+            return None
+        return Mention(name, kind, start - base, end - base)
 
     def _add_noun_chunks(self, sent: Any, out: Sentence) -> None:
         """Concepts from noun-chunk heads that are not part of a named entity."""
@@ -171,14 +210,48 @@ class SpacyAnalyzer:
             out.mentions.append(Mention(root.text.lower(), "Concept", start, start + len(root)))
 
 
+def _with_glued_bracket(ent: Any) -> list[Any]:
+    """The tokens of ``ent``, with the ``)`` that closes a bracket glued to a word ("f(x" -> "f(x)").
+
+    A spaced bracket ("American Football League (AFL") is left for
+    :func:`~kgrag.extract.nlp_names.trim_span` to cut.
+    """
+    tokens = list(ent)
+    text = ent.text
+    glued = text.count("(") > text.count(")") and re.search(r"\w\([^()\s]*$", text)
+    if glued and ent.end < len(ent.doc) and ent.doc[ent.end].text == ")":
+        tokens.append(ent.doc[ent.end])
+    return tokens
+
+
+def _in_inline_code(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]`` sits right inside backticks (inline code such as `` `run(x)` ``)."""
+    return text[start - 1: start] == "`" or text[end: end + 1] == "`"
+
+
+def _line_reads_as_name(sent: Any) -> bool:
+    """False for a heading-like line whose tags make it a clause or fragment, not a title.
+
+    The label of a ``Label: Value`` line is left out ("Author: Charles
+    Dickens" is judged as "Charles Dickens").
+    """
+    text = sent.text.strip()
+    if "\n" in text or not is_heading(text):
+        return True
+    value = split_label(text)
+    offset = sent.start_char + sent.text.rfind(value)
+    return reads_as_title(value, [(t.text, t.pos_, t.tag_) for t in sent if t.idx >= offset])
+
+
 _CJK_SPLIT = re.compile(r"(?<=[。！？；!?;])|\n+")
 # A verb or particle glued to a name by the HMM ("玄德曰", "刘焉令").
 _CJK_TAIL = set("曰遂请谢令引等乃便又也之道说问答笑即亦与和同为见在于")
 # Words jieba's dictionary tags as names or places that are not: counts,
 # forms of address, offices and common nouns.
-_CJK_STOP = set(
-    "二人 三人 数人 众人 令人 老夫 英雄 上马 下马 诸侯 都尉 侍中 大战 天下 百姓 "
-    "主公 先生 夫人 小人 大人 将士 军士 左右 江湖 丹凤眼".split())
+_CJK_STOP = {
+    "二人", "三人", "数人", "众人", "令人", "老夫", "英雄", "上马", "下马", "诸侯", "都尉", "侍中", "大战", "天下",
+    "百姓", "主公", "先生", "夫人", "小人", "大人", "将士", "军士", "左右", "江湖", "丹凤眼",
+}
 
 
 class JiebaAnalyzer:
@@ -186,7 +259,7 @@ class JiebaAnalyzer:
 
     def __init__(self) -> None:
         import jieba
-        import jieba.posseg as posseg
+        from jieba import posseg
 
         jieba.setLogLevel(60)
         self._posseg = posseg
@@ -296,7 +369,7 @@ def english_analyzer(noun_chunks: bool = False) -> SpacyAnalyzer | RegexAnalyzer
     """spaCy when it and its model are installed, else the regex fallback."""
     try:
         nlp = load_spacy(noun_chunks)
-    except Exception as exc:  # a broken spaCy install: fall back, do not fail ingest
+    except Exception as exc:  # noqa: BLE001  (a broken spaCy install: fall back, do not fail ingest)
         log.warning("spaCy could not load (%s); using the regex entity fallback", exc)
         nlp = None
     if nlp is None:
