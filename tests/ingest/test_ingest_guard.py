@@ -13,22 +13,13 @@ import zipfile
 import docx
 import pytest
 from pdf_fixture import minimal_pdf
+from zip_fixture import GiB, MiB, zeros_entry
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.loaders import FORMATS, Loaded, load_file, load_paths, register_format
 from kgrag.ingest.options import LoadOptions
 
-GiB = 1024 ** 3
-MiB = 1024 ** 2
-
-
-def _zeros_entry(path, name: str, size: int, mode: str = "w") -> None:
-    """Add ``size`` zero bytes as one deflated entry, streamed in 1 MiB chunks."""
-    chunk = bytes(MiB)
-    with (zipfile.ZipFile(path, mode, zipfile.ZIP_DEFLATED, compresslevel=1) as archive,
-          archive.open(name, "w", force_zip64=True) as f):
-        for _ in range(size // MiB):
-            f.write(chunk)
+_zeros_entry = zeros_entry
 
 
 def _real_docx(path, text: str = "A real document.") -> None:
