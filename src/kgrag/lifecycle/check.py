@@ -139,7 +139,7 @@ async def _vectors(storage: Any, st: _State, out: list[str], counts: dict[str, i
             out.append(f"{ns} vector {missing} is missing")
         if count > len(have):
             out.append(f"{ns} vectors: {count - len(have)} orphan vector(s)")
-    if storage.lexical is not None and hasattr(storage.lexical, "count"):
+    if storage.lexical is not None:
         n = await storage.lexical.count()
         counts["lexical"] = n
         if n != len(st.chunks):

@@ -104,6 +104,7 @@ class _Work:
     change: Change
     docs: set[str]
     chunks: dict[str, StoredChunk] = field(default_factory=dict)  # affected chunks
+    stored: dict[str, dict[str, Any]] = field(default_factory=dict)  # their facts records as read
     new_chunks: dict[str, Chunk] = field(default_factory=dict)  # not stored before
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     support: dict[Key, list[str]] = field(default_factory=dict)
@@ -205,6 +206,7 @@ class ChangeApplier:
         stored = await self.storage.kv(FACTS).get_many(ids)
         for cid, rec in zip(ids, stored):
             if rec is not None:
+                work.stored[cid] = rec
                 chunk = StoredChunk.from_record(cid, rec)
                 chunk.owners = {d: o for d, o in chunk.owners.items() if d not in work.docs}
                 work.chunks[cid] = chunk
@@ -238,10 +240,10 @@ class ChangeApplier:
                 stored = work.chunks[chunk.id]
                 stored.owners.setdefault(
                     doc, [version.sort_key, chunk.order, chunk.file_path, chunk.location])
-        known = await self.storage.kv(CHUNKS).missing(list(work.chunks))
+        unstored = await self.storage.kv(CHUNKS).missing(list(work.chunks))
         for version in work.change.add:
             for chunk in version.chunks:
-                if chunk.id in known:
+                if chunk.id in unstored:
                     work.new_chunks.setdefault(chunk.id, chunk)
         need = [c for c in work.new_chunks if c not in work.vectors]
         work.vectors.update(await self.storage.vectors("chunks").get_vectors(need))
@@ -267,13 +269,14 @@ class ChangeApplier:
                 work.facts[cid] = self.cache.facts(StoredChunk.from_record(cid, rec))
 
     async def _chunk_rows(self, work: _Work) -> dict[str, dict[str, Any]]:
-        """``text_chunks`` rows of the live affected chunks, owners brought up to date."""
+        """``text_chunks`` rows to write: new live chunks, and those whose owners changed."""
         live = work.live()
         known = [c for c in sorted(live) if c not in work.new_chunks]
-        rows: dict[str, dict[str, Any]] = {}
+        before: dict[str, dict[str, Any]] = {}
         for cid, row in zip(known, await self.storage.kv(CHUNKS).get_many(known)):
             if row is not None:
-                rows[cid] = dict(row)
+                before[cid] = row
+        rows = {cid: dict(row) for cid, row in before.items()}
         for cid, chunk in work.new_chunks.items():
             if cid in live:
                 rows[cid] = {"content": chunk.content, "tokens": chunk.tokens}
@@ -281,7 +284,7 @@ class ChangeApplier:
             doc, (_, order, path, *rest) = live[cid].owner()
             row.update(doc_id=doc, order=int(order), file_path=path,
                        doc_ids=sorted(live[cid].owners), location=rest[0] if rest else {})
-        return rows
+        return {cid: row for cid, row in rows.items() if row != before.get(cid)}
 
     # -- writing ---------------------------------------------------------------
     async def _write_chunks(self, work: _Work, rows: dict[str, dict[str, Any]]) -> None:
@@ -294,7 +297,8 @@ class ChangeApplier:
             if s.lexical is not None:
                 await s.lexical.delete(dead)
         await s.kv(CHUNKS).upsert(rows)
-        await s.kv(FACTS).upsert({c: live[c].to_record() for c in sorted(live)})
+        records = {c: live[c].to_record() for c in sorted(live)}
+        await s.kv(FACTS).upsert({c: r for c, r in records.items() if r != work.stored.get(c)})
         fresh = [c for c in sorted(work.new_chunks) if c in live]
         if fresh:
             await s.vectors("chunks").upsert(
