@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kgrag", description="Graph-based retrieval-augmented generation.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("index", help="index files and folders (.txt .md .pdf .docx .html)")
+    p = sub.add_parser("index", help="index files and folders (text, Markdown, HTML, PDF, Office, EPUB, "
+                       "CSV/JSON/XML, code); edited files supersede their old version")
     _common(p)
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE",
@@ -64,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="documents by status, graph size, LLM cost")
     _common(p)
 
-    p = sub.add_parser("retry", help="retry failed documents and resume interrupted ones")
+    p = sub.add_parser("retry", help="retry failed documents and those with chunk warnings; "
+                       "resume interrupted runs and pending summaries")
     _common(p)
     _writer(p)
 
