@@ -36,8 +36,12 @@ KGRAG = [sys.executable, "-m", "kgrag.cli.main"]
 
 
 def start_synth() -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, str(SYNTH), "--port", "0"],
-                            stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(SYNTH), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     info = json.loads(proc.stdout.readline())  # type: ignore[union-attr]
     return proc, f"http://{info.get('host', '127.0.0.1')}:{info['port']}/v1"
 
@@ -74,7 +78,9 @@ def measure(label: str, base: str, env: dict, *args: str) -> dict:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--corpus", type=Path, required=True)
     p.add_argument("--workdir", type=Path, required=True)
     a = p.parse_args()
@@ -88,20 +94,67 @@ def main() -> None:
     try:
         work = tmp / "idx"
         shutil.copytree(a.workdir, work)
-        rows = [measure("delete one document", base, env,
-                        "delete", "--json", "--workdir", str(work), str(victim))]
+        rows = [
+            measure(
+                "delete one document",
+                base,
+                env,
+                "delete",
+                "--json",
+                "--workdir",
+                str(work),
+                str(victim),
+            )
+        ]
         first, sep, rest = original.partition("\n\n")
         edited.write_text(first + " A later report corrected this account." + sep + rest)
-        rows.append(measure("supersede one document (one chunk edited)", base, env,
-                            "index", "--no-progress", "--workdir", str(work), str(edited)))
+        rows.append(
+            measure(
+                "supersede one document (one chunk edited)",
+                base,
+                env,
+                "index",
+                "--no-progress",
+                "--workdir",
+                str(work),
+                str(edited),
+            )
+        )
         edited.write_text(edited.read_text().rstrip("\n") + " A second note was added.\n")
-        rows.append(measure("supersede it again (its last chunk edited instead)", base, env,
-                            "index", "--no-progress", "--workdir", str(work), str(edited)))
-        rows.append(measure("status (start-up cost of one CLI call)", base, env,
-                            "status", "--workdir", str(work)))
-        rows.append(measure(f"full index of the remaining {len(files) - 1} documents", base, env,
-                            "index", "--no-progress", "--workdir", str(tmp / "full"),
-                            *map(str, files[1:])))
+        rows.append(
+            measure(
+                "supersede it again (its last chunk edited instead)",
+                base,
+                env,
+                "index",
+                "--no-progress",
+                "--workdir",
+                str(work),
+                str(edited),
+            )
+        )
+        rows.append(
+            measure(
+                "status (start-up cost of one CLI call)",
+                base,
+                env,
+                "status",
+                "--workdir",
+                str(work),
+            )
+        )
+        rows.append(
+            measure(
+                f"full index of the remaining {len(files) - 1} documents",
+                base,
+                env,
+                "index",
+                "--no-progress",
+                "--workdir",
+                str(tmp / "full"),
+                *map(str, files[1:]),
+            )
+        )
         _, out = run(env, "check", "--workdir", str(work))
         print(out.strip())
     finally:

@@ -19,8 +19,24 @@ import sys
 import tempfile
 from pathlib import Path
 
-WORDS = ("river", "council", "harbour", "ledger", "winter", "archive", "signal", "orchard",
-         "meridian", "lantern", "treaty", "foundry", "glacier", "pilgrim", "quarry", "velvet")
+WORDS = (
+    "river",
+    "council",
+    "harbour",
+    "ledger",
+    "winter",
+    "archive",
+    "signal",
+    "orchard",
+    "meridian",
+    "lantern",
+    "treaty",
+    "foundry",
+    "glacier",
+    "pilgrim",
+    "quarry",
+    "velvet",
+)
 
 
 def sentence(rng: random.Random) -> str:
@@ -42,12 +58,16 @@ def write_pdf(path: Path, target_mb: float) -> int:
         streams.append(_page_stream(rng, len(streams) + 1))
     n = len(streams)
     kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(n)).encode()
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
-               b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % n,
-               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % n,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
     for i, stream in enumerate(streams):
-        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-                       b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i))
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i)
+        )
         objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
     out, offsets = bytearray(b"%PDF-1.4\n"), []
     for number, body in enumerate(objects, start=1):
@@ -56,7 +76,10 @@ def write_pdf(path: Path, target_mb: float) -> int:
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
     path.write_bytes(bytes(out))
     return n
 
@@ -90,16 +113,22 @@ print(json.dumps({"seconds": round(seconds, 2), "chars": len(doc.content),
 
 
 def measure(path: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", PROBE, str(path)], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(path)], capture_output=True, text=True, check=True
+    )
     row = json.loads(out.stdout)
-    row.update(file=path.name, mb=round(path.stat().st_size / 1e6, 1),
-               mb_per_s=round(path.stat().st_size / 1e6 / max(row["seconds"], 1e-9), 2))
+    row.update(
+        file=path.name,
+        mb=round(path.stat().st_size / 1e6, 1),
+        mb_per_s=round(path.stat().st_size / 1e6 / max(row["seconds"], 1e-9), 2),
+    )
     return row
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--pdf-mb", type=float, default=50)
     p.add_argument("--docx-mb", type=float, default=20)
     a = p.parse_args()

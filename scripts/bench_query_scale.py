@@ -72,7 +72,7 @@ class Synthetic:
         words = np.stack([fake_vector(t, DIM) for t in texts])
         centre = self.centers[rng.integers(0, len(self.centers), len(texts))]
         cluster = _unit(centre + 0.7 * _unit(rng.standard_normal((len(texts), DIM))))
-        return _unit(weight * words + np.sqrt(1 - weight ** 2) * cluster).astype(np.float32)
+        return _unit(weight * words + np.sqrt(1 - weight**2) * cluster).astype(np.float32)
 
 
 def _words(rng: np.random.Generator, count: int) -> list[str]:
@@ -91,11 +91,12 @@ def _edges(rng: np.random.Generator, n: int) -> list[tuple[int, int]]:
     weights = 1.0 / (np.arange(n) + ZIPF_OFFSET)
     a = rng.choice(n, 2 * n, p=weights / weights.sum())
     b = rng.integers(0, n, 2 * n)
-    pairs = {(int(min(x, y)), int(max(x, y))) for x, y in zip(a, b) if x != y}
+    pairs = {(int(min(x, y)), int(max(x, y))) for x, y in zip(a, b, strict=False) if x != y}
     return sorted(pairs)
 
 
 # -- building ------------------------------------------------------------------
+
 
 async def build(storage: SQLiteStorage, syn: Synthetic) -> None:
     start = time.perf_counter()
@@ -107,10 +108,12 @@ async def build(storage: SQLiteStorage, syn: Synthetic) -> None:
             await _entities(storage, syn, lo, min(lo + BATCH, syn.n))
     for lo in range(0, len(syn.edges), BATCH):
         async with storage.transaction():
-            await _relations(storage, syn, syn.edges[lo:lo + BATCH], lo)
+            await _relations(storage, syn, syn.edges[lo : lo + BATCH], lo)
     await storage.set_meta("bench_index", {"n": syn.n, "seed": syn.seed})
-    print(f"built {syn.n:,} entities, {len(syn.edges):,} edges, {syn.chunks:,} chunks "
-          f"in {time.perf_counter() - start:.0f} s")
+    print(
+        f"built {syn.n:,} entities, {len(syn.edges):,} edges, {syn.chunks:,} chunks "
+        f"in {time.perf_counter() - start:.0f} s"
+    )
 
 
 async def _chunks(storage: SQLiteStorage, syn: Synthetic, lo: int, hi: int) -> None:
@@ -120,48 +123,74 @@ async def _chunks(storage: SQLiteStorage, syn: Synthetic, lo: int, hi: int) -> N
         words = [syn.words[k] for k in rng.integers(0, len(syn.words), 30)]
         names = [syn.name(int(k)) for k in rng.integers(0, syn.n, 3)]
         texts.append(f"{names[0]} met {names[1]} near {names[2]}. " + " ".join(words) + ".")
-        rows[syn.chunk_id(j)] = {"content": texts[-1], "tokens": len(texts[-1]) // 4,
-                                 "doc_id": f"doc-{j // 20}", "order": j % 20, "file_path": f"docs/{j // 20}.md"}
+        rows[syn.chunk_id(j)] = {
+            "content": texts[-1],
+            "tokens": len(texts[-1]) // 4,
+            "doc_id": f"doc-{j // 20}",
+            "order": j % 20,
+            "file_path": f"docs/{j // 20}.md",
+        }
     ids = list(rows)
     await storage.kv("text_chunks").upsert(rows)
-    await storage.vectors("chunks").upsert(ids, syn.vectors(texts, rng, 0.7),
-                                           [{"doc_id": rows[i]["doc_id"], "file_path": rows[i]["file_path"]}
-                                            for i in ids])
-    await storage.lexical.add(dict(zip(ids, texts)))
+    await storage.vectors("chunks").upsert(
+        ids,
+        syn.vectors(texts, rng, 0.7),
+        [{"doc_id": rows[i]["doc_id"], "file_path": rows[i]["file_path"]} for i in ids],
+    )
+    await storage.lexical.add(dict(zip(ids, texts, strict=False)))
 
 
 async def _entities(storage: SQLiteStorage, syn: Synthetic, lo: int, hi: int) -> None:
     rng = syn.rng("entities", lo)
     names = [syn.name(i) for i in range(lo, hi)]
     nodes = {}
-    for i, name in zip(range(lo, hi), names):
+    for i, name in zip(range(lo, hi), names, strict=False):
         kind = TYPES[i % len(TYPES)]
-        nodes[name] = {"entity_type": kind, "description": f"{name} is a {kind.lower()} seen near "
-                       f"{syn.words[i % 4096]}.", "source_ids": syn.sources(i),
-                       "file_paths": [f"docs/{i % 500}.md"], "extractor": "llm", "created_at": 0}
+        nodes[name] = {
+            "entity_type": kind,
+            "description": f"{name} is a {kind.lower()} seen near {syn.words[i % 4096]}.",
+            "source_ids": syn.sources(i),
+            "file_paths": [f"docs/{i % 500}.md"],
+            "extractor": "llm",
+            "created_at": 0,
+        }
     await storage.graph.upsert_nodes(nodes)
     ids = ["ent-" + hashlib.md5(n.encode()).hexdigest() for n in names]
-    await storage.vectors("entities").upsert(ids, syn.vectors(names, rng, 0.8), [{"name": n} for n in names])
+    await storage.vectors("entities").upsert(
+        ids, syn.vectors(names, rng, 0.8), [{"name": n} for n in names]
+    )
 
 
-async def _relations(storage: SQLiteStorage, syn: Synthetic, pairs: list[tuple[int, int]], lo: int) -> None:
+async def _relations(
+    storage: SQLiteStorage, syn: Synthetic, pairs: list[tuple[int, int]], lo: int
+) -> None:
     rng = syn.rng("relations", lo)
     edges, texts = {}, []
     for x, y in pairs:
         a, b = edge_key(syn.name(x), syn.name(y))
         kw = ", ".join(sorted({syn.keywords[(x * 31 + y) % 300], syn.keywords[(x + y * 17) % 300]}))
-        edges[(a, b)] = {"src": a, "tgt": b, "weight": float(1 + (x + y) % 4), "keywords": kw,
-                         "description": f"{a} and {b} are linked by {kw}.", "directions": [[a, b]],
-                         "source_ids": syn.sources(x)[:1], "file_paths": [f"docs/{x % 500}.md"],
-                         "extractor": "llm", "created_at": 0}
+        edges[(a, b)] = {
+            "src": a,
+            "tgt": b,
+            "weight": float(1 + (x + y) % 4),
+            "keywords": kw,
+            "description": f"{a} and {b} are linked by {kw}.",
+            "directions": [[a, b]],
+            "source_ids": syn.sources(x)[:1],
+            "file_paths": [f"docs/{x % 500}.md"],
+            "extractor": "llm",
+            "created_at": 0,
+        }
         texts.append(f"{kw}\t{a}\n{b}")
     await storage.graph.upsert_edges(edges)
     ids = ["rel-" + hashlib.md5(f"{a}\x1f{b}".encode()).hexdigest() for a, b in edges]
-    await storage.vectors("relations").upsert(ids, syn.vectors(texts, rng, 0.7),
-                                              [{"src": a, "tgt": b} for a, b in edges])
+    await storage.vectors("relations").upsert(
+        ids, syn.vectors(texts, rng, 0.7), [{"src": a, "tgt": b} for a, b in edges]
+    )
 
 
 # -- querying --------------------------------------------------------------------
+
 
 def questions(syn: Synthetic, count: int, seed: int = 7) -> list[tuple[str, list[str], list[str]]]:
     """(question, ll_keywords, hl_keywords); popular (hub) entities are asked about more."""
@@ -198,17 +227,23 @@ async def measure(workdir: Path, syn: Synthetic, args: argparse.Namespace) -> No
     engine = QueryEngine(storage, None, EmbeddingService(FakeEmbeddingProvider(dim=DIM)))
     qs = questions(syn, args.queries)
     wall, cpu, _ = await timed(ask(engine, "mix", qs[0], args.data))
-    print(f"first query after open (mix, loads every vector namespace): {wall:.2f} s wall, {cpu:.2f} s CPU")
-    print(f"{'mode':8} {'first':>9} {'p50 wall':>9} {'p95 wall':>9} {'p50 CPU':>9} {'p95 CPU':>9}"
-          f"  (ms, {len(qs)} queries; first: ppr builds its graph)")
+    print(
+        f"first query after open (mix, loads every vector namespace): {wall:.2f} s wall, {cpu:.2f} s CPU"
+    )
+    print(
+        f"{'mode':8} {'first':>9} {'p50 wall':>9} {'p95 wall':>9} {'p50 CPU':>9} {'p95 CPU':>9}"
+        f"  (ms, {len(qs)} queries; first: ppr builds its graph)"
+    )
     for mode in args.modes:
         first, _, _ = await timed(ask(engine, mode, qs[0], args.data))
         for q in qs[1:3]:
             await ask(engine, mode, q, args.data)  # warm caches
         runs = [await timed(ask(engine, mode, q, args.data)) for q in qs]
         walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
-        print(f"{mode:8} {first * 1e3:9.0f} {pct(walls, 50):9.1f} {pct(walls, 95):9.1f} {pct(cpus, 50):9.1f} "
-              f"{pct(cpus, 95):9.1f}")
+        print(
+            f"{mode:8} {first * 1e3:9.0f} {pct(walls, 50):9.1f} {pct(walls, 95):9.1f} {pct(cpus, 50):9.1f} "
+            f"{pct(cpus, 95):9.1f}"
+        )
     if args.screen_rows:
         await screen_recall(workdir, storage, qs)
     await storage.close()
@@ -219,8 +254,11 @@ async def screen_recall(workdir: Path, screened: SQLiteStorage, qs: list) -> Non
     exact = SQLiteStorage(workdir)
     await exact.open()
     embed = FakeEmbeddingProvider(dim=DIM)
-    texts = {"entities": [", ".join(q[1]) for q in qs], "relations": [", ".join(q[2]) for q in qs],
-             "chunks": [q[0] for q in qs]}
+    texts = {
+        "entities": [", ".join(q[1]) for q in qs],
+        "relations": [", ".join(q[2]) for q in qs],
+        "chunks": [q[0] for q in qs],
+    }
     for ns, k in (("entities", 40), ("relations", 40), ("chunks", 20)):
         found = []
         for vector in await embed.embed(texts[ns]):
@@ -239,17 +277,25 @@ def vector_search_only(rows: int, screen_rows: int, queries: int = 40) -> None:
     start = time.process_time()
     for lo in range(0, rows, 100_000):
         size = min(100_000, rows - lo)
-        block = centres[rng.integers(0, len(centres), size)] + 0.8 * _unit(rng.standard_normal((size, DIM)))
+        block = centres[rng.integers(0, len(centres), size)] + 0.8 * _unit(
+            rng.standard_normal((size, DIM))
+        )
         index.upsert([f"v{i}" for i in range(lo, lo + size)], _unit(block).astype(np.float32))
-    print(f"{rows:,} x {DIM} rows in memory ({index.nbytes / 2**20:,.0f} MiB), built in "
-          f"{time.process_time() - start:.1f} s CPU")
-    qs = _unit(centres[rng.integers(0, len(centres), queries)] + rng.standard_normal((queries, DIM)))
+    print(
+        f"{rows:,} x {DIM} rows in memory ({index.nbytes / 2**20:,.0f} MiB), built in "
+        f"{time.process_time() - start:.1f} s CPU"
+    )
+    qs = _unit(
+        centres[rng.integers(0, len(centres), queries)] + rng.standard_normal((queries, DIM))
+    )
     for label, screen in (("exact", 0), ("screened", index.screen_rows)):
         index.screen_rows = screen
         index.search(qs[0].astype(np.float32), 40)  # a screen is fitted on first use
         runs = [_clock(lambda q=q: index.search(q.astype(np.float32), 40)) for q in qs]
-        print(f"  {label:8} top-40: p50 {pct([r[0] for r in runs], 50):.1f} ms wall, "
-              f"{pct([r[1] for r in runs], 50):.1f} ms CPU")
+        print(
+            f"  {label:8} top-40: p50 {pct([r[0] for r in runs], 50):.1f} ms wall, "
+            f"{pct([r[1] for r in runs], 50):.1f} ms CPU"
+        )
 
 
 def _clock(fn) -> tuple[float, float]:
@@ -278,15 +324,27 @@ async def main(args: argparse.Namespace) -> None:
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=100_000, help="entities (default 100,000)")
-    parser.add_argument("--workdir", help="where the index is built once and reused "
-                                          "(default: <tmp>/kgrag-bench-<n>)")
+    parser.add_argument(
+        "--workdir",
+        help="where the index is built once and reused (default: <tmp>/kgrag-bench-<n>)",
+    )
     parser.add_argument("--queries", type=int, default=40, help="timed queries per mode")
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
-    parser.add_argument("--data", action="store_true", help="time query_data instead of query(context)")
-    parser.add_argument("--screen-rows", type=int, default=0,
-                        help="storage option vector_screen_rows (approximate pre-screen; 0: exact)")
-    parser.add_argument("--vector-rows", type=int, default=0,
-                        help="only time exact and screened search over this many in-memory vectors")
+    parser.add_argument(
+        "--data", action="store_true", help="time query_data instead of query(context)"
+    )
+    parser.add_argument(
+        "--screen-rows",
+        type=int,
+        default=0,
+        help="storage option vector_screen_rows (approximate pre-screen; 0: exact)",
+    )
+    parser.add_argument(
+        "--vector-rows",
+        type=int,
+        default=0,
+        help="only time exact and screened search over this many in-memory vectors",
+    )
     parser.add_argument("--seed", type=int, default=0)
     return parser.parse_args()
 

@@ -60,21 +60,29 @@ async def bench_vectors(workdir: Path, args: argparse.Namespace) -> None:
     seconds = await fill(storage, args.n, args.dim, args.batch)
     await storage.close()
     size = db_bytes(workdir)
-    print(f"upsert   {args.n:,} x {args.dim} ({args.dtype} on disk): {seconds:.1f} s, "
-          f"{args.n / seconds:,.0f} vectors/s; file {size / 2**20:,.0f} MiB, "
-          f"{size / args.n:,.0f} bytes/vector")
+    print(
+        f"upsert   {args.n:,} x {args.dim} ({args.dtype} on disk): {seconds:.1f} s, "
+        f"{args.n / seconds:,.0f} vectors/s; file {size / 2**20:,.0f} MiB, "
+        f"{size / args.n:,.0f} bytes/vector"
+    )
 
     storage = SQLiteStorage(workdir)
     await storage.open()
     vs, rng = storage.vectors("entities"), np.random.default_rng(1)
     load, _ = await timed(vs.query(rng.standard_normal(args.dim), 10))
-    print(f"load     first query after reopen: {load:.2f} s "
-          f"(matrix {vs._index.nbytes / 2**20:,.0f} MiB, max RSS {rss_mb():,.0f} MiB)")
+    print(
+        f"load     first query after reopen: {load:.2f} s "
+        f"(matrix {vs._index.nbytes / 2**20:,.0f} MiB, max RSS {rss_mb():,.0f} MiB)"
+    )
     for label, threshold in (("top-10", None), ("top-10 >= 0.2", 0.2)):
-        times = [(await timed(vs.query(rng.standard_normal(args.dim), 10, threshold)))[0]
-                 for _ in range(args.queries)]
-        print(f"query    {label}: median {statistics.median(times) * 1e3:.1f} ms, "
-              f"p95 {np.percentile(times, 95) * 1e3:.1f} ms")
+        times = [
+            (await timed(vs.query(rng.standard_normal(args.dim), 10, threshold)))[0]
+            for _ in range(args.queries)
+        ]
+        print(
+            f"query    {label}: median {statistics.median(times) * 1e3:.1f} ms, "
+            f"p95 {np.percentile(times, 95) * 1e3:.1f} ms"
+        )
     await bench_incremental(vs, args)
     await storage.close()
 
@@ -84,16 +92,18 @@ async def bench_incremental(vs, args: argparse.Namespace) -> None:
     ids = [f"new-{i}" for i in range(args.batch)]
     rows = rng.standard_normal((args.batch, args.dim))
     up, _ = await timed(vs.upsert(ids, rows, [{}] * len(ids)))
-    old = [f"ent-{i:032x}" for i in range(0, args.n, max(1, args.n // args.batch))][:args.batch]
+    old = [f"ent-{i:032x}" for i in range(0, args.n, max(1, args.n // args.batch))][: args.batch]
     re, _ = await timed(vs.upsert(old, rows[: len(old)], [{}] * len(old)))
     rm, _ = await timed(vs.delete(old))
-    print(f"update   on the loaded matrix, {args.batch} vectors per call: new {up * 1e3:.0f} ms, "
-          f"overwrite {re * 1e3:.0f} ms, delete {rm * 1e3:.0f} ms")
+    print(
+        f"update   on the loaded matrix, {args.batch} vectors per call: new {up * 1e3:.0f} ms, "
+        f"overwrite {re * 1e3:.0f} ms, delete {rm * 1e3:.0f} ms"
+    )
 
 
 def book_chunks(size: int = 4800) -> dict[str, str]:
     text = BOOK.read_text(encoding="utf-8") if BOOK.exists() else "Bah! Humbug! " * 20000
-    return {f"chunk-{i:04d}": text[i:i + size] for i in range(0, len(text), size)}
+    return {f"chunk-{i:04d}": text[i : i + size] for i in range(0, len(text), size)}
 
 
 async def bench_chunks(workdir: Path) -> None:
@@ -102,8 +112,17 @@ async def bench_chunks(workdir: Path) -> None:
     await storage.open()
     base = db_bytes(workdir)
     await storage.kv("text_chunks").upsert(
-        {k: {"content": v, "tokens": 1200, "doc_id": "doc-x", "order": 0, "file_path": "book.txt"}
-         for k, v in chunks.items()})
+        {
+            k: {
+                "content": v,
+                "tokens": 1200,
+                "doc_id": "doc-x",
+                "order": 0,
+                "file_path": "book.txt",
+            }
+            for k, v in chunks.items()
+        }
+    )
     await storage.close()
     await storage.open()
     kv_size = db_bytes(workdir) - base
@@ -112,10 +131,14 @@ async def bench_chunks(workdir: Path) -> None:
     await storage.open()
     lex_size = db_bytes(workdir) - base - kv_size
     raw = sum(len(v.encode()) for v in chunks.values()) / len(chunks)
-    print(f"chunks   {len(chunks)} x {raw:,.0f} bytes of text: KV {kv_size / len(chunks):,.0f} "
-          f"bytes/chunk, BM25 index {lex_size / len(chunks):,.0f} bytes/chunk")
-    times = [(await timed(storage.lexical.search(q, 10)))[0]
-             for q in ["Scrooge Marley ghost", "Christmas pudding Cratchit", "Bah humbug"] * 10]
+    print(
+        f"chunks   {len(chunks)} x {raw:,.0f} bytes of text: KV {kv_size / len(chunks):,.0f} "
+        f"bytes/chunk, BM25 index {lex_size / len(chunks):,.0f} bytes/chunk"
+    )
+    times = [
+        (await timed(storage.lexical.search(q, 10)))[0]
+        for q in ["Scrooge Marley ghost", "Christmas pudding Cratchit", "Bah humbug"] * 10
+    ]
     print(f"bm25     search: median {statistics.median(times) * 1e3:.2f} ms")
     await storage.close()
 

@@ -53,7 +53,9 @@ def load_hotpotqa(data: Path, limit: int | None, sliced: bool) -> Dataset:
     corpus = json.loads((data / "hotpotqa" / "hotpotqa_train_corpus.json").read_text())
     passages = {t: f"{t}\n{''.join(s)}" for t, s in corpus.items()}
     rows = json.loads((data / "hotpotqa" / "hotpotqa_train.json").read_text())[:limit]
-    questions = [(q["question"], {t for t, _ in q["supporting_facts"] if t in passages}) for q in rows]
+    questions = [
+        (q["question"], {t for t, _ in q["supporting_facts"] if t in passages}) for q in rows
+    ]
     if sliced:
         keep = {t for q in rows for t, _ in q["context"]} | {t for _, g in questions for t in g}
         passages = {k: v for k, v in passages.items() if k in keep}
@@ -68,8 +70,11 @@ def load_musique(data: Path, limit: int | None, sliced: bool) -> Dataset:
     rows = json.loads((data / "musique" / "musique_train.json").read_text())[:limit]
 
     def keys(q: dict[str, Any], supporting_only: bool) -> set[str]:
-        texts = (f"{p['title']}\n{p['paragraph_text']}" for p in q["paragraphs"]
-                 if p["is_supporting"] or not supporting_only)
+        texts = (
+            f"{p['title']}\n{p['paragraph_text']}"
+            for p in q["paragraphs"]
+            if p["is_supporting"] or not supporting_only
+        )
         return {key_of[t] for t in texts if t in key_of}
 
     questions = [(q["question"], keys(q, True)) for q in rows]
@@ -90,7 +95,7 @@ def load_cmrc(data: Path, limit: int | None, sliced: bool) -> Dataset:
             pairs.extend((q["question"], {p["id"]}) for q in p["qas"])
     total = len(pairs)
     if limit:
-        pairs = pairs[::max(1, total // limit)][:limit]
+        pairs = pairs[:: max(1, total // limit)][:limit]
     if sliced:
         passages = {k: v for k, v in passages.items() if any(k in g for _, g in pairs)}
     note = f"{len(pairs)} of {total} questions, every {max(1, total // (limit or total))}th"
@@ -120,19 +125,35 @@ def settings_for(args: argparse.Namespace, workdir: Path, dataset: str):
     chat = bool(args.llm_base_url)
     if args.extractor == "llm" and not chat:
         raise SystemExit("--extractor llm needs --llm-base-url")
-    given = {k: v for k, v in (("llm_base_url", args.llm_base_url), ("llm_api_key", args.llm_api_key),
-                               ("embedding_base_url", args.embedding_base_url)) if v}
+    given = {
+        k: v
+        for k, v in (
+            ("llm_base_url", args.llm_base_url),
+            ("llm_api_key", args.llm_api_key),
+            ("embedding_base_url", args.embedding_base_url),
+        )
+        if v
+    }
     return Settings(
-        workdir=workdir, extractor=args.extractor, llm_provider="openai" if chat else "none",
-        llm_model=args.llm_model, embedding_provider=args.embedding, embedding_model=args.embedding_model,
-        language="Chinese" if dataset == "cmrc" else "English", top_k=args.top_k,
-        chunk_top_k=args.chunk_top_k, **given)
+        workdir=workdir,
+        extractor=args.extractor,
+        llm_provider="openai" if chat else "none",
+        llm_model=args.llm_model,
+        embedding_provider=args.embedding,
+        embedding_model=args.embedding_model,
+        language="Chinese" if dataset == "cmrc" else "English",
+        top_k=args.top_k,
+        chunk_top_k=args.chunk_top_k,
+        **given,
+    )
 
 
 def index_dir(args: argparse.Namespace, ds: Dataset) -> Path:
     """Where the index of ``ds`` under this configuration is cached."""
     model = args.embedding_model
-    if args.embedding == "local":  # "default": the model the settings pick for the dataset's language
+    if (
+        args.embedding == "local"
+    ):  # "default": the model the settings pick for the dataset's language
         from kgrag.llm.local import resolve_model
 
         model = resolve_model(model, "Chinese" if ds.name == "cmrc" else "English").name
@@ -167,16 +188,25 @@ async def ensure_index(rag: Any, ds: Dataset, workdir: Path) -> dict[str, Any]:
         report = await rag.insert([ds.passages[k] for k in keys], keys)
         seconds = time.perf_counter() - start
         if report.failed:
-            raise SystemExit(f"{ds.name}: {len(report.failed)} documents failed, e.g. {report.failed[0]}")
+            raise SystemExit(
+                f"{ds.name}: {len(report.failed)} documents failed, e.g. {report.failed[0]}"
+            )
         graph = (await rag.status())["graph"]
         texts = graph["chunks"] + graph["entities"] + graph["relations"]
-        stats = {"passages": len(keys), "index_s": round(seconds, 1), **graph, "embedded_texts": texts,
-                 "texts_per_s": round(texts / seconds, 1)}
+        stats = {
+            "passages": len(keys),
+            "index_s": round(seconds, 1),
+            **graph,
+            "embedded_texts": texts,
+            "texts_per_s": round(texts / seconds, 1),
+        }
         stats_file.write_text(json.dumps(stats, indent=1))
     return {**stats, "passages_per_s": await embed_rate(rag, ds), "cached": cached}
 
 
-async def evaluate_mode(rag: Any, ds: Dataset, mode: str, ks: tuple[int, ...] = KS) -> dict[str, Any]:
+async def evaluate_mode(
+    rag: Any, ds: Dataset, mode: str, ks: tuple[int, ...] = KS
+) -> dict[str, Any]:
     """Mean recall@k (in percent) of ``mode`` over ``ds``'s questions, and seconds per query."""
     param = rag.query_param(mode=mode)
     sums = {k: 0.0 for k in ks}
@@ -196,8 +226,12 @@ async def run_dataset(args: argparse.Namespace, name: str) -> dict[str, Any]:
     """Index (or reuse) one dataset and evaluate every mode on it."""
     from kgrag.api import KGRag
 
-    ds = load(name, Path(args.data), args.questions or (args.cmrc_questions if name == "cmrc" else None),
-              args.slice)
+    ds = load(
+        name,
+        Path(args.data),
+        args.questions or (args.cmrc_questions if name == "cmrc" else None),
+        args.slice,
+    )
     workdir = index_dir(args, ds)
     async with KGRag(settings_for(args, workdir, name)) as rag:
         stats = await ensure_index(rag, ds, workdir)
@@ -206,8 +240,14 @@ async def run_dataset(args: argparse.Namespace, name: str) -> dict[str, Any]:
         for mode in args.modes:
             modes[mode] = await evaluate_mode(rag, ds, mode)
             log(f"{name} {mode}: {modes[mode]}")
-    return {"passages": len(ds.passages), "questions": len(ds.questions), "note": ds.note,
-            "workdir": str(workdir), "index": stats, "modes": modes}
+    return {
+        "passages": len(ds.passages),
+        "questions": len(ds.questions),
+        "note": ds.note,
+        "workdir": str(workdir),
+        "index": stats,
+        "modes": modes,
+    }
 
 
 def table(results: dict[str, Any]) -> str:
@@ -215,8 +255,10 @@ def table(results: dict[str, Any]) -> str:
     lines = [f"{'dataset':<10} {'mode':<7} {'R@2':>6} {'R@5':>6} {'s/query':>8}"]
     for name, res in results.items():
         for mode, row in res["modes"].items():
-            lines.append(f"{name:<10} {mode:<7} {row['recall@2']:>6} {row['recall@5']:>6} "
-                         f"{row['s_per_query']:>8}")
+            lines.append(
+                f"{name:<10} {mode:<7} {row['recall@2']:>6} {row['recall@5']:>6} "
+                f"{row['s_per_query']:>8}"
+            )
     return "\n".join(lines)
 
 
@@ -229,16 +271,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--modes", default="naive,local,mix,ppr")
     ap.add_argument("--embedding", choices=("local", "fake", "openai"), default="local")
-    ap.add_argument("--embedding-model", default="default",
-                    help="local: minilm, e5-small, static, or default (minilm for English, e5-small for Chinese)")
+    ap.add_argument(
+        "--embedding-model",
+        default="default",
+        help="local: minilm, e5-small, static, or default (minilm for English, e5-small for Chinese)",
+    )
     ap.add_argument("--embedding-base-url", default=None)
     ap.add_argument("--extractor", choices=("nlp", "llm"), default="nlp")
-    ap.add_argument("--llm-base-url", default=None, help="OpenAI-compatible endpoint (keywords, llm extractor)")
+    ap.add_argument(
+        "--llm-base-url", default=None, help="OpenAI-compatible endpoint (keywords, llm extractor)"
+    )
     ap.add_argument("--llm-model", default="gpt-4o-mini")
     ap.add_argument("--llm-api-key", default=None)
     ap.add_argument("--questions", type=int, default=0, help="first N questions (0: all)")
     ap.add_argument("--cmrc-questions", type=int, default=200, help="CMRC questions, spread evenly")
-    ap.add_argument("--slice", action="store_true", help="index only the passages the questions list")
+    ap.add_argument(
+        "--slice", action="store_true", help="index only the passages the questions list"
+    )
     ap.add_argument("--top-k", type=int, default=40)
     ap.add_argument("--chunk-top-k", type=int, default=20)
     ap.add_argument("--data", default=str(DATA if DATA.is_dir() else Path("/work/shared/data")))
@@ -259,9 +308,16 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     results = {name: await run_dataset(args, name) for name in args.datasets}
     print(table(results))
     if args.out:
-        Path(args.out).write_text(json.dumps({"config": {k: v for k, v in vars(args).items()
-                                                         if k != "llm_api_key"}, "results": results},
-                                             indent=1, ensure_ascii=False))
+        Path(args.out).write_text(
+            json.dumps(
+                {
+                    "config": {k: v for k, v in vars(args).items() if k != "llm_api_key"},
+                    "results": results,
+                },
+                indent=1,
+                ensure_ascii=False,
+            )
+        )
     return results
 
 

@@ -44,8 +44,10 @@ TYPES = ("Person", "Organization", "Location", "Event", "Content", "Artifact", "
 COUNTS = {"christmas_carol": 22, "hotpotqa": 9, "cmrc": 6}
 WINDOW_TOKENS = 160
 CMRC_CHARS = 220
-NOTE = ("Built by scripts/label_nlp_types.py; labels by hand. is_name: a proper name or title, "
-        "exactly delimited; correct_type: its kgrag type (null when not a name).")
+NOTE = (
+    "Built by scripts/label_nlp_types.py; labels by hand. is_name: a proper name or title, "
+    "exactly delimited; correct_type: its kgrag type (null when not a name)."
+)
 
 
 def carol_snippets(data: Path, rng: random.Random, n: int) -> list[str]:
@@ -53,9 +55,11 @@ def carol_snippets(data: Path, rng: random.Random, n: int) -> list[str]:
     from kgrag.tokenizer import get_tokenizer
 
     tokenizer = get_tokenizer()
-    tokens = tokenizer.encode((data / "christmas_carol" / "book.txt").read_text(encoding="utf-8-sig"))
+    tokens = tokenizer.encode(
+        (data / "christmas_carol" / "book.txt").read_text(encoding="utf-8-sig")
+    )
     starts = sorted(rng.sample(range(0, len(tokens) - WINDOW_TOKENS, WINDOW_TOKENS), n))
-    return [tokenizer.decode(tokens[s: s + WINDOW_TOKENS]) for s in starts]
+    return [tokenizer.decode(tokens[s : s + WINDOW_TOKENS]) for s in starts]
 
 
 def hotpot_snippets(data: Path, rng: random.Random, n: int) -> list[str]:
@@ -79,9 +83,11 @@ def cmrc_snippets(data: Path, rng: random.Random, n: int) -> list[str]:
 def pick_snippets(data: Path, seed: int) -> list[dict[str, str]]:
     """The sample's snippets, drawn with ``seed`` (one generator per source): ids, sources and texts."""
     makers = {"christmas_carol": carol_snippets, "hotpotqa": hotpot_snippets, "cmrc": cmrc_snippets}
-    return [{"id": f"{source}-{i}", "source": source, "text": text}
-            for source, make in makers.items()
-            for i, text in enumerate(make(data, random.Random(f"{seed}-{source}"), COUNTS[source]))]
+    return [
+        {"id": f"{source}-{i}", "source": source, "text": text}
+        for source, make in makers.items()
+        for i, text in enumerate(make(data, random.Random(f"{seed}-{source}"), COUNTS[source]))
+    ]
 
 
 def extract(snippets: list[dict[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
@@ -92,8 +98,14 @@ def extract(snippets: list[dict[str, str]]) -> dict[tuple[str, str], dict[str, A
     extractor = NLPExtractor()
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for snip in snippets:
-        chunk = Chunk(id=snip["id"], doc_id="sample", content=snip["text"], tokens=0, order=0,
-                      file_path=snip["source"])
+        chunk = Chunk(
+            id=snip["id"],
+            doc_id="sample",
+            content=snip["text"],
+            tokens=0,
+            order=0,
+            file_path=snip["source"],
+        )
         for e in extractor.extract_sync(chunk).entities:
             found[(snip["id"], e.name)] = {"type": e.type, "description": e.description}
     return found
@@ -104,7 +116,7 @@ def context(text: str, name: str, description: str, width: int = 80) -> str:
     at = text.find(name)
     if at < 0:
         return " ".join(description.split())[: 2 * width]
-    return " ".join(text[max(0, at - width): at + len(name) + width].split())
+    return " ".join(text[max(0, at - width) : at + len(name) + width].split())
 
 
 def merge(sample: dict[str, Any], found: dict[tuple[str, str], dict[str, Any]], column: str) -> int:
@@ -117,9 +129,15 @@ def merge(sample: dict[str, Any], found: dict[tuple[str, str], dict[str, Any]], 
     added = 0
     for (sid, name), got in found.items():
         if (sid, name) not in rows:
-            rows[(sid, name)] = {"snippet": sid, "name": name,
-                                 "context": context(texts[sid], name, got["description"]),
-                                 "before_type": None, "after_type": None, "is_name": None, "correct_type": None}
+            rows[(sid, name)] = {
+                "snippet": sid,
+                "name": name,
+                "context": context(texts[sid], name, got["description"]),
+                "before_type": None,
+                "after_type": None,
+                "is_name": None,
+                "correct_type": None,
+            }
             added += 1
         rows[(sid, name)][column] = got["type"]
     sample["entities"] = [r for r in rows.values() if r["before_type"] or r["after_type"]]
@@ -128,12 +146,15 @@ def merge(sample: dict[str, Any], found: dict[tuple[str, str], dict[str, Any]], 
 
 def precision(assigned: list[tuple[str, dict[str, Any] | None]]) -> dict[str, Any]:
     """Name precision and per-type precision of (assigned type, label row or None) pairs."""
+
     def good_name(row: dict[str, Any] | None) -> bool:
         """A labelled row that is a name."""
         return bool(row and row["is_name"])
 
-    out: dict[str, Any] = {"entities": len(assigned), "unlabelled": sum(r is None or r["is_name"] is None
-                                                                          for _, r in assigned)}
+    out: dict[str, Any] = {
+        "entities": len(assigned),
+        "unlabelled": sum(r is None or r["is_name"] is None for _, r in assigned),
+    }
     out["name_precision"] = _percent(sum(good_name(r) for _, r in assigned), len(assigned))
     per_type: dict[str, Any] = {}
     for kind in TYPES:
@@ -152,27 +173,38 @@ def _percent(part: int, whole: int) -> float:
     return round(100 * part / whole, 1) if whole else 0.0
 
 
-def score(sample: dict[str, Any], found: dict[tuple[str, str], dict[str, Any]] | None = None) -> dict[str, Any]:
+def score(
+    sample: dict[str, Any], found: dict[tuple[str, str], dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """Precision before the fixes (stored ``before_type``) and now (the extractor re-run)."""
     rows = {(r["snippet"], r["name"]): r for r in sample["entities"]}
     labelled = {k: r for k, r in rows.items() if r["is_name"] is not None}
     before = [(r["before_type"], labelled.get(k)) for k, r in rows.items() if r["before_type"]]
     found = extract(sample["snippets"]) if found is None else found
     now = [(got["type"], labelled.get(k)) for k, got in found.items()]
-    return {"before": precision(before), "now": precision(now),
-            "unlabelled_now": sorted(f"{k[0]}: {k[1]}" for k, _ in found.items() if k not in labelled)}
+    return {
+        "before": precision(before),
+        "now": precision(now),
+        "unlabelled_now": sorted(f"{k[0]}: {k[1]}" for k, _ in found.items() if k not in labelled),
+    }
 
 
 def table(result: dict[str, Any]) -> str:
     """The two precision columns as a plain-text table."""
     b, n = result["before"], result["now"]
-    lines = [f"{'':<22}{'before':>16}{'now':>16}",
-             f"{'entities':<22}{b['entities']:>16}{n['entities']:>16}",
-             f"{'is a name':<22}{b['name_precision']:>15}%{n['name_precision']:>15}%",
-             f"{'name and type right':<22}{b['type_precision']:>15}%{n['type_precision']:>15}%"]
+    lines = [
+        f"{'':<22}{'before':>16}{'now':>16}",
+        f"{'entities':<22}{b['entities']:>16}{n['entities']:>16}",
+        f"{'is a name':<22}{b['name_precision']:>15}%{n['name_precision']:>15}%",
+        f"{'name and type right':<22}{b['type_precision']:>15}%{n['type_precision']:>15}%",
+    ]
     for kind in TYPES:
-        cells = [f"{c['types'][kind]['precision']}% of {c['types'][kind]['n']}" if kind in c["types"] else "-"
-                 for c in (b, n)]
+        cells = [
+            f"{c['types'][kind]['precision']}% of {c['types'][kind]['n']}"
+            if kind in c["types"]
+            else "-"
+            for c in (b, n)
+        ]
         lines.append(f"{kind:<22}{cells[0]:>16}{cells[1]:>16}")
     return "\n".join(lines)
 
@@ -181,8 +213,12 @@ def main(argv: list[str] | None = None) -> int:
     """``build`` or ``score``, as in the module docstring."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=("build", "score"))
-    ap.add_argument("--column", choices=("before", "after"), default="after",
-                    help="build: which extractor this is (before or after the fixes)")
+    ap.add_argument(
+        "--column",
+        choices=("before", "after"),
+        default="after",
+        help="build: which extractor this is (before or after the fixes)",
+    )
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--sample", default=str(SAMPLE))
     ap.add_argument("--seed", type=int, default=2018)
@@ -192,12 +228,18 @@ def main(argv: list[str] | None = None) -> int:
     sample = json.loads(path.read_text()) if path.exists() else None
     if args.command == "build":
         if sample is None:
-            sample = {"seed": args.seed, "note": NOTE, "snippets": pick_snippets(Path(args.data), args.seed),
-                      "entities": []}
+            sample = {
+                "seed": args.seed,
+                "note": NOTE,
+                "snippets": pick_snippets(Path(args.data), args.seed),
+                "entities": [],
+            }
         added = merge(sample, extract(sample["snippets"]), f"{args.column}_type")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(sample, indent=1, ensure_ascii=False) + "\n")
-        print(f"{path}: {len(sample['snippets'])} snippets, {len(sample['entities'])} entities, {added} new")
+        print(
+            f"{path}: {len(sample['snippets'])} snippets, {len(sample['entities'])} entities, {added} new"
+        )
         return 0
     if sample is None:
         raise SystemExit(f"{path} does not exist; run build first")

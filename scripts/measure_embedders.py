@@ -91,8 +91,8 @@ def best_rate(emb: LocalEmbedder, texts: list[str], repeats: int) -> tuple[float
 def speed(emb: LocalEmbedder, repeats: int) -> dict[str, float]:
     """Rates on ~256-token passages and ~50-token texts of A Christmas Carol."""
     book = (DATA / "christmas_carol" / "book.txt").read_text()
-    long = [book[i:i + 1100] for i in range(20000, 20000 + 1100 * 32, 1100)]
-    short = [book[i:i + 220] for i in range(60000, 60000 + 220 * 128, 220)]
+    long = [book[i : i + 1100] for i in range(20000, 20000 + 1100 * 32, 1100)]
+    short = [book[i : i + 220] for i in range(60000, 60000 + 220 * 128, 220)]
     emb.embed_sync(long[:2])  # load and warm up
     out = {}
     for name, texts in (("passages_256", long), ("short", short)):
@@ -104,7 +104,9 @@ def speed(emb: LocalEmbedder, repeats: int) -> dict[str, float]:
 def recall_at(scores: np.ndarray, gold: list[set[int]], k: int = 5) -> float:
     """Mean share of each question's gold units among its top ``k``."""
     top = np.argsort(-scores, axis=1)[:, :k]
-    return float(np.mean([len(g & set(t.tolist())) / len(g) for g, t in zip(gold, top)]))
+    return float(
+        np.mean([len(g & set(t.tolist())) / len(g) for g, t in zip(gold, top, strict=False)])
+    )
 
 
 def hotpot(limit: int) -> tuple[list[str], list[str], list[str], list[set[int]]]:
@@ -137,28 +139,41 @@ def musique(limit: int) -> tuple[list[str], list[str], list[set[int]]]:
     passages = [f"{p['title']}\n{p['text']}" for p in corpus]
     index = {p: i for i, p in enumerate(passages)}
     qs = json.loads((DATA / "musique" / "musique_train.json").read_text())[:limit]
-    gold = [{index[f"{p['title']}\n{p['paragraph_text']}"] for p in q["paragraphs"]
-             if p["is_supporting"] and f"{p['title']}\n{p['paragraph_text']}" in index} for q in qs]
+    gold = [
+        {
+            index[f"{p['title']}\n{p['paragraph_text']}"]
+            for p in q["paragraphs"]
+            if p["is_supporting"] and f"{p['title']}\n{p['paragraph_text']}" in index
+        }
+        for q in qs
+    ]
     return passages, [q["question"] for q in qs], gold
 
 
-def retrieval(emb: LocalEmbedder, passages: list[str], questions: list[str],
-              gold: list[set[int]]) -> float:
+def retrieval(
+    emb: LocalEmbedder, passages: list[str], questions: list[str], gold: list[set[int]]
+) -> float:
     docs = emb.embed_sync(passages, "document")
     return recall_at(emb.embed_sync(questions, "query") @ docs.T, gold)
 
 
-def pack_chunks(titles: list[str], passages: list[str], size: int = 1200) -> tuple[list[str], list[set[str]]]:
+def pack_chunks(
+    titles: list[str], passages: list[str], size: int = 1200
+) -> tuple[list[str], list[set[str]]]:
     """Pack passages in corpus order into chunks of about ``size`` tokens."""
     tok = get_tokenizer()
     chunks, members, cur, names, count = [], [], [], set(), 0
-    for title, text in zip(titles, passages):
+    for title, text in zip(titles, passages, strict=False):
         n = tok.count(text)
         if cur and count + n > size:
-            chunks.append("\n\n".join(cur)); members.append(names)
+            chunks.append("\n\n".join(cur))
+            members.append(names)
             cur, names, count = [], set(), 0
-        cur.append(text); names.add(title); count += n
-    chunks.append("\n\n".join(cur)); members.append(names)
+        cur.append(text)
+        names.add(title)
+        count += n
+    chunks.append("\n\n".join(cur))
+    members.append(names)
     return chunks, members
 
 
@@ -168,7 +183,7 @@ def windowed(emb: LocalEmbedder, chunks: list[str], window: int) -> np.ndarray:
     vecs = []
     for chunk in chunks:
         ids = tok.encode(chunk)
-        parts = [tok.decode(ids[i:i + window]) for i in range(0, len(ids), window)]
+        parts = [tok.decode(ids[i : i + window]) for i in range(0, len(ids), window)]
         v = emb.embed_sync(parts, "document").mean(axis=0)
         vecs.append(v / np.linalg.norm(v))
     return np.stack(vecs)
@@ -190,9 +205,11 @@ def chunk_recall(emb: LocalEmbedder, limit: int) -> dict[str, float]:
     # The service windows by its own (o200k) count; keep windows inside the model's.
     window = int(emb.max_tokens * 0.8)
     out = {"n_chunks": len(chunks)}
-    for name, fn in (("whole", lambda: emb.embed_sync(chunks, "document")),
-                     ("first_window", lambda: truncated(emb, chunks, window)),
-                     ("windowed", lambda: windowed(emb, chunks, window))):
+    for name, fn in (
+        ("whole", lambda: emb.embed_sync(chunks, "document")),
+        ("first_window", lambda: truncated(emb, chunks, window)),
+        ("windowed", lambda: windowed(emb, chunks, window)),
+    ):
         start = time.perf_counter()
         docs = fn()
         out[name] = round(100 * recall_at(q @ docs.T, gold_c), 1)
@@ -201,7 +218,9 @@ def chunk_recall(emb: LocalEmbedder, limit: int) -> dict[str, float]:
 
 
 def measure(model: str, args: argparse.Namespace) -> dict[str, object]:
-    emb = LocalEmbedder(model, **({"threads": args.threads} if args.threads and model != "static" else {}))
+    emb = LocalEmbedder(
+        model, **({"threads": args.threads} if args.threads and model != "static" else {})
+    )
     row: dict[str, object] = {"model": model, "dim": emb.dim, "max_tokens": emb.max_tokens}
     start = time.perf_counter()
     emb.embed_sync(["warm up"])
@@ -226,7 +245,9 @@ def main() -> None:
     parser.add_argument("--hotpot", type=int, default=100, help="HotpotQA questions (0: skip)")
     parser.add_argument("--cmrc", type=int, default=200, help="CMRC questions (0: skip)")
     parser.add_argument("--musique", type=int, default=0, help="MuSiQue questions (0: skip)")
-    parser.add_argument("--chunks", action="store_true", help="whole vs windowed 1,200-token chunks")
+    parser.add_argument(
+        "--chunks", action="store_true", help="whole vs windowed 1,200-token chunks"
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: all)")
     args = parser.parse_args()

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import eval_recall  # noqa: E402
+import eval_recall
 
 
 def parse_value(text: str) -> object:
@@ -52,20 +52,26 @@ async def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--grid", action="append", default=[], help="name=v1,v2,...")
     ap.add_argument("--questions", type=int, default=0)
     args, rest = ap.parse_known_args(argv)
-    eval_args = eval_recall.parse_args(["--datasets", args.dataset, "--questions", str(args.questions), *rest])
-    grid = {name: [parse_value(v) for v in values.split(",")]
-            for name, values in (g.split("=", 1) for g in args.grid)}
+    eval_args = eval_recall.parse_args(
+        ["--datasets", args.dataset, "--questions", str(args.questions), *rest]
+    )
+    grid = {
+        name: [parse_value(v) for v in values.split(",")]
+        for name, values in (g.split("=", 1) for g in args.grid)
+    }
     from kgrag.api import KGRag
     from kgrag.query import retrieve_ppr
 
-    ds = eval_recall.load(args.dataset, Path(eval_args.data), eval_args.questions or None, eval_args.slice)
+    ds = eval_recall.load(
+        args.dataset, Path(eval_args.data), eval_args.questions or None, eval_args.slice
+    )
     workdir = eval_recall.index_dir(eval_args, ds)
     if not (workdir / "eval_index.json").exists():
         raise SystemExit(f"no index at {workdir}: run eval_recall.py first")
     rows = []
     async with KGRag(eval_recall.settings_for(eval_args, workdir, args.dataset)) as rag:
         for values in itertools.product(*grid.values()):
-            combo = dict(zip(grid, values))
+            combo = dict(zip(grid, values, strict=False))
             retrieve_ppr.SETTINGS = settings_for(combo)
             row = await eval_recall.evaluate_mode(rag, ds, "ppr")
             rows.append((row["recall@5"], row["recall@2"], combo))

@@ -20,9 +20,10 @@ import os
 import selectors
 import subprocess
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 
@@ -56,7 +57,9 @@ def run_synth(*args: str, timeout: float = 20.0) -> Iterator[str]:
         raise RuntimeError("synth_llm.py not found; set KGRAG_SYNTH_LLM")
     proc = subprocess.Popen(
         [sys.executable, str(script), "--port", "0", *args],
-        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
     )
     try:
         info = json.loads(_first_line(proc, timeout))

@@ -8,9 +8,23 @@ from kgrag import KGRag, Settings, SyncKGRag
 
 def test_public_names_are_pinned():
     assert sorted(kgrag.__all__) == [
-        "ConfigError", "DocStatus", "Document", "ExtractionError", "IndexReport", "KGRag",
-        "KGRagError", "LoaderError", "ModelError", "QueryError", "QueryParam", "QueryResult",
-        "Settings", "StorageError", "StoreCorruptError", "SyncKGRag", "UnknownBackendError",
+        "ConfigError",
+        "DocStatus",
+        "Document",
+        "ExtractionError",
+        "IndexReport",
+        "KGRag",
+        "KGRagError",
+        "LoaderError",
+        "ModelError",
+        "QueryError",
+        "QueryParam",
+        "QueryResult",
+        "Settings",
+        "StorageError",
+        "StoreCorruptError",
+        "SyncKGRag",
+        "UnknownBackendError",
     ]
     for name in kgrag.__all__:
         assert getattr(kgrag, name) is not None
@@ -32,19 +46,24 @@ def test_settings_are_read_at_construction_not_import(monkeypatch, tmp_path):
 
 
 def test_sync_wrapper_indexes_and_queries(tmp_path):
-    settings = Settings(workdir=tmp_path, llm_provider="fake", embedding_provider="fake",
-                        extractor="llm")
+    settings = Settings(
+        workdir=tmp_path, llm_provider="fake", embedding_provider="fake", extractor="llm"
+    )
     with SyncKGRag(settings) as rag:
-        report = rag.insert(["Ada Lovelace wrote notes on the Analytical Engine of Charles Babbage."])
+        report = rag.insert(
+            ["Ada Lovelace wrote notes on the Analytical Engine of Charles Babbage."]
+        )
         assert len(report.processed) == 1
-        result = rag.query("Who wrote notes on the Analytical Engine?", mode="local",
-                           only_need_context=True)
+        result = rag.query(
+            "Who wrote notes on the Analytical Engine?", mode="local", only_need_context=True
+        )
         assert "Ada Lovelace" in result.context
 
 
 async def test_async_facade_is_a_context_manager(tmp_path):
-    settings = Settings(workdir=tmp_path, llm_provider="fake", embedding_provider="fake",
-                        extractor="llm")
+    settings = Settings(
+        workdir=tmp_path, llm_provider="fake", embedding_provider="fake", extractor="llm"
+    )
     async with KGRag(settings) as rag:
         status = await rag.status()
     assert status["graph"]["entities"] == 0

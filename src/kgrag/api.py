@@ -14,9 +14,10 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from kgrag.config import Settings
 from kgrag.errors import ConfigError
@@ -56,7 +57,7 @@ class KGRag:
         self.on_writer_wait: Any = None  # called with a message when another process writes
 
     # -- lifecycle ---------------------------------------------------------
-    async def __aenter__(self) -> "KGRag":
+    async def __aenter__(self) -> KGRag:
         await self.open()
         return self
 
@@ -80,10 +81,17 @@ class KGRag:
         except BaseException:
             await self.storage.close()
             raise
-        self.indexer = Indexer(IndexDeps(
-            storage=self.storage, extractor=self.extractor,
-            extractor_kind=s.resolved_extractor(), chat=self.models.chat,
-            embed=self.models.embed, tokenizer=self.tokenizer, settings=s))
+        self.indexer = Indexer(
+            IndexDeps(
+                storage=self.storage,
+                extractor=self.extractor,
+                extractor_kind=s.resolved_extractor(),
+                chat=self.models.chat,
+                embed=self.models.embed,
+                tokenizer=self.tokenizer,
+                settings=s,
+            )
+        )
         self._engine = None
         self._ledger_saved: dict[str, dict[str, float]] = {}
         self._opened = True
@@ -102,13 +110,16 @@ class KGRag:
         kind = self.settings.resolved_extractor()
         if kind == "nlp":
             from kgrag.extract.nlp import NLPExtractor
+
             return NLPExtractor()
         if self.models.chat is None:
             raise ConfigError(
                 "extractor 'llm' needs a chat model: set KGRAG_LLM_PROVIDER and "
                 "KGRAG_LLM_BASE_URL (or OPENAI_BASE_URL / OPENAI_API_KEY), "
-                "or use KGRAG_EXTRACTOR=nlp")
+                "or use KGRAG_EXTRACTOR=nlp"
+            )
         from kgrag.extract.llm_extractor import LLMExtractor
+
         return LLMExtractor.from_settings(self.models.chat, self.settings, self.tokenizer)
 
     async def _check_embedding_identity(self) -> None:
@@ -121,7 +132,8 @@ class KGRag:
             raise ConfigError(
                 f"this index was built with embeddings from {stored!r}, but the "
                 f"configured embedder is {identity!r}; vectors would not be "
-                "comparable. Use the same embedding settings or a new workdir.")
+                "comparable. Use the same embedding settings or a new workdir."
+            )
 
     async def _save_ledger(self) -> None:
         """Add this session's model costs (since the last save) to the stored totals.
@@ -131,8 +143,10 @@ class KGRag:
         processes saving at once both count.
         """
         now = self.models.ledger.snapshot()
-        delta = {role: {f: v - self._ledger_saved.get(role, {}).get(f, 0) for f, v in row.items()}
-                 for role, row in now.items()}
+        delta = {
+            role: {f: v - self._ledger_saved.get(role, {}).get(f, 0) for f, v in row.items()}
+            for role, row in now.items()
+        }
         delta = {role: row for role, row in delta.items() if any(row.values())}
         if not delta:
             return
@@ -148,12 +162,17 @@ class KGRag:
     # -- indexing ----------------------------------------------------------
     def writing(self):
         """The workdir's writer lease (one writer process; calls in this process take turns)."""
-        return self.storage.writer(wait=self.settings.wait_for_writer,
-                                   on_wait=self.on_writer_wait)
+        return self.storage.writer(wait=self.settings.wait_for_writer, on_wait=self.on_writer_wait)
 
-    async def insert(self, texts: str | Iterable[str], file_paths: Iterable[str] | None = None,
-                     progress: ProgressSink | None = None, *, ids: Iterable[str] | None = None,
-                     metadata: dict[str, Any] | None = None) -> IndexReport:
+    async def insert(
+        self,
+        texts: str | Iterable[str],
+        file_paths: Iterable[str] | None = None,
+        progress: ProgressSink | None = None,
+        *,
+        ids: Iterable[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> IndexReport:
         """Index raw texts, one document each.
 
         ``ids`` are the documents' identities (a later text under the same id
@@ -165,14 +184,27 @@ class KGRag:
         sources: list[str | None] = list(ids) if ids is not None else [None] * len(texts)
         if not len(texts) == len(paths) == len(sources):
             raise ConfigError("insert(): texts, file_paths and ids must have the same length")
-        docs = [Document(id=source_doc_id(src) if src else doc_id(t), content=t, file_path=p,
-                         source=src, metadata=dict(metadata or {}))
-                for t, p, src in zip(texts, paths, sources)]
+        docs = [
+            Document(
+                id=source_doc_id(src) if src else doc_id(t),
+                content=t,
+                file_path=p,
+                source=src,
+                metadata=dict(metadata or {}),
+            )
+            for t, p, src in zip(texts, paths, sources, strict=False)
+        ]
         return await self.index_documents(docs, progress=progress)
 
-    async def index_paths(self, paths: Iterable[str | Path], progress: ProgressSink | None = None,
-                          *, metadata: dict[str, Any] | None = None,
-                          replace: str | None = None, strict: bool = False) -> IndexReport:
+    async def index_paths(
+        self,
+        paths: Iterable[str | Path],
+        progress: ProgressSink | None = None,
+        *,
+        metadata: dict[str, Any] | None = None,
+        replace: str | None = None,
+        strict: bool = False,
+    ) -> IndexReport:
         """Load files and folders (recursively) and index them.
 
         Loading obeys the settings' limits (:class:`~kgrag.ingest.options.LoadOptions`);
@@ -216,24 +248,35 @@ class KGRag:
             raise ConfigError(f"--replace needs exactly one new file, got {len(docs)}")
         docs[0].replaces = [r.id for r in await resolve(self.storage, [replace])]
 
-    async def index_documents(self, docs: list[Document],
-                              progress: ProgressSink | None = None) -> IndexReport:
+    async def index_documents(
+        self, docs: list[Document], progress: ProgressSink | None = None
+    ) -> IndexReport:
         started = time.perf_counter()
         async with self.writing():
             queued = await self.indexer.enqueue(docs)
             done = await self.indexer.process(progress=progress)
         await self._save_ledger()
         report = IndexReport(
-            documents=len(queued.queued), new=queued.new, updated=queued.updated,
-            moved=queued.moved, unchanged=queued.unchanged, duplicates=queued.duplicates,
-            processed=done.processed, failed=done.failed, insert_s=time.perf_counter() - started)
+            documents=len(queued.queued),
+            new=queued.new,
+            updated=queued.updated,
+            moved=queued.moved,
+            unchanged=queued.unchanged,
+            duplicates=queued.duplicates,
+            processed=done.processed,
+            failed=done.failed,
+            insert_s=time.perf_counter() - started,
+        )
         report.warnings = await self._warnings(done.processed)
         return report
 
     async def _warnings(self, ids: list[str]) -> dict[str, list[str]]:
         records = await self.storage.doc_status.get_many(ids)
-        return {i: [*r.load_warnings, *r.warnings] for i, r in records.items()
-                if r.warnings or r.load_warnings}
+        return {
+            i: [*r.load_warnings, *r.warnings]
+            for i, r in records.items()
+            if r.warnings or r.load_warnings
+        }
 
     async def retry_failed(self, progress: ProgressSink | None = None) -> IndexReport:
         """Retry failed documents and those with chunk warnings; resume interrupted ones."""
@@ -241,14 +284,16 @@ class KGRag:
         async with self.writing():
             done = await self.indexer.process(retry_failed=True, progress=progress)
         await self._save_ledger()
-        report = IndexReport(processed=done.processed, failed=done.failed,
-                             insert_s=time.perf_counter() - started)
+        report = IndexReport(
+            processed=done.processed, failed=done.failed, insert_s=time.perf_counter() - started
+        )
         report.warnings = await self._warnings(done.processed)
         return report
 
     # -- document lifecycle ---------------------------------------------------
-    async def delete(self, ids: Iterable[str] = (), *, paths: Iterable[str] = (),
-                     purge_cache: bool = False):
+    async def delete(
+        self, ids: Iterable[str] = (), *, paths: Iterable[str] = (), purge_cache: bool = False
+    ):
         """Remove documents (by id, source or path glob) from every store.
 
         ``purge_cache`` also drops the cached extraction answers of the chunks
@@ -265,8 +310,9 @@ class KGRag:
         await self._save_ledger()
         return [r.id for r in records], stats
 
-    async def set_disabled(self, ids: Iterable[str] = (), disabled: bool = True, *,
-                           paths: Iterable[str] = ()) -> list[str]:
+    async def set_disabled(
+        self, ids: Iterable[str] = (), disabled: bool = True, *, paths: Iterable[str] = ()
+    ) -> list[str]:
         """Disable (or enable) documents: indexed, but not retrieved while disabled."""
         from kgrag.lifecycle import documents
 
@@ -306,8 +352,9 @@ class KGRag:
             done = await self.indexer.process(progress=progress)
             await rebuild.drop_unowned_facts(self.storage)
         await self._save_ledger()
-        return IndexReport(processed=done.processed, failed=done.failed,
-                           insert_s=time.perf_counter() - started)
+        return IndexReport(
+            processed=done.processed, failed=done.failed, insert_s=time.perf_counter() - started
+        )
 
     # -- querying ----------------------------------------------------------
     @property
@@ -316,8 +363,9 @@ class KGRag:
             from kgrag.query.engine import QueryEngine
 
             m = self.models
-            self._engine = QueryEngine(self.storage, m.chat, m.embed, m.rerank,
-                                       self.tokenizer, self.settings)
+            self._engine = QueryEngine(
+                self.storage, m.chat, m.embed, m.rerank, self.tokenizer, self.settings
+            )
         return self._engine
 
     def query_param(self, **overrides: Any):
@@ -331,8 +379,9 @@ class KGRag:
         param = param.replace(**overrides) if param is not None else self.query_param(**overrides)
         return await self.engine.query(question, param)
 
-    async def query_data(self, question: str, param=None, *, trace: bool = False,
-                         **overrides: Any) -> dict[str, Any]:
+    async def query_data(
+        self, question: str, param=None, *, trace: bool = False, **overrides: Any
+    ) -> dict[str, Any]:
         """Structured retrieval result (no answer call); with ``trace``, every stage's drops."""
         param = param.replace(**overrides) if param is not None else self.query_param(**overrides)
         return await self.engine.query_data(question, param, trace=trace)
@@ -343,12 +392,16 @@ class KGRag:
 
         ds = self.storage.doc_status
         docs = {s.value: [r.id for r in await ds.by_status(s)] for s in DocStatus}
-        failed = [{"id": r.id, "file_path": r.file_path, "error": r.error}
-                  for r in await ds.by_status(DocStatus.FAILED)]
+        failed = [
+            {"id": r.id, "file_path": r.file_path, "error": r.error}
+            for r in await ds.by_status(DocStatus.FAILED)
+        ]
         processed = await ds.by_status(DocStatus.PROCESSED)
-        warnings = [{"id": r.id, "file_path": r.file_path,
-                     "warnings": [*r.load_warnings, *r.warnings]}
-                    for r in processed if r.warnings or r.load_warnings]
+        warnings = [
+            {"id": r.id, "file_path": r.file_path, "warnings": [*r.load_warnings, *r.warnings]}
+            for r in processed
+            if r.warnings or r.load_warnings
+        ]
         return {
             "workdir": str(self.settings.workdir),
             "documents": {k: {"count": len(v), "ids": v} for k, v in docs.items()},
@@ -377,7 +430,7 @@ class SyncKGRag:
         self._runner = asyncio.Runner()
         self._rag = KGRag(settings, **overrides)
 
-    def __enter__(self) -> "SyncKGRag":
+    def __enter__(self) -> SyncKGRag:
         self._runner.run(self._rag.open())
         return self
 

@@ -21,8 +21,17 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from kgrag.ingest import options as _load
 
 DEFAULT_ENTITY_TYPES = [
-    "Person", "Creature", "Organization", "Location", "Event", "Concept",
-    "Method", "Content", "Data", "Artifact", "NaturalObject",
+    "Person",
+    "Creature",
+    "Organization",
+    "Location",
+    "Event",
+    "Concept",
+    "Method",
+    "Content",
+    "Data",
+    "Artifact",
+    "NaturalObject",
 ]
 
 
@@ -34,83 +43,210 @@ class Settings(BaseSettings):
     """Every setting kgrag has, with its default and meaning."""
 
     model_config = SettingsConfigDict(
-        env_prefix="KGRAG_", env_file=".env", extra="ignore",
+        env_prefix="KGRAG_",
+        env_file=".env",
+        extra="ignore",
         populate_by_name=True,
     )
 
     # --- where things live ---------------------------------------------
-    workdir: Path = Field(Path("./kgrag_data"), description="Folder holding the index (one SQLite file and its WAL).")
-    storage: str = Field("sqlite", description="Storage backend for all four roles (kv, vector, graph, doc status).")
+    workdir: Path = Field(
+        Path("./kgrag_data"), description="Folder holding the index (one SQLite file and its WAL)."
+    )
+    storage: str = Field(
+        "sqlite", description="Storage backend for all four roles (kv, vector, graph, doc status)."
+    )
 
     # --- chat model -------------------------------------------------------
-    llm_provider: str = Field("auto", description="Chat provider: openai, ollama, fake, none, or auto (openai when an endpoint or key is configured, else none).")
-    llm_base_url: str | None = Field(None, validation_alias=_env("LLM_BASE_URL", "OPENAI_BASE_URL"), description="Base URL of the chat endpoint (OpenAI: ending in /v1).")
+    llm_provider: str = Field(
+        "auto",
+        description="Chat provider: openai, ollama, fake, none, or auto (openai when an endpoint or key is configured, else none).",
+    )
+    llm_base_url: str | None = Field(
+        None,
+        validation_alias=_env("LLM_BASE_URL", "OPENAI_BASE_URL"),
+        description="Base URL of the chat endpoint (OpenAI: ending in /v1).",
+    )
     llm_model: str = Field("gpt-4o-mini", description="Chat model name sent to the provider.")
-    llm_api_key: str | None = Field(None, validation_alias=_env("LLM_API_KEY", "OPENAI_API_KEY"), description="API key for the chat endpoint.")
-    llm_max_async: int = Field(4, ge=1, description="Most chat calls in flight at once, shared by everything in the process.")
-    llm_timeout: float = Field(240.0, gt=0, description="Seconds before one chat call is abandoned and retried.")
-    llm_max_retries: int = Field(6, ge=0, description="Retries for 429 / 5xx / timeouts, with exponential backoff honouring Retry-After.")
-    llm_max_tokens: int | None = Field(None, description="Cap on completion tokens per call (stops runaway outputs).")
+    llm_api_key: str | None = Field(
+        None,
+        validation_alias=_env("LLM_API_KEY", "OPENAI_API_KEY"),
+        description="API key for the chat endpoint.",
+    )
+    llm_max_async: int = Field(
+        4,
+        ge=1,
+        description="Most chat calls in flight at once, shared by everything in the process.",
+    )
+    llm_timeout: float = Field(
+        240.0, gt=0, description="Seconds before one chat call is abandoned and retried."
+    )
+    llm_max_retries: int = Field(
+        6,
+        ge=0,
+        description="Retries for 429 / 5xx / timeouts, with exponential backoff honouring Retry-After.",
+    )
+    llm_max_tokens: int | None = Field(
+        None, description="Cap on completion tokens per call (stops runaway outputs)."
+    )
     llm_temperature: float = Field(0.0, description="Sampling temperature for every chat call.")
-    enable_llm_cache: bool = Field(True, description="Cache chat answers keyed by prompt, model identity and parameters.")
+    enable_llm_cache: bool = Field(
+        True, description="Cache chat answers keyed by prompt, model identity and parameters."
+    )
 
     # --- embeddings -------------------------------------------------------
-    embedding_provider: str = Field("auto", description="Embedding provider: openai, ollama, fake, local, or auto (openai when an endpoint or key is configured, else local).")
-    embedding_base_url: str | None = Field(None, validation_alias=_env("EMBEDDING_BASE_URL", "OPENAI_BASE_URL"), description="Base URL of the embedding endpoint.")
+    embedding_provider: str = Field(
+        "auto",
+        description="Embedding provider: openai, ollama, fake, local, or auto (openai when an endpoint or key is configured, else local).",
+    )
+    embedding_base_url: str | None = Field(
+        None,
+        validation_alias=_env("EMBEDDING_BASE_URL", "OPENAI_BASE_URL"),
+        description="Base URL of the embedding endpoint.",
+    )
     embedding_model: str = Field("text-embedding-3-small", description="Embedding model name.")
-    embedding_api_key: str | None = Field(None, validation_alias=_env("EMBEDDING_API_KEY", "OPENAI_API_KEY"), description="API key for the embedding endpoint.")
-    embedding_dim: int | None = Field(None, description="Vector size; detected from the first response when unset.")
+    embedding_api_key: str | None = Field(
+        None,
+        validation_alias=_env("EMBEDDING_API_KEY", "OPENAI_API_KEY"),
+        description="API key for the embedding endpoint.",
+    )
+    embedding_dim: int | None = Field(
+        None, description="Vector size; detected from the first response when unset."
+    )
     embedding_batch_size: int = Field(32, ge=1, description="Texts per embedding request.")
-    embedding_max_async: int = Field(8, ge=1, description="Most embedding requests in flight at once.")
-    embedding_max_tokens: int = Field(8192, ge=16, description="Longest text the embedding model reads; longer texts are embedded in windows and averaged.")
+    embedding_max_async: int = Field(
+        8, ge=1, description="Most embedding requests in flight at once."
+    )
+    embedding_max_tokens: int = Field(
+        8192,
+        ge=16,
+        description="Longest text the embedding model reads; longer texts are embedded in windows and averaged.",
+    )
 
     # --- reranker (optional) ---------------------------------------------
-    rerank_provider: str | None = Field(None, description="Reranker: cohere (also Jina / vLLM compatible) or unset for none.")
-    rerank_base_url: str | None = Field(None, description="Rerank endpoint URL (POST, Cohere/Jina request format).")
+    rerank_provider: str | None = Field(
+        None, description="Reranker: cohere (also Jina / vLLM compatible) or unset for none."
+    )
+    rerank_base_url: str | None = Field(
+        None, description="Rerank endpoint URL (POST, Cohere/Jina request format)."
+    )
     rerank_model: str | None = Field(None, description="Rerank model name.")
     rerank_api_key: str | None = Field(None, description="Rerank API key.")
 
     # --- loading files (see docs/ingestion.md) ---------------------------
-    input_encoding: str | None = Field(None, description="Read every text and HTML file with this codec (a byte order mark still wins); unset: BOM, declared charset (HTML), strict UTF-8, then charset-normalizer detection.")
-    max_file_bytes: int = Field(_load.DEFAULT_MAX_FILE_BYTES, ge=1, description="Files bigger than this many bytes are refused (checked with stat before reading).")
-    max_document_chars: int = Field(_load.DEFAULT_MAX_DOCUMENT_CHARS, ge=1, description="A document whose extracted text is longer is refused, not truncated.")
-    zip_max_total_bytes: int = Field(_load.DEFAULT_ZIP_MAX_TOTAL_BYTES, ge=1, description="Zip-based files (.docx, ...) that would inflate to more bytes are refused before anything is inflated.")
-    zip_max_ratio: float = Field(_load.DEFAULT_ZIP_MAX_RATIO, gt=0, description="Zip-based files compressed more than this ratio (whole archive or an entry over 1 MiB) are refused as zip bombs.")
-    zip_max_entries: int = Field(_load.DEFAULT_ZIP_MAX_ENTRIES, ge=1, description="Zip-based files with more entries are refused.")
-    follow_symlinks: bool = Field(False, description="Follow symbolic links that leave the folder being indexed (loops are never followed twice); off: they are skipped with a reason.")
+    input_encoding: str | None = Field(
+        None,
+        description="Read every text and HTML file with this codec (a byte order mark still wins); unset: BOM, declared charset (HTML), strict UTF-8, then charset-normalizer detection.",
+    )
+    max_file_bytes: int = Field(
+        _load.DEFAULT_MAX_FILE_BYTES,
+        ge=1,
+        description="Files bigger than this many bytes are refused (checked with stat before reading).",
+    )
+    max_document_chars: int = Field(
+        _load.DEFAULT_MAX_DOCUMENT_CHARS,
+        ge=1,
+        description="A document whose extracted text is longer is refused, not truncated.",
+    )
+    zip_max_total_bytes: int = Field(
+        _load.DEFAULT_ZIP_MAX_TOTAL_BYTES,
+        ge=1,
+        description="Zip-based files (.docx, ...) that would inflate to more bytes are refused before anything is inflated.",
+    )
+    zip_max_ratio: float = Field(
+        _load.DEFAULT_ZIP_MAX_RATIO,
+        gt=0,
+        description="Zip-based files compressed more than this ratio (whole archive or an entry over 1 MiB) are refused as zip bombs.",
+    )
+    zip_max_entries: int = Field(
+        _load.DEFAULT_ZIP_MAX_ENTRIES,
+        ge=1,
+        description="Zip-based files with more entries are refused.",
+    )
+    follow_symlinks: bool = Field(
+        False,
+        description="Follow symbolic links that leave the folder being indexed (loops are never followed twice); off: they are skipped with a reason.",
+    )
 
     # --- tokenizer and chunking ------------------------------------------
-    tokenizer: str = Field("o200k_base", description="Token encoding used for chunking and budgets (bundled; never downloaded).")
-    chunker: Literal["token", "recursive"] = Field("token", description="token: fixed token windows; recursive: separator-based, CJK aware.")
+    tokenizer: str = Field(
+        "o200k_base",
+        description="Token encoding used for chunking and budgets (bundled; never downloaded).",
+    )
+    chunker: Literal["token", "recursive"] = Field(
+        "token", description="token: fixed token windows; recursive: separator-based, CJK aware."
+    )
     chunk_size: int = Field(1200, ge=16, description="Chunk size in tokens.")
     chunk_overlap: int = Field(100, ge=0, description="Tokens shared by neighbouring chunks.")
-    split_by_character: str | None = Field(None, description="Split on this string first, then re-split oversize pieces by tokens.")
-    split_by_character_only: bool = Field(False, description="With split_by_character: do not re-split oversize pieces.")
+    split_by_character: str | None = Field(
+        None, description="Split on this string first, then re-split oversize pieces by tokens."
+    )
+    split_by_character_only: bool = Field(
+        False, description="With split_by_character: do not re-split oversize pieces."
+    )
 
     # --- extraction -------------------------------------------------------
-    extractor: Literal["auto", "llm", "nlp"] = Field("auto", description="llm: prompt the chat model; nlp: LLM-free NER + co-occurrence; auto: llm when a chat model is configured.")
-    extraction_format: Literal["delimited", "json"] = Field("delimited", description="Record format asked of the model.")
-    entity_types: list[str] = Field(default_factory=lambda: list(DEFAULT_ENTITY_TYPES), description="Entity types offered to the extractor.")
-    language: str = Field("English", description="Language of descriptions, summaries and keywords.")
+    extractor: Literal["auto", "llm", "nlp"] = Field(
+        "auto",
+        description="llm: prompt the chat model; nlp: LLM-free NER + co-occurrence; auto: llm when a chat model is configured.",
+    )
+    extraction_format: Literal["delimited", "json"] = Field(
+        "delimited", description="Record format asked of the model."
+    )
+    entity_types: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_ENTITY_TYPES),
+        description="Entity types offered to the extractor.",
+    )
+    language: str = Field(
+        "English", description="Language of descriptions, summaries and keywords."
+    )
     max_gleaning: int = Field(1, ge=0, description="Extra 'anything missed?' passes per chunk.")
-    extract_max_reasks: int = Field(3, ge=0, description="Times an extraction or gleaning reply that is malformed (cut off, no completion marker, most rows unusable) is asked for again, with a note saying what was wrong; malformed replies are never cached.")
-    max_extract_input_tokens: int = Field(20480, description="Skip gleaning when the conversation would exceed this many tokens.")
+    extract_max_reasks: int = Field(
+        3,
+        ge=0,
+        description="Times an extraction or gleaning reply that is malformed (cut off, no completion marker, most rows unusable) is asked for again, with a note saying what was wrong; malformed replies are never cached.",
+    )
+    max_extract_input_tokens: int = Field(
+        20480, description="Skip gleaning when the conversation would exceed this many tokens."
+    )
 
-    max_failed_chunk_fraction: float = Field(0.5, ge=0, le=1, description="A document fails when more than this fraction of its chunks yield nothing usable; below it, it is processed with warnings.")
+    max_failed_chunk_fraction: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="A document fails when more than this fraction of its chunks yield nothing usable; below it, it is processed with warnings.",
+    )
 
     # --- merging ----------------------------------------------------------
-    force_llm_summary_on_merge: int = Field(8, ge=2, description="Summarise descriptions once an entity/relation has this many fragments.")
-    summary_max_tokens: int = Field(1200, description="...or once its fragments add up to this many tokens.")
-    summary_context_size: int = Field(12000, description="Most tokens sent in one summary call; more are summarised map-reduce.")
+    force_llm_summary_on_merge: int = Field(
+        8,
+        ge=2,
+        description="Summarise descriptions once an entity/relation has this many fragments.",
+    )
+    summary_max_tokens: int = Field(
+        1200, description="...or once its fragments add up to this many tokens."
+    )
+    summary_context_size: int = Field(
+        12000, description="Most tokens sent in one summary call; more are summarised map-reduce."
+    )
     summary_length_recommended: int = Field(600, description="Target summary length in tokens.")
     max_source_ids_per_entity: int = Field(200, description="Source chunk ids kept on an entity.")
-    max_source_ids_per_relation: int = Field(200, description="Source chunk ids kept on a relation.")
-    source_ids_limit_method: Literal["KEEP", "FIFO"] = Field("KEEP", description="KEEP the oldest ids (and stop updating), or FIFO keep the newest.")
+    max_source_ids_per_relation: int = Field(
+        200, description="Source chunk ids kept on a relation."
+    )
+    source_ids_limit_method: Literal["KEEP", "FIFO"] = Field(
+        "KEEP", description="KEEP the oldest ids (and stop updating), or FIFO keep the newest."
+    )
     max_file_paths: int = Field(75, description="File paths kept on an entity or relation.")
 
     # --- pipeline ---------------------------------------------------------
-    wait_for_writer: bool = Field(True, description="When another process is writing to the workdir, wait for it (True) or fail at once with an error (False).")
-    max_parallel_insert: int = Field(16, ge=1, description="Documents being extracted at once (they merge in enqueue order).")
+    wait_for_writer: bool = Field(
+        True,
+        description="When another process is writing to the workdir, wait for it (True) or fail at once with an error (False).",
+    )
+    max_parallel_insert: int = Field(
+        16, ge=1, description="Documents being extracted at once (they merge in enqueue order)."
+    )
 
     # --- query ------------------------------------------------------------
     top_k: int = Field(40, description="Entities (local) / relations (global) retrieved per query.")
@@ -118,11 +254,13 @@ class Settings(BaseSettings):
     max_entity_tokens: int = Field(6000, description="Token budget of the entity section.")
     max_relation_tokens: int = Field(8000, description="Token budget of the relation section.")
     max_total_tokens: int = Field(30000, description="Token budget of the whole prompt.")
-    cosine_threshold: float = Field(0.2, description="Vector hits below this similarity are dropped.")
+    cosine_threshold: float = Field(
+        0.2, description="Vector hits below this similarity are dropped."
+    )
     related_chunk_number: int = Field(5, description="Chunks taken per entity / relation.")
 
     @model_validator(mode="after")
-    def _check(self) -> "Settings":
+    def _check(self) -> Settings:
         if self.chunk_overlap >= self.chunk_size:
             raise ValueError("chunk_overlap must be smaller than chunk_size")
         return self

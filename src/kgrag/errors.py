@@ -39,9 +39,7 @@ class UnknownBackendError(ConfigError):
 
     def __init__(self, kind: str, name: str, known: list[str]):
         self.kind, self.name, self.known = kind, name, sorted(known)
-        super().__init__(
-            f"unknown {kind} {name!r}; known {kind}s: {', '.join(self.known)}"
-        )
+        super().__init__(f"unknown {kind} {name!r}; known {kind}s: {', '.join(self.known)}")
 
 
 class LoaderError(KGRagError):

@@ -14,7 +14,7 @@ from typing import Any
 SEP = "<SEP>"
 
 
-class DocStatus(str, enum.Enum):
+class DocStatus(enum.StrEnum):
     PENDING = "pending"
     PROCESSING = "processing"
     PROCESSED = "processed"
@@ -88,7 +88,7 @@ class DocRecord:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "DocRecord":
+    def from_dict(cls, d: dict[str, Any]) -> DocRecord:
         known = cls.__dataclass_fields__  # records of older versions lack new fields
         d = {k: v for k, v in d.items() if k in known}
         d["status"] = DocStatus(d["status"])

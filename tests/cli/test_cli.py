@@ -14,8 +14,13 @@ def kgrag(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProc
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KGRAG_", "OPENAI_"))}
     env.update(KGRAG_LLM_PROVIDER="fake", KGRAG_EMBEDDING_PROVIDER="fake")
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "kgrag.cli.main", *args], env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "kgrag.cli.main", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_index_json_status_and_query(tmp_path):
@@ -27,8 +32,16 @@ def test_index_json_status_and_query(tmp_path):
     out = kgrag("index", "--json", "--workdir", work, str(docs))
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout.strip().splitlines()[-1])
-    for key in ("documents", "chunks", "entities", "relations", "llm_calls",
-                "prompt_tokens", "completion_tokens", "insert_s"):
+    for key in (
+        "documents",
+        "chunks",
+        "entities",
+        "relations",
+        "llm_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "insert_s",
+    ):
         assert key in summary
     assert summary["documents"] == 3 and summary["entities"] > 0
     assert summary["llm_calls"] >= 2 * summary["chunks"]
@@ -47,8 +60,16 @@ def test_index_json_status_and_query(tmp_path):
 
     questions = tmp_path / "q.txt"
     questions.write_text("Who is Scrooge?\n\nWhat is Christmas about?\n")
-    out = kgrag("query", "--workdir", work, "--mode", "local", "--context-only",
-                "--questions-file", str(questions))
+    out = kgrag(
+        "query",
+        "--workdir",
+        work,
+        "--mode",
+        "local",
+        "--context-only",
+        "--questions-file",
+        str(questions),
+    )
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r["question"] for r in rows] == ["Who is Scrooge?", "What is Christmas about?"]
     assert all(r["latency_s"] > 0 and r["context_chars"] > 0 for r in rows)

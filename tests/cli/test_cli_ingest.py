@@ -7,19 +7,29 @@ import os
 import subprocess
 import sys
 
-PARAGRAPH = ("Ebenezer Scrooge kept a counting-house in London with his clerk Bob Cratchit. "
-             "On Christmas Eve the ghost of Jacob Marley visited him and warned him to change.")
-PT = ("A população da região aumentou nos últimos anos, e as autoridades locais começaram a "
-      "construir novas escolas e hospitais. O governador afirmou que a educação é a prioridade, mas "
-      "muitos cidadãos estão preocupados com a falta de água durante o verão e com a poluição dos rios.")
+PARAGRAPH = (
+    "Ebenezer Scrooge kept a counting-house in London with his clerk Bob Cratchit. "
+    "On Christmas Eve the ghost of Jacob Marley visited him and warned him to change."
+)
+PT = (
+    "A população da região aumentou nos últimos anos, e as autoridades locais começaram a "
+    "construir novas escolas e hospitais. O governador afirmou que a educação é a prioridade, mas "
+    "muitos cidadãos estão preocupados com a falta de água durante o verão e com a poluição dos rios."
+)
 
 
 def kgrag(*args, cwd=None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KGRAG_", "OPENAI_"))}
     env.update(KGRAG_LLM_PROVIDER="fake", KGRAG_EMBEDDING_PROVIDER="fake", KGRAG_EXTRACTOR="llm")
-    return subprocess.run([sys.executable, "-m", "kgrag.cli.main", "index", "--no-progress",
-                           *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "kgrag.cli.main", "index", "--no-progress", *map(str, args)],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def summary(out: subprocess.CompletedProcess) -> dict:

@@ -68,7 +68,8 @@ def test_disable_enable_and_export(tmp_path):
 
     target = tmp_path / "graph.json"
     assert ok("export", "--workdir", work, "--output", target, cwd=tmp_path).startswith(
-        f"wrote {target}")
+        f"wrote {target}"
+    )
     graph = json.loads(target.read_text())
     assert graph["format"] == "kgrag-graph"
     names = [e["name"] for e in graph["entities"]]
@@ -107,7 +108,9 @@ def test_check_finds_damage_repair_mends_it_and_rebuild_keeps_the_graph(tmp_path
     assert damaged.returncode == 1
     assert "problem: chunks vector" in damaged.stdout and "problem(s)" in damaged.stdout
 
-    assert ok("check", "--repair", "--workdir", work, cwd=tmp_path).startswith("index is consistent")
+    assert ok("check", "--repair", "--workdir", work, cwd=tmp_path).startswith(
+        "index is consistent"
+    )
     out = ok("rebuild", "--no-progress", "--workdir", work, cwd=tmp_path)
     assert out.startswith("rebuilt from 3 document(s)")
     assert export(work, tmp_path) == before
@@ -115,7 +118,8 @@ def test_check_finds_damage_repair_mends_it_and_rebuild_keeps_the_graph(tmp_path
 
 
 def test_index_of_a_missing_path_fails(tmp_path):
-    out = kgrag("index", "--no-progress", "--workdir", tmp_path / "idx", tmp_path / "nope.txt",
-                cwd=tmp_path)
+    out = kgrag(
+        "index", "--no-progress", "--workdir", tmp_path / "idx", tmp_path / "nope.txt", cwd=tmp_path
+    )
     assert out.returncode != 0
     assert "nope.txt" in out.stderr and "no such file" in out.stderr

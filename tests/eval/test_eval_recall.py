@@ -16,7 +16,9 @@ pytestmark = pytest.mark.skipif(not (DATA / "hotpotqa").is_dir(), reason="../sha
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("eval_recall", ROOT / "scripts" / "eval_recall.py")
+    spec = importlib.util.spec_from_file_location(
+        "eval_recall", ROOT / "scripts" / "eval_recall.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules["eval_recall"] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
@@ -38,22 +40,45 @@ def test_loaders_map_gold_to_passage_keys():
     mq = ev.load("musique", DATA, 3, sliced=True)
     assert all(2 <= len(g) <= 4 and g <= set(mq.passages) for _, g in mq.questions)
     zh = ev.load("cmrc", DATA, 4, sliced=True)
-    assert len(zh.questions) == 4 and all(len(g) == 1 and g <= set(zh.passages) for _, g in zh.questions)
+    assert len(zh.questions) == 4 and all(
+        len(g) == 1 and g <= set(zh.passages) for _, g in zh.questions
+    )
 
 
 async def test_slice_indexes_once_and_scores_modes(tmp_path):
     ev = load_script()
     out = tmp_path / "out.json"
-    argv = ["--datasets", "hotpotqa", "--questions", "5", "--slice", "--embedding", "fake",
-            "--modes", "naive,ppr", "--workdir", str(tmp_path / "idx"), "--data", str(DATA), "--out", str(out)]
+    argv = [
+        "--datasets",
+        "hotpotqa",
+        "--questions",
+        "5",
+        "--slice",
+        "--embedding",
+        "fake",
+        "--modes",
+        "naive,ppr",
+        "--workdir",
+        str(tmp_path / "idx"),
+        "--data",
+        str(DATA),
+        "--out",
+        str(out),
+    ]
     first = await ev.main(argv)
     row = first["hotpotqa"]
-    assert row["questions"] == 5 and not row["index"]["cached"] and row["index"]["chunks"] == row["passages"]
+    assert (
+        row["questions"] == 5
+        and not row["index"]["cached"]
+        and row["index"]["chunks"] == row["passages"]
+    )
     for mode in ("naive", "ppr"):
         assert 0 <= row["modes"][mode]["recall@2"] <= row["modes"][mode]["recall@5"] <= 100
     assert row["modes"]["ppr"]["recall@5"] > 0
     again = await ev.main(argv[:-2])
     assert again["hotpotqa"]["index"]["cached"]
-    assert again["hotpotqa"]["modes"] == {m: {**r, "s_per_query": again["hotpotqa"]["modes"][m]["s_per_query"]}
-                                          for m, r in row["modes"].items()}
+    assert again["hotpotqa"]["modes"] == {
+        m: {**r, "s_per_query": again["hotpotqa"]["modes"][m]["s_per_query"]}
+        for m, r in row["modes"].items()
+    }
     assert json.loads(out.read_text())["results"]["hotpotqa"]["passages"] == row["passages"]

@@ -15,8 +15,14 @@ from kgrag.types import Chunk
 
 TOK = get_tokenizer()
 TEXT = "Scrooge was the partner of Marley. Bob Cratchit is Scrooge's clerk."
-CHUNK = Chunk(id=chunk_id(TEXT), doc_id="doc-1", content=TEXT, tokens=TOK.count(TEXT), order=0,
-              file_path="carol.txt")
+CHUNK = Chunk(
+    id=chunk_id(TEXT),
+    doc_id="doc-1",
+    content=TEXT,
+    tokens=TOK.count(TEXT),
+    order=0,
+    file_path="carol.txt",
+)
 
 
 class ScriptedChat:
@@ -27,8 +33,9 @@ class ScriptedChat:
         self.calls: list[dict] = []
 
     async def chat(self, messages, *, role, json_mode=False, accept=None, tag=None):
-        self.calls.append({"messages": [dict(m) for m in messages], "role": role,
-                           "json_mode": json_mode})
+        self.calls.append(
+            {"messages": [dict(m) for m in messages], "role": role, "json_mode": json_mode}
+        )
         answer = self.answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
@@ -56,15 +63,16 @@ async def test_one_extract_call_without_gleaning():
     assert [c["role"] for c in chat.calls] == ["extract"]
     assert find_fenced(chat.calls[0]["messages"], INPUT_HEADING) == TEXT
     assert [e.name for e in ex.entities] == ["Scrooge", "Marley"]
-    assert all(r.chunk_id == CHUNK.id and r.file_path == "carol.txt"
-               for r in [*ex.entities, *ex.relations])
+    assert all(
+        r.chunk_id == CHUNK.id and r.file_path == "carol.txt" for r in [*ex.entities, *ex.relations]
+    )
 
 
 async def test_glean_adds_records_and_replaces_only_with_longer_descriptions():
     glean = rows(
         "entity<|#|>Scrooge<|#|>Person<|#|>A covetous old sinner and Marley's partner.",  # longer
-        "entity<|#|>Marley<|#|>Person<|#|>Dead.",                                         # shorter
-        "entity<|#|>Bob Cratchit<|#|>Person<|#|>Scrooge's clerk.",                         # new
+        "entity<|#|>Marley<|#|>Person<|#|>Dead.",  # shorter
+        "entity<|#|>Bob Cratchit<|#|>Person<|#|>Scrooge's clerk.",  # new
         "relation<|#|>Marley<|#|>Scrooge<|#|>business<|#|>Partners in business for many years.",
         "relation<|#|>Bob Cratchit<|#|>Scrooge<|#|>employment<|#|>Bob works for Scrooge.",
     )
@@ -72,10 +80,15 @@ async def test_glean_adds_records_and_replaces_only_with_longer_descriptions():
     ex = await extractor(chat, max_gleaning=2).extract(CHUNK)
     assert [c["role"] for c in chat.calls] == ["extract", "glean", "glean"]
     by_name = {e.name: e.description for e in ex.entities}
-    assert by_name == {"Scrooge": "A covetous old sinner and Marley's partner.",
-                       "Marley": "Scrooge's late partner.", "Bob Cratchit": "Scrooge's clerk."}
+    assert by_name == {
+        "Scrooge": "A covetous old sinner and Marley's partner.",
+        "Marley": "Scrooge's late partner.",
+        "Bob Cratchit": "Scrooge's clerk.",
+    }
     assert [(r.source, r.target, r.keywords) for r in ex.relations] == [
-        ("Marley", "Scrooge", "business"), ("Bob Cratchit", "Scrooge", "employment")]
+        ("Marley", "Scrooge", "business"),
+        ("Bob Cratchit", "Scrooge", "employment"),
+    ]
     # the glean re-sends the conversation: prompt, first answer, follow-up
     sent = chat.calls[1]["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
@@ -101,8 +114,10 @@ async def test_garbage_then_valid_output_is_recovered_on_a_reask():
     assert reask[-1]["role"] == "user" and "attempt 1" in reask[-1]["content"]
     assert "<|COMPLETE|>" in reask[-1]["content"]
     # the glean builds on the healthy reply, not on the repair conversation
-    assert chat.calls[2]["messages"][:3] == [*chat.calls[0]["messages"],
-                                             {"role": "assistant", "content": FIRST}]
+    assert chat.calls[2]["messages"][:3] == [
+        *chat.calls[0]["messages"],
+        {"role": "assistant", "content": FIRST},
+    ]
 
 
 async def test_glean_skipped_when_conversation_too_long():
@@ -137,9 +152,11 @@ async def test_empty_chunk_makes_no_call_and_settings_constructor():
     chat = ScriptedChat()
     empty = Chunk(id="chunk-x", doc_id="d", content="  ", tokens=0, order=0)
     assert (await extractor(chat).extract(empty)).entities == []
-    built = LLMExtractor.from_settings(chat, Settings(extraction_format="json", max_gleaning=0,
-                                                      language="German", extract_max_reasks=5),
-                                       TOK)
+    built = LLMExtractor.from_settings(
+        chat,
+        Settings(extraction_format="json", max_gleaning=0, language="German", extract_max_reasks=5),
+        TOK,
+    )
     assert (built.fmt, built.max_gleaning, built.language) == ("json", 0, "German")
     assert built.max_reasks == 5 and Settings().extract_max_reasks == 3
     with pytest.raises(ConfigError):
@@ -152,24 +169,40 @@ PROSE = "Here are the entities and relationships I identified in the passage abo
 CUT = FIRST[: FIRST.index("Marley<|#|>Person") + 10]  # one whole row, then cut mid-row
 
 
-@pytest.mark.parametrize(("fmt", "text", "problem"), [
-    ("delimited", FIRST, None),
-    ("delimited", rows(), None),                                  # nothing to extract
-    ("delimited", "No entities in this text.\n<|complete|>", None),
-    ("delimited", FIRST.replace("<|#|>", " | "), None),          # repaired by the parser
-    ("delimited", "", "empty reply"),
-    ("delimited", CUT, "no completion marker"),
-    ("delimited", PROSE, "no completion marker"),
-    ("delimited", rows("entity<|#|>Scrooge<|#|>Person"), "no usable records"),
-    ("delimited", rows("entity<|#|>Scrooge<|#|>Person<|#|>A miser.", "entity<|#|>Bob",
-                       "entity<|#|>Fred<|#|>Person"), "most rows dropped (2 warnings, 1 records)"),
-    ("json", '{"entities": [], "relationships": []}', None),
-    ("json", ('```json\n{"entities": [{"name": "Scrooge", "type": "Person", '
-              '"description": "A miser.",},],}\n```'), None),            # repaired, and closed
-    ("json", '{"entities": [{"name": "Scrooge", "type": "Per', "JSON does not close"),
-    ("json", PROSE, "no JSON object"),
-    ("json", rows("entity<|#|>Scrooge<|#|>Person<|#|>A miser."), None),  # delimited fallback
-])
+@pytest.mark.parametrize(
+    ("fmt", "text", "problem"),
+    [
+        ("delimited", FIRST, None),
+        ("delimited", rows(), None),  # nothing to extract
+        ("delimited", "No entities in this text.\n<|complete|>", None),
+        ("delimited", FIRST.replace("<|#|>", " | "), None),  # repaired by the parser
+        ("delimited", "", "empty reply"),
+        ("delimited", CUT, "no completion marker"),
+        ("delimited", PROSE, "no completion marker"),
+        ("delimited", rows("entity<|#|>Scrooge<|#|>Person"), "no usable records"),
+        (
+            "delimited",
+            rows(
+                "entity<|#|>Scrooge<|#|>Person<|#|>A miser.",
+                "entity<|#|>Bob",
+                "entity<|#|>Fred<|#|>Person",
+            ),
+            "most rows dropped (2 warnings, 1 records)",
+        ),
+        ("json", '{"entities": [], "relationships": []}', None),
+        (
+            "json",
+            (
+                '```json\n{"entities": [{"name": "Scrooge", "type": "Person", '
+                '"description": "A miser.",},],}\n```'
+            ),
+            None,
+        ),  # repaired, and closed
+        ("json", '{"entities": [{"name": "Scrooge", "type": "Per', "JSON does not close"),
+        ("json", PROSE, "no JSON object"),
+        ("json", rows("entity<|#|>Scrooge<|#|>Person<|#|>A miser."), None),  # delimited fallback
+    ],
+)
 def test_reply_health_rules(fmt, text, problem):
     assert reply_problem(text, fmt) == problem
 
@@ -183,23 +216,28 @@ async def test_garbage_forever_keeps_the_best_attempt_and_sets_error():
     ex = await extractor(chat, max_gleaning=1).extract(CHUNK)
     assert [c["role"] for c in chat.calls] == ["extract"] * 4  # no glean on top of nothing
     notes = [c["messages"][-1]["content"] for c in chat.calls[1:]]
-    assert [f"attempt {n}" in note for n, note in zip((1, 2, 3), notes)] == [True] * 3
+    assert [f"attempt {n}" in note for n, note in zip((1, 2, 3), notes, strict=False)] == [True] * 3
     assert len({str(c["messages"]) for c in chat.calls}) == 4  # every re-ask is a new request
     assert ex.entities == [] and ex.relations == []
     assert ex.error == "extract: reply unparseable after 4 attempts (no completion marker)"
-    assert ex.warnings[-1] == ("extract: reply malformed in 4 attempts (no completion marker; "
-                               "empty reply); kept the 0 records of the best")
+    assert ex.warnings[-1] == (
+        "extract: reply malformed in 4 attempts (no completion marker; "
+        "empty reply); kept the 0 records of the best"
+    )
 
 
 async def test_cut_off_replies_keep_the_best_records_and_are_still_gleaned():
     cut_short = FIRST[:20]  # no whole row
-    chat = ScriptedChat(cut_short, CUT, cut_short, rows("entity<|#|>Bob<|#|>Person<|#|>A clerk."),
-                        rows())
+    chat = ScriptedChat(
+        cut_short, CUT, cut_short, rows("entity<|#|>Bob<|#|>Person<|#|>A clerk."), rows()
+    )
     ex = await extractor(chat, max_gleaning=2, max_reasks=2).extract(CHUNK)
     assert [c["role"] for c in chat.calls] == ["extract"] * 3 + ["glean"] * 2
     assert [e.name for e in ex.entities] == ["Scrooge", "Bob"] and ex.error is None
-    assert "extract: reply malformed in 3 attempts (no completion marker); kept the 1 record " \
-           "of the best" in ex.warnings
+    assert (
+        "extract: reply malformed in 3 attempts (no completion marker); kept the 1 record "
+        "of the best" in ex.warnings
+    )
     assert chat.calls[3]["messages"][2] == {"role": "assistant", "content": CUT}
 
 
@@ -234,7 +272,9 @@ async def test_truncated_by_the_token_limit_is_reasked():
     chat = ScriptedChat(ChatResult(text=FIRST, finish_reason="length"), FIRST)
     ex = await extractor(chat, max_gleaning=0).extract(CHUNK)
     assert len(chat.calls) == 2 and len(ex.entities) == 2
-    assert ex.warnings == ["extract: reply malformed (cut at the token limit), recovered on re-ask 1"]
+    assert ex.warnings == [
+        "extract: reply malformed (cut at the token limit), recovered on re-ask 1"
+    ]
 
 
 async def test_no_reasks_when_max_reasks_is_zero():

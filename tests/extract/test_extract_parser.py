@@ -23,19 +23,23 @@ def test_clean_output_with_ids():
     ex = parse_delimited(GOOD, "chunk-1", "a.txt", TYPES)
     assert _names(ex) == (["Alex", "The Device"], [("Alex", "The Device")])
     assert ex.warnings == []
-    assert all(r.chunk_id == "chunk-1" and r.file_path == "a.txt"
-               for r in [*ex.entities, *ex.relations])
+    assert all(
+        r.chunk_id == "chunk-1" and r.file_path == "a.txt" for r in [*ex.entities, *ex.relations]
+    )
     assert ex.relations[0].keywords == "study, curiosity" and ex.relations[0].weight == 1.0
 
 
-@pytest.mark.parametrize("bad", ["<|#>", "<#|>", "<||>", "|#|", "<|>", "<| # |>", "＜｜#｜＞", "<#>"])
+@pytest.mark.parametrize(
+    "bad", ["<|#>", "<#|>", "<||>", "|#|", "<|>", "<| # |>", "＜｜#｜＞", "<#>"]
+)
 def test_corrupted_delimiters(bad):
     ex = parse_delimited(GOOD.replace("<|#|>", bad), entity_types=TYPES)
     assert _names(ex) == (["Alex", "The Device"], [("Alex", "The Device")])
 
 
-@pytest.mark.parametrize("marker", ["<|complete|>", "<|Complete|>", "|COMPLETE|", "<COMPLETE>",
-                                    "<|COMPLETE>"])
+@pytest.mark.parametrize(
+    "marker", ["<|complete|>", "<|Complete|>", "|COMPLETE|", "<COMPLETE>", "<|COMPLETE>"]
+)
 def test_completion_marker_variants(marker):
     ex = parse_delimited(GOOD.replace("<|COMPLETE|>", marker), entity_types=TYPES)
     assert len(ex.entities) == 2 and ex.warnings == []
@@ -51,9 +55,11 @@ def test_missing_marker_warns_and_text_after_marker_ignored():
 def test_records_run_together_on_one_line():
     line = GOOD.replace("\nentity", "<|#|>entity").replace("\nrelation", "<|#|>relation")
     assert _names(parse_delimited(line, entity_types=TYPES))[0] == ["Alex", "The Device"]
-    old = ('("entity"<|>"Alex"<|>"person"<|>"Alex is a scout.")##("entity"<|>"Bo"<|>"person"'
-           '<|>"Bo leads.")##\n("relationship"<|>"Alex"<|>"Bo"<|>"Bo leads Alex."<|>"lead"<|>7)'
-           "<|COMPLETE|>")
+    old = (
+        '("entity"<|>"Alex"<|>"person"<|>"Alex is a scout.")##("entity"<|>"Bo"<|>"person"'
+        '<|>"Bo leads.")##\n("relationship"<|>"Alex"<|>"Bo"<|>"Bo leads Alex."<|>"lead"<|>7)'
+        "<|COMPLETE|>"
+    )
     ex = parse_delimited(old, entity_types=TYPES)
     assert _names(ex) == (["Alex", "Bo"], [("Alex", "Bo")])
     assert ex.relations[0].weight == 7.0
@@ -70,19 +76,24 @@ def test_wrapped_rows_and_misprefixed_relation():
         "```\n<|COMPLETE|>"
     )
     ex = parse_delimited(text, entity_types=TYPES)
-    assert [(e.name, e.type) for e in ex.entities] == [("Alex", "Person"), ("Bo", "Person"),
-                                                       ("Cy", "Other")]
+    assert [(e.name, e.type) for e in ex.entities] == [
+        ("Alex", "Person"),
+        ("Bo", "Person"),
+        ("Cy", "Other"),
+    ]
     assert [(r.source, r.target, r.keywords) for r in ex.relations] == [
-        ("Alex", "Bo", "team"), ("Bo", "Cy", "")]
+        ("Alex", "Bo", "team"),
+        ("Bo", "Cy", ""),
+    ]
 
 
 def test_bad_rows_are_dropped_with_reasons():
     text = (
-        "entity<|#|>Alex<|#|>Person<|#|>\n"            # no description
-        "entity<|#|>2024<|#|>Event<|#|>A year.\n"      # numeric name
+        "entity<|#|>Alex<|#|>Person<|#|>\n"  # no description
+        "entity<|#|>2024<|#|>Event<|#|>A year.\n"  # numeric name
         "relation<|#|>Alex<|#|>Alex<|#|>self<|#|>Loop.\n"
-        "relation<|#|>Alex<|#|>Bo\n"                   # too few fields
-        "relation<|#|>Alex<|#|>Bo<|#|>team, trust\n"   # keywords but no description
+        "relation<|#|>Alex<|#|>Bo\n"  # too few fields
+        "relation<|#|>Alex<|#|>Bo<|#|>team, trust\n"  # keywords but no description
         "relation<|#|>A<|#|>B<|#|>k<|#|>d<|#|>x<|#|>y<|#|>z\n"
         "widget<|#|>A<|#|>B\n"
         "<|COMPLETE|>"
@@ -106,26 +117,34 @@ def test_weight_sixth_field():
 
 
 def test_json_variants():
-    ok = ('{"entities": [{"name": "Alex", "type": "person", "description": "A scout."}],'
-          ' "relationships": [{"source": "Alex", "target": "Bo", "keywords": ["a", "b"],'
-          ' "description": "Friends.", "weight": 3}]}')
+    ok = (
+        '{"entities": [{"name": "Alex", "type": "person", "description": "A scout."}],'
+        ' "relationships": [{"source": "Alex", "target": "Bo", "keywords": ["a", "b"],'
+        ' "description": "Friends.", "weight": 3}]}'
+    )
     ex = parse_json(ok, "c", "f", TYPES)
     assert _names(ex) == (["Alex"], [("Alex", "Bo")]) and ex.warnings == []
     assert ex.relations[0].keywords == "a, b" and ex.relations[0].weight == 3.0
-    broken = ("Sure! Here it is:\n```json\n{'entities': [{'name': 'Alex', 'type': 'Person', "
-              "'description': 'A scout.',},], 'relationships': [{'source': 'Alex', 'target': "
-              "'Bo', 'keywords': 'x', 'description': 'Frie")
+    broken = (
+        "Sure! Here it is:\n```json\n{'entities': [{'name': 'Alex', 'type': 'Person', "
+        "'description': 'A scout.',},], 'relationships': [{'source': 'Alex', 'target': "
+        "'Bo', 'keywords': 'x', 'description': 'Frie"
+    )
     ex = parse_json(broken, entity_types=TYPES)
     assert _names(ex) == (["Alex"], [("Alex", "Bo")])
     assert any("repaired" in w for w in ex.warnings)
     assert parse_json('```json\n{"entities": [], "relationships": []}\n```').warnings == []
-    bad_items = parse_json('{"entities": ["Alex", {"name": 5}, {"name": "Bo"}], "relationships": {}}')
+    bad_items = parse_json(
+        '{"entities": ["Alex", {"name": 5}, {"name": "Bo"}], "relationships": {}}'
+    )
     assert bad_items.entities == [] and len(bad_items.warnings) == 3
 
 
 def test_latex_backslashes_survive_json():
-    ex = parse_json(r'{"entities": [{"name": "Euler", "type": "Person", '
-                    r'"description": "Wrote $e^{i\pi}+1=0$ and \frac{a}{b}."}]}')
+    ex = parse_json(
+        r'{"entities": [{"name": "Euler", "type": "Person", '
+        r'"description": "Wrote $e^{i\pi}+1=0$ and \frac{a}{b}."}]}'
+    )
     assert "\\frac" in ex.entities[0].description
 
 

@@ -5,14 +5,24 @@ from __future__ import annotations
 import json
 
 from kgrag.extract.examples import EXAMPLES
-from kgrag.extract.formats import COMPLETION_MARKER, TUPLE_DELIMITER
+from kgrag.extract.formats import COMPLETION_MARKER, TUPLE_DELIMITER, render_delimited, render_json
 from kgrag.extract.parser import parse_delimited, parse_json
 from kgrag.extract.prompts import (
-    CONTEXT_HEADING, DESCRIPTIONS_HEADING, INPUT_HEADING, QUESTION_HEADING, answer_messages,
-    extraction_messages, fence, fenced_block_after, fill, find_fenced, gleaning_message,
-    keywords_messages, naive_answer_messages, summary_messages,
+    CONTEXT_HEADING,
+    DESCRIPTIONS_HEADING,
+    INPUT_HEADING,
+    QUESTION_HEADING,
+    answer_messages,
+    extraction_messages,
+    fence,
+    fenced_block_after,
+    fill,
+    find_fenced,
+    gleaning_message,
+    keywords_messages,
+    naive_answer_messages,
+    summary_messages,
 )
-from kgrag.extract.formats import render_delimited, render_json
 
 
 def _roles(messages):
@@ -53,16 +63,19 @@ def test_extraction_prompt_json_has_json_examples():
 def test_examples_round_trip_through_the_parsers():
     for ex in EXAMPLES:
         types = list(ex.entity_types)
-        for parsed in (parse_delimited(render_delimited(ex.entities, ex.relations), entity_types=types),
-                       parse_json(render_json(ex.entities, ex.relations), entity_types=types)):
+        for parsed in (
+            parse_delimited(render_delimited(ex.entities, ex.relations), entity_types=types),
+            parse_json(render_json(ex.entities, ex.relations), entity_types=types),
+        ):
             assert parsed.entities == list(ex.entities)
             assert parsed.relations == list(ex.relations)
             assert parsed.warnings == []
 
 
 def test_summary_prompt_lists_fragments_as_json_lines():
-    messages = summary_messages("Scrooge", ["A miser.", 'Says "Humbug".'], language="German",
-                                summary_length=200)
+    messages = summary_messages(
+        "Scrooge", ["A miser.", 'Says "Humbug".'], language="German", summary_length=200
+    )
     assert "German" in messages[0]["content"] and "200" in messages[0]["content"]
     lines = find_fenced(messages, DESCRIPTIONS_HEADING).splitlines()
     assert [json.loads(line)["description"] for line in lines] == ["A miser.", 'Says "Humbug".']
@@ -79,9 +92,17 @@ def test_keywords_prompt():
 
 def test_answer_prompts():
     for builder in (answer_messages, naive_answer_messages):
-        history = [{"role": "user", "content": "earlier"}, {"role": "assistant", "content": "reply"}]
-        messages = builder("Who is Marley?", "ctx [1]", response_type="Bullet Points",
-                           user_prompt="Be brief.", history=history)
+        history = [
+            {"role": "user", "content": "earlier"},
+            {"role": "assistant", "content": "reply"},
+        ]
+        messages = builder(
+            "Who is Marley?",
+            "ctx [1]",
+            response_type="Bullet Points",
+            user_prompt="Be brief.",
+            history=history,
+        )
         assert _roles(messages) == ["system", "user", "assistant", "user"]
         system = messages[0]["content"]
         assert "### References" in system and "Bullet Points" in system and "Be brief." in system

@@ -15,7 +15,9 @@ file_paths = st.sampled_from(["", "a.txt", "b.md", "c.pdf", "d.txt"])
 types = st.sampled_from(["Person", "Organization", "Location", "UNKNOWN", ""])
 descriptions = st.text(alphabet="abc .", max_size=12)
 names = st.sampled_from(["Alice", "Bob", "Carol", "Dave"])
-keyword_lists = st.lists(st.sampled_from(["love", "war", " trade ", "Love", "", "peace"]), max_size=4)
+keyword_lists = st.lists(
+    st.sampled_from(["love", "war", " trade ", "Love", "", "peace"]), max_size=4
+)
 separators = st.sampled_from([",", "\uff0c", ", "])
 weights = st.floats(min_value=0.0, max_value=10.0, allow_nan=False, allow_infinity=False)
 
@@ -37,15 +39,25 @@ def entity_fragments(draw, name: str = "Alice", max_size: int = 12) -> list[Extr
 
 
 @st.composite
-def relation_fragments(draw, pair: tuple[str, str] = ("Alice", "Bob"),
-                       max_size: int = 12) -> list[ExtractedRelation]:
+def relation_fragments(
+    draw, pair: tuple[str, str] = ("Alice", "Bob"), max_size: int = 12
+) -> list[ExtractedRelation]:
     """Fragments of one edge, stated in either direction."""
     n = draw(st.integers(0, max_size))
     out = []
     for _ in range(n):
         src, tgt = pair if draw(st.booleans()) else pair[::-1]
-        out.append(ExtractedRelation(src, tgt, draw(keywords()), draw(descriptions),
-                                     draw(weights), draw(chunk_ids), draw(file_paths)))
+        out.append(
+            ExtractedRelation(
+                src,
+                tgt,
+                draw(keywords()),
+                draw(descriptions),
+                draw(weights),
+                draw(chunk_ids),
+                draw(file_paths),
+            )
+        )
     return out
 
 

@@ -5,27 +5,62 @@ from __future__ import annotations
 import pytest
 
 from kgrag.config import Settings
-from kgrag.graph import BatchInput, MergePolicy, group_extractions, merge_entity, merge_relation, needed_keys, plan_batch
-from kgrag.types import SEP, ExtractedEntity as E, ExtractedRelation as R, Extraction
+from kgrag.graph import (
+    BatchInput,
+    MergePolicy,
+    group_extractions,
+    merge_entity,
+    merge_relation,
+    needed_keys,
+    plan_batch,
+)
+from kgrag.types import SEP, Extraction
+from kgrag.types import ExtractedEntity as E
+from kgrag.types import ExtractedRelation as R
 
 from .strategies import TOKENIZER
 
 POLICY = MergePolicy(tokenizer=TOKENIZER)
-NODE_FIELDS = ["entity_type", "type_counts", "description", "source_ids", "file_paths", "extractor", "created_at"]
-EDGE_FIELDS = ["src", "tgt", "weight", "keywords", "description", "directions",
-               "source_ids", "file_paths", "extractor", "created_at"]
+NODE_FIELDS = [
+    "entity_type",
+    "type_counts",
+    "description",
+    "source_ids",
+    "file_paths",
+    "extractor",
+    "created_at",
+]
+EDGE_FIELDS = [
+    "src",
+    "tgt",
+    "weight",
+    "keywords",
+    "description",
+    "directions",
+    "source_ids",
+    "file_paths",
+    "extractor",
+    "created_at",
+]
 
 
 def test_policy_from_settings():
     s = Settings(_env_file=None, max_file_paths=3, source_ids_limit_method="FIFO")
     p = MergePolicy.from_settings(s)
-    assert (p.max_file_paths, p.source_ids_limit_method, p.force_llm_summary_on_merge) == (3, "FIFO", 8)
+    assert (p.max_file_paths, p.source_ids_limit_method, p.force_llm_summary_on_merge) == (
+        3,
+        "FIFO",
+        8,
+    )
     assert p.tokenizer.name == s.tokenizer
 
 
 def test_new_entity_fields():
-    frags = [E("Alice", "Person", "A girl.", "c1", "a.txt"), E("Alice", "Place", "A town.", "c2", "b.txt"),
-             E("Alice", "Person", "A girl.", "c1", "a.txt")]
+    frags = [
+        E("Alice", "Person", "A girl.", "c1", "a.txt"),
+        E("Alice", "Place", "A town.", "c2", "b.txt"),
+        E("Alice", "Person", "A girl.", "c1", "a.txt"),
+    ]
     plan = merge_entity("Alice", None, frags, POLICY, 5.0, "llm")
     assert list(plan.data) == NODE_FIELDS
     assert plan.data["entity_type"] == "Person"
@@ -37,10 +72,22 @@ def test_new_entity_fields():
 
 
 def test_existing_entity_keeps_created_at_and_orders_fragments():
-    existing = {"entity_type": "Place", "description": f"Old one.{SEP}Old two.",
-                "source_ids": ["c0"], "file_paths": ["z.txt"], "extractor": "nlp", "created_at": 1.0}
-    plan = merge_entity("Alice", existing, [E("Alice", "Person", "New.", "c1"),
-                                            E("Alice", "Person", "Old two.", "c2")], POLICY, 9.0, "llm")
+    existing = {
+        "entity_type": "Place",
+        "description": f"Old one.{SEP}Old two.",
+        "source_ids": ["c0"],
+        "file_paths": ["z.txt"],
+        "extractor": "nlp",
+        "created_at": 1.0,
+    }
+    plan = merge_entity(
+        "Alice",
+        existing,
+        [E("Alice", "Person", "New.", "c1"), E("Alice", "Person", "Old two.", "c2")],
+        POLICY,
+        9.0,
+        "llm",
+    )
     assert plan.fragments == ["Old one.", "Old two.", "New."]
     assert plan.data["type_counts"] == {"Person": 2, "Place": 1}
     assert plan.data["entity_type"] == "Person"
@@ -63,11 +110,19 @@ def test_unchanged_when_keep_cap_is_full():
 
 
 def test_relation_fields():
-    frags = [R("Bob", "Alice", "friendship， trust", "Friends.", 2.0, "c1", "a.txt"),
-             R("Alice", "Bob", "trust,rivalry ", "Rivals.", 0.5, "c2", "a.txt"),
-             R("Bob", "Alice", "", "Friends.", 1.0, "c3")]
-    plan = merge_relation(("Bob", "Alice"), {"weight": 1.0, "keywords": "old", "created_at": 3.0},
-                          frags, POLICY, 9.0, "llm")
+    frags = [
+        R("Bob", "Alice", "friendship， trust", "Friends.", 2.0, "c1", "a.txt"),
+        R("Alice", "Bob", "trust,rivalry ", "Rivals.", 0.5, "c2", "a.txt"),
+        R("Bob", "Alice", "", "Friends.", 1.0, "c3"),
+    ]
+    plan = merge_relation(
+        ("Bob", "Alice"),
+        {"weight": 1.0, "keywords": "old", "created_at": 3.0},
+        frags,
+        POLICY,
+        9.0,
+        "llm",
+    )
     assert list(plan.data) == EDGE_FIELDS
     assert plan.key == ("Alice", "Bob")
     assert (plan.data["src"], plan.data["tgt"]) == ("Alice", "Bob")
@@ -85,7 +140,9 @@ def test_relation_rejects_foreign_fragment():
 
 
 def test_summary_thresholds():
-    small = MergePolicy(force_llm_summary_on_merge=3, summary_max_tokens=10_000, tokenizer=TOKENIZER)
+    small = MergePolicy(
+        force_llm_summary_on_merge=3, summary_max_tokens=10_000, tokenizer=TOKENIZER
+    )
     two = merge_entity("A", None, [E("A", "T", "x"), E("A", "T", "y")], small, 0, "llm")
     three = merge_entity("A", two.data, [E("A", "T", "z")], small, 0, "llm")
     assert two.needs_summary is None and three.needs_summary == ["x", "y", "z"]
@@ -97,7 +154,9 @@ def test_summary_thresholds():
 
 
 def test_group_extractions_keeps_chunk_order_and_drops_self_loops():
-    ex1 = Extraction([E("B", "T", "b1"), E("A", "T", "a1")], [R("B", "A", "", "r1"), R("A", "A", "", "loop")])
+    ex1 = Extraction(
+        [E("B", "T", "b1"), E("A", "T", "a1")], [R("B", "A", "", "r1"), R("A", "A", "", "loop")]
+    )
     ex2 = Extraction([E("A", "T", "a2")], [R("A", "B", "", "r2"), R("C", "A", "", "r3")])
     entities, relations = group_extractions([ex1, ex2])
     assert list(entities) == ["B", "A"]
@@ -108,10 +167,17 @@ def test_group_extractions_keeps_chunk_order_and_drops_self_loops():
 
 
 def test_plan_batch_makes_placeholders_only_for_unknown_endpoints():
-    ex = Extraction([E("A", "Person", "a", "c1")],
-                    [R("A", "B", "k", "A knows B.", 1.0, "c1", "f"), R("C", "A", "k", "C met A.", 1.0, "c2", "f"),
-                     R("B", "A", "k", "B saw A.", 1.0, "c3", "f")])
-    plan = plan_batch(BatchInput([ex], existing_nodes={"C": {"entity_type": "Person"}}, now=7.0), POLICY)
+    ex = Extraction(
+        [E("A", "Person", "a", "c1")],
+        [
+            R("A", "B", "k", "A knows B.", 1.0, "c1", "f"),
+            R("C", "A", "k", "C met A.", 1.0, "c2", "f"),
+            R("B", "A", "k", "B saw A.", 1.0, "c3", "f"),
+        ],
+    )
+    plan = plan_batch(
+        BatchInput([ex], existing_nodes={"C": {"entity_type": "Person"}}, now=7.0), POLICY
+    )
     assert list(plan.nodes) == ["A", "B"]
     b = plan.nodes["B"].data
     assert b["entity_type"] == "UNKNOWN"

@@ -11,7 +11,13 @@ from kgrag.graph import fields
 from kgrag.graph.merge import merge_entity, merge_relation
 from kgrag.types import SEP
 
-from .strategies import capped_policies, entity_fragments, keywords, relation_fragments, roomy_policy
+from .strategies import (
+    capped_policies,
+    entity_fragments,
+    keywords,
+    relation_fragments,
+    roomy_policy,
+)
 
 PAIR = ("Alice", "Bob")
 FAST = settings(max_examples=150, deadline=None)
@@ -53,7 +59,14 @@ def test_entity_two_batches_equal_one(first, second):
     policy = roomy_policy()
     one = merge_entity("Alice", None, first + second, policy, 0.0, "llm").data
     two = _merge_in_batches(merge_entity, "Alice", [first, second], policy)[-1].data
-    for name in ("type_counts", "entity_type", "source_ids", "file_paths", "description", "created_at"):
+    for name in (
+        "type_counts",
+        "entity_type",
+        "source_ids",
+        "file_paths",
+        "description",
+        "created_at",
+    ):
         assert one[name] == two[name], name
 
 
@@ -121,7 +134,7 @@ def test_fifo_keeps_the_newest(policy, frags):
     cap = policy.max_source_ids_per_entity
     plan = merge_entity("Alice", None, frags, policy, 0.0, "llm")
     expected = _all_ids([frags])
-    assert plan.data["source_ids"] == (expected[max(0, len(expected) - cap):] if cap else [])
+    assert plan.data["source_ids"] == (expected[max(0, len(expected) - cap) :] if cap else [])
     # FIFO never drops descriptions
     assert set(plan.fragments) == set(fields.dedup(f.description for f in frags))
 
@@ -133,7 +146,8 @@ def test_needs_summary_matches_thresholds(policy, batches):
         frags = plan.fragments
         tokens = sum(policy.tokenizer.count(x) for x in frags)
         expected = len(frags) >= 2 and (
-            len(frags) >= policy.force_llm_summary_on_merge or tokens >= policy.summary_max_tokens)
+            len(frags) >= policy.force_llm_summary_on_merge or tokens >= policy.summary_max_tokens
+        )
         assert (plan.needs_summary is not None) == expected
         if expected:
             assert plan.needs_summary == frags

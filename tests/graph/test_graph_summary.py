@@ -10,10 +10,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgrag.errors import ConfigError
-from kgrag.graph import MergePolicy, apply_summaries, build_summary_messages, merge_entity, summarize
-from kgrag.graph.summary import call_budget, fragment_cost, group_fragments, messages_tokens, truncate_tokens
+from kgrag.graph import (
+    MergePolicy,
+    apply_summaries,
+    build_summary_messages,
+    merge_entity,
+    summarize,
+)
+from kgrag.graph.summary import (
+    call_budget,
+    fragment_cost,
+    group_fragments,
+    messages_tokens,
+    truncate_tokens,
+)
 from kgrag.llm.base import ChatResult
-from kgrag.types import SEP, ExtractedEntity as E
+from kgrag.types import SEP
+from kgrag.types import ExtractedEntity as E
 
 from .strategies import TOKENIZER
 
@@ -96,8 +109,11 @@ def test_oversized_pair_is_truncated_into_one_call():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(1, 700), min_size=1, max_size=30),
-       st.integers(300, 3000), st.integers(1, 900))
+@given(
+    st.lists(st.integers(1, 700), min_size=1, max_size=30),
+    st.integers(300, 3000),
+    st.integers(1, 900),
+)
 def test_map_reduce_never_exceeds_context(sizes, context, answer_len):
     p = policy(context=context)
     chat = ScriptedChat(lambda frags, n: words(answer_len, f"s{n}_"))
@@ -152,5 +168,7 @@ def test_apply_summaries_without_chat_truncates():
     p = policy(force_llm_summary_on_merge=3, summary_max_tokens=4)
     plans = _plans(p)
     run(apply_summaries(plans, None, policy=p))
-    assert plans[0].data["description"] == truncate_tokens(TOKENIZER, SEP.join(plans[0].fragments), 4)
+    assert plans[0].data["description"] == truncate_tokens(
+        TOKENIZER, SEP.join(plans[0].fragments), 4
+    )
     assert plans[3].data["description"] == "only"

@@ -22,19 +22,28 @@ from kgrag.types import Document
 TOK = get_tokenizer()
 PROPS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-words = st.text(alphabet=st.sampled_from(list("abcdefxyz") + ["中", "文", "é", "🙂", "1"]),
-                min_size=1, max_size=12)
+words = st.text(
+    alphabet=st.sampled_from([*list("abcdefxyz"), "中", "文", "é", "🙂", "1"]),
+    min_size=1,
+    max_size=12,
+)
 sentences = st.lists(words, min_size=1, max_size=12).map(lambda ws: " ".join(ws) + ".")
 prose = st.lists(sentences, min_size=1, max_size=8).map(" ".join)
 rows = st.lists(st.lists(words, min_size=1, max_size=4), min_size=1, max_size=6)
-block_specs = st.lists(st.one_of(
-    st.tuples(st.just("heading"), words, st.integers(1, 4)),
-    st.tuples(st.just("paragraph"), prose, st.just(0)),
-    st.tuples(st.just("list_item"), prose, st.integers(1, 3)),
-    st.tuples(st.just("table"), rows, st.just(0)),
-    st.tuples(st.just("code"), st.lists(words, min_size=1, max_size=10).map("\n".join), st.just(0)),
-    st.tuples(st.just("page_break"), st.integers(1, 9), st.just(0)),
-), min_size=1, max_size=14)
+block_specs = st.lists(
+    st.one_of(
+        st.tuples(st.just("heading"), words, st.integers(1, 4)),
+        st.tuples(st.just("paragraph"), prose, st.just(0)),
+        st.tuples(st.just("list_item"), prose, st.integers(1, 3)),
+        st.tuples(st.just("table"), rows, st.just(0)),
+        st.tuples(
+            st.just("code"), st.lists(words, min_size=1, max_size=10).map("\n".join), st.just(0)
+        ),
+        st.tuples(st.just("page_break"), st.integers(1, 9), st.just(0)),
+    ),
+    min_size=1,
+    max_size=14,
+)
 
 
 def build(specs):
@@ -60,9 +69,9 @@ def rebuild(content, pieces):
         if end is None:
             text = p.content
         elif p.start < end:
-            text += p.content[end - p.start:]
+            text += p.content[end - p.start :]
         else:
-            text += content[end:p.start] + p.content
+            text += content[end : p.start] + p.content
         end = p.end
     return text
 
@@ -75,13 +84,17 @@ def test_chunks_lose_nothing_double_nothing_and_fit(specs, size, data):
     pieces = chunk_blocks(parsed.content, parsed.blocks, TOK, size, overlap)
     content = parsed.content
     for p in pieces:
-        assert p.content == content[p.start:p.end] == content[p.location["start"]:p.location["end"]]
+        assert (
+            p.content
+            == content[p.start : p.end]
+            == content[p.location["start"] : p.location["end"]]
+        )
         assert p.tokens == TOK.count(p.content) <= size
         assert p.content == p.content.strip() and p.content
     assert [p.order for p in pieces] == list(range(len(pieces)))
     assert all(a.start < b.start and a.end < b.end for a, b in itertools.pairwise(pieces))
-    assert all(not content[a.end:b.start].strip() for a, b in itertools.pairwise(pieces))
-    shared = [content[b.start:a.end] for a, b in itertools.pairwise(pieces) if b.start < a.end]
+    assert all(not content[a.end : b.start].strip() for a, b in itertools.pairwise(pieces))
+    shared = [content[b.start : a.end] for a, b in itertools.pairwise(pieces) if b.start < a.end]
     assert all(TOK.count(text) <= overlap for text in shared)
     if pieces:
         assert rebuild(content, pieces) == content.strip()
@@ -101,11 +114,13 @@ def test_cuts_fall_between_rows_and_sentences_that_fit(specs, size, data):
     content = parsed.content
     pieces = chunk_blocks(content, parsed.blocks, TOK, size, overlap)
     for block in parsed.blocks:
-        text = content[block.start:block.end]
+        text = content[block.start : block.end]
         if block.kind == "table" and all(TOK.count(r) <= size for r in text.split("\n")):
             for x in _edges_inside(pieces, block.start, block.end):
                 assert content[x] == "\n" or content[x - 1] == "\n"
-        if block.kind == "paragraph" and all(TOK.count(s) <= size for s in re.split(r"(?<=\.) ", text)):
+        if block.kind == "paragraph" and all(
+            TOK.count(s) <= size for s in re.split(r"(?<=\.) ", text)
+        ):
             for x in _edges_inside(pieces, block.start, block.end):
                 assert content[x - 1] in ". " or content[x] == " "
 
@@ -171,8 +186,9 @@ def test_settings_choose_the_chunker():
     chunks = make_chunks_for_settings(with_blocks, plain, TOK)
     assert chunks[0].location["section"] == ["Title"]
     assert make_chunks_for_settings(raw, plain, TOK) == make_chunks(raw, TOK, size=100, overlap=10)
-    split = Settings(chunk_size=100, chunk_overlap=10, split_by_character="\n\n",
-                     split_by_character_only=True)
+    split = Settings(
+        chunk_size=100, chunk_overlap=10, split_by_character="\n\n", split_by_character_only=True
+    )
     by_split = make_chunks_for_settings(with_blocks, split, TOK)
     assert [c.content for c in by_split] == ["Title", "First paragraph.", "Second paragraph."]
     assert [c.location["section"] for c in by_split] == [["Title"]] * 3
@@ -181,8 +197,9 @@ def test_settings_choose_the_chunker():
 
 def test_locate_chunks_finds_repeated_text_in_order():
     parsed = parse_text("x\n\ny\n\nx")
-    chunks = make_chunks(Document(id="d", content=parsed.content), TOK, method="recursive",
-                         size=1, overlap=0)
+    chunks = make_chunks(
+        Document(id="d", content=parsed.content), TOK, method="recursive", size=1, overlap=0
+    )
     locate_chunks(chunks, parsed.content, parsed.blocks)
     assert [c.location["start"] for c in chunks] == [0, 3]  # the repeated "x" is one chunk
 

@@ -31,18 +31,25 @@ def _doc():
 
 def test_every_block_span_is_its_text():
     parsed = _doc()
-    texts = [(b.kind, parsed.content[b.start:b.end]) for b in parsed.blocks]
+    texts = [(b.kind, parsed.content[b.start : b.end]) for b in parsed.blocks]
     assert texts == [
-        ("heading", "Guide"), ("paragraph", "Intro text."), ("list_item", "first"),
-        ("list_item", "nested"), ("heading", "3 Terms"), ("heading", "3.2 Licensing"),
-        ("table", "Plan | Price\nBasic | 10"), ("page_break", ""), ("code", "    indented = 1"),
-        ("heading", "4 Fees"), ("quote", "A quote."),
+        ("heading", "Guide"),
+        ("paragraph", "Intro text."),
+        ("list_item", "first"),
+        ("list_item", "nested"),
+        ("heading", "3 Terms"),
+        ("heading", "3.2 Licensing"),
+        ("table", "Plan | Price\nBasic | 10"),
+        ("page_break", ""),
+        ("code", "    indented = 1"),
+        ("heading", "4 Fees"),
+        ("quote", "A quote."),
     ]
     assert "first\nnested" in parsed.content  # list items share a paragraph
 
 
 def test_section_paths_follow_heading_levels():
-    by_text = {_doc().content[b.start:b.end]: b for b in _doc().blocks}
+    by_text = {_doc().content[b.start : b.end]: b for b in _doc().blocks}
     assert by_text["Intro text."].section == ("Guide",)
     assert by_text["3.2 Licensing"].section == ("Guide", "3 Terms", "3.2 Licensing")
     assert by_text["Plan | Price\nBasic | 10"].rows == (("Plan", "Price"), ("Basic", "10"))
@@ -72,15 +79,18 @@ def test_decoding_drops_what_does_not_fit_the_text():
 
 def test_text_paragraphs_are_runs_between_blank_lines():
     content = "One line.\nSame paragraph.\n  \n\nTwo.  \n\n\n  Three\n"
-    assert [content[b.start:b.end] for b in text_blocks(content)] == [
-        "One line.\nSame paragraph.", "Two.", "Three"]
+    assert [content[b.start : b.end] for b in text_blocks(content)] == [
+        "One line.\nSame paragraph.",
+        "Two.",
+        "Three",
+    ]
 
 
 def test_text_no_block_covers_becomes_paragraphs():
     content = "Head\n\nbody text\n\ntail"
     blocks = [Block("heading", 0, 4, 1, ("Head",))]
     filled = fill_gaps(content, blocks)
-    assert [content[b.start:b.end] for b in filled] == ["Head", "body text\n\ntail"]
+    assert [content[b.start : b.end] for b in filled] == ["Head", "body text\n\ntail"]
     assert filled[1].section == ("Head",)
     overlapping = [Block("paragraph", 0, 10), Block("paragraph", 5, 12), Block("paragraph", 3, 99)]
     assert [(b.start, b.end) for b in usable_blocks(content, overlapping)] == [(0, 10), (11, 21)]

@@ -29,13 +29,21 @@ def fee(plan):
 
 
 def settings(workdir, **extra) -> Settings:
-    return Settings(workdir=workdir, llm_provider="fake", embedding_provider="fake",
-                    extractor="llm", chunk_size=40, chunk_overlap=8, max_gleaning=0, **extra)
+    return Settings(
+        workdir=workdir,
+        llm_provider="fake",
+        embedding_provider="fake",
+        extractor="llm",
+        chunk_size=40,
+        chunk_overlap=8,
+        max_gleaning=0,
+        **extra,
+    )
 
 
 async def _all(kv) -> dict:
     keys = await kv.keys()
-    return dict(zip(keys, await kv.get_many(keys)))
+    return dict(zip(keys, await kv.get_many(keys), strict=False))
 
 
 async def _index(rag: KGRag, path) -> None:
@@ -56,8 +64,10 @@ async def test_query_references_show_the_section(tmp_path):
         assert ("Licensing guide", "3 Terms", "3.2 Licensing") in sections
         for r in rows.values():
             loc = r["location"]
-            assert row["content"][loc["start"]:loc["end"]] == r["content"]
-        data = await rag.query_data("Who pays the licence fee?", mode="naive", cosine_threshold=-1.0)
+            assert row["content"][loc["start"] : loc["end"]] == r["content"]
+        data = await rag.query_data(
+            "Who pays the licence fee?", mode="naive", cosine_threshold=-1.0
+        )
         where = {r.get("location") for r in data["references"]}
         assert "§3.2 Licensing" in where and "§3.3 Fees" in where
         assert all(r["file_path"] == str(path.resolve()) for r in data["references"])
@@ -67,8 +77,12 @@ async def test_query_references_show_the_section(tmp_path):
 
 async def test_code_only_chunks_are_searchable_but_not_extracted(tmp_path):
     path = tmp_path / "guide.md"
-    path.write_text("# Setup\n\nRun the tool.\n\n```sh\n" + "\n".join(
-        f"kgrag index --workdir /tmp/w{i} docs/" for i in range(30)) + "\n```\n", encoding="utf-8")
+    path.write_text(
+        "# Setup\n\nRun the tool.\n\n```sh\n"
+        + "\n".join(f"kgrag index --workdir /tmp/w{i} docs/" for i in range(30))
+        + "\n```\n",
+        encoding="utf-8",
+    )
     async with KGRag(settings(tmp_path / "idx")) as rag:
         await _index(rag, path)
         rows = await _all(rag.storage.kv("text_chunks"))
@@ -81,10 +95,14 @@ async def test_code_only_chunks_are_searchable_but_not_extracted(tmp_path):
 
 
 def test_reference_line_formats():
-    assert location_text({"pages": [12, 12], "section": ["3 Terms", "3.2 Licensing"]}) \
+    assert (
+        location_text({"pages": [12, 12], "section": ["3 Terms", "3.2 Licensing"]})
         == "p. 12, §3.2 Licensing"
+    )
     assert location_text({"pages": [3, 5], "section": []}) == "pp. 3-5"
     assert location_text({}) == "" and location_text(None) == ""
-    assert reference_line("1", "/abs/book.pdf", "p. 12, §3.2 Licensing") \
+    assert (
+        reference_line("1", "/abs/book.pdf", "p. 12, §3.2 Licensing")
         == "[1] /abs/book.pdf p. 12, §3.2 Licensing"
+    )
     assert reference_line("2", "notes.txt") == "[2] notes.txt"

@@ -53,12 +53,18 @@ NAV = ["Home", "Mills and Factories", "Notable People", "Archive Search"]
 FOOTER = ["Copyright 2024 Leeds Industrial History Society", "Terms of use", "Privacy policy"]
 COOKIE = "We use cookies to improve your experience"
 PARAS = [
-    ("The Halden Works opened its new foundry in Leeds in 1891, employing more than four hundred "
-    "workers who cast iron frames for looms and printing presses sold across the north of England."),
-    ("Its owner, Margaret Halden, insisted that every apprentice spend a year in the drawing office "
-    "before touching a furnace, a rule that made the works famous for the precision of its castings."),
-    ("By 1905 the foundry supplied frames to mills in Bradford, Huddersfield and Halifax, and its "
-    "catalogue listed more than sixty standard patterns, each with a drawing number and a price."),
+    (
+        "The Halden Works opened its new foundry in Leeds in 1891, employing more than four hundred "
+        "workers who cast iron frames for looms and printing presses sold across the north of England."
+    ),
+    (
+        "Its owner, Margaret Halden, insisted that every apprentice spend a year in the drawing office "
+        "before touching a furnace, a rule that made the works famous for the precision of its castings."
+    ),
+    (
+        "By 1905 the foundry supplied frames to mills in Bradford, Huddersfield and Halifax, and its "
+        "catalogue listed more than sixty standard patterns, each with a drawing number and a price."
+    ),
 ]
 
 
@@ -83,10 +89,16 @@ def html_page() -> str:
 def three_page_pdf() -> bytes:
     """Three pages under one running header and a ``Page n of 3`` footer."""
     bodies = [
-        ["The committee met in March to discuss the new licensing terms for all",
-         "members of the associ-", "ation and agreed on them."],
+        [
+            "The committee met in March to discuss the new licensing terms for all",
+            "members of the associ-",
+            "ation and agreed on them.",
+        ],
         ["Fees were raised by ten percent after a long debate about the accounts."],
-        ["The archive moved to Leeds in the spring of that year, and the old", "building was sold."],
+        [
+            "The archive moved to Leeds in the spring of that year, and the old",
+            "building was sold.",
+        ],
     ]
     writer = PdfWriter()
     for n, body in enumerate(bodies, start=1):
@@ -116,7 +128,7 @@ def docx_file(path) -> None:
 
 
 def _by_text(parsed):
-    return {parsed.content[b.start:b.end]: b for b in parsed.blocks}
+    return {parsed.content[b.start : b.end]: b for b in parsed.blocks}
 
 
 def test_markdown_text_sections_tables_and_code():
@@ -139,20 +151,25 @@ def test_markdown_text_sections_tables_and_code():
 
 def test_html_keeps_the_article_and_drops_page_furniture():
     parsed = parse_html(html_page())
-    for text in PARAS + ["The foundry closed in 1962", "Loom frame | Salts Mill"]:
+    for text in [*PARAS, "The foundry closed in 1962", "Loom frame | Salts Mill"]:
         assert text in parsed.content
     blocks = _by_text(parsed)
     assert blocks["The Halden Works foundry"].kind == "heading"
     assert blocks["Loom frames for cotton mills"].kind == "list_item"
-    assert blocks["Loom frames for cotton mills"].section == ("The Halden Works foundry", "Products")
+    assert blocks["Loom frames for cotton mills"].section == (
+        "The Halden Works foundry",
+        "Products",
+    )
     chunks = chunk_blocks(parsed.content, parsed.blocks, TOK, size=40, overlap=8)
     for furniture in [*NAV, *FOOTER, COOKIE, "Related articles", "tramways", "tracking"]:
         assert not any(furniture in c.content for c in chunks), furniture
 
 
 def test_html_title_opens_a_page_without_h1():
-    parsed = parse_html("<html><head><title>Notes - My Site</title></head>"
-                        "<body><nav>Menu</nav><div>Just <b>some</b> text.</div></body></html>")
+    parsed = parse_html(
+        "<html><head><title>Notes - My Site</title></head>"
+        "<body><nav>Menu</nav><div>Just <b>some</b> text.</div></body></html>"
+    )
     assert parsed.content == "Notes\n\nJust some text."
     assert parsed.blocks[1].section == ("Notes",)
 
@@ -161,12 +178,20 @@ def test_pdf_pages_without_running_header_and_footer():
     parsed = parse_pdf(three_page_pdf())
     assert "ACME" not in parsed.content and "of 3" not in parsed.content
     blocks = _by_text(parsed)
-    first = ("The committee met in March to discuss the new licensing terms for all "
-             "members of the association and agreed on them.")
+    first = (
+        "The committee met in March to discuss the new licensing terms for all "
+        "members of the association and agreed on them."
+    )
     assert blocks[first].page == 1
-    assert blocks["Fees were raised by ten percent after a long debate about the accounts."].page == 2
-    assert blocks["The archive moved to Leeds in the spring of that year, and the old "
-                  "building was sold."].page == 3
+    assert (
+        blocks["Fees were raised by ten percent after a long debate about the accounts."].page == 2
+    )
+    assert (
+        blocks[
+            "The archive moved to Leeds in the spring of that year, and the old building was sold."
+        ].page
+        == 3
+    )
     assert [b.page for b in parsed.blocks if b.kind == "page_break"] == [1, 2, 3]
     assert any("header/footer" in w for w in parsed.warnings)
 
@@ -187,12 +212,24 @@ def test_docx_headings_lists_tables_and_page_break(tmp_path):
     docx_file(path)
     parsed = parse_docx(path, str(path))
     assert parsed.content.splitlines() == [
-        "Handbook", "Introduction", "Welcome to the handbook.", "Bring your badge.",
-        "Sign in at the desk.", "Rates", "Plan | Price", "Basic | 10", "Appendix", "Contact the office."]
+        "Handbook",
+        "Introduction",
+        "Welcome to the handbook.",
+        "Bring your badge.",
+        "Sign in at the desk.",
+        "Rates",
+        "Plan | Price",
+        "Basic | 10",
+        "Appendix",
+        "Contact the office.",
+    ]
     blocks = _by_text(parsed)
     assert blocks["Handbook"].level == 0 and blocks["Introduction"].level == 1
     assert blocks["Welcome to the handbook."].section == ("Handbook", "Introduction")
-    assert blocks["Sign in at the desk."].kind == "list_item" and blocks["Sign in at the desk."].level == 2
+    assert (
+        blocks["Sign in at the desk."].kind == "list_item"
+        and blocks["Sign in at the desk."].level == 2
+    )
     assert blocks["Plan | Price\nBasic | 10"].section == ("Handbook", "Introduction", "Rates")
     breaks = [b for b in parsed.blocks if b.kind == "page_break"]
     assert len(breaks) == 1 and breaks[0].page is None  # no layout in the file: no number
@@ -207,7 +244,7 @@ def test_docx_damaged_file_is_a_loader_error():
 def test_text_is_kept_as_is_with_paragraph_blocks():
     parsed = parse_text("One.\nStill one.\n\nTwo.")
     assert parsed.content == "One.\nStill one.\n\nTwo."
-    assert [parsed.content[b.start:b.end] for b in parsed.blocks] == ["One.\nStill one.", "Two."]
+    assert [parsed.content[b.start : b.end] for b in parsed.blocks] == ["One.\nStill one.", "Two."]
 
 
 def test_loaders_give_documents_their_blocks(tmp_path):

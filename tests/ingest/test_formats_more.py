@@ -27,10 +27,11 @@ TOK = get_tokenizer()
 
 
 def _by_text(doc):
-    return {doc.content[b.start:b.end]: b for b in doc.blocks}
+    return {doc.content[b.start : b.end]: b for b in doc.blocks}
 
 
 # --- generated files ---------------------------------------------------------------------
+
 
 def pptx_file(path) -> None:
     """Two slides: a titled one with bullets, a table and notes; an untitled text box."""
@@ -59,10 +60,16 @@ def xlsx_file(path, rows: int = 3) -> None:
     people.title = "People"
     people.append(["Name", "Team", "Started"])
     import datetime as dt
+
     names = ["Alice", "Bob", "Cara"]
     for i in range(rows):
-        people.append([names[i % 3] if i < 3 else f"Person {i}", "Ops" if i != 1 else None,
-                       dt.date(2020 + i % 5, 1, 15)])
+        people.append(
+            [
+                names[i % 3] if i < 3 else f"Person {i}",
+                "Ops" if i != 1 else None,
+                dt.date(2020 + i % 5, 1, 15),
+            ]
+        )
     readings = book.create_sheet("Readings")
     readings.append([1.0, 2.5])
     readings.append([3, 4])
@@ -97,35 +104,51 @@ CHAPTERS = {
     "OEBPS/text/ch1.xhtml": _chapter(
         '<a id="top"/><h1>The Foundry</h1><p>Halden&nbsp;Works opened in 1891.</p>'
         "<h2>Workers</h2><p>Four hundred people cast frames.</p>"
-        "<table><tr><th>Year</th><th>Staff</th></tr><tr><td>1891</td><td>400</td></tr></table>"),
-    "OEBPS/text/ch2.xhtml": _chapter("<h1>Closure</h1><p>The foundry closed in 1962.</p>"
-                                     "<ul><li>Steel replaced iron.</li></ul>"),
+        "<table><tr><th>Year</th><th>Staff</th></tr><tr><td>1891</td><td>400</td></tr></table>"
+    ),
+    "OEBPS/text/ch2.xhtml": _chapter(
+        "<h1>Closure</h1><p>The foundry closed in 1962.</p><ul><li>Steel replaced iron.</li></ul>"
+    ),
 }
 
 
 def epub_file(path, version: int = 3, extra: dict[str, str] | None = None) -> None:
     """A three-item spine (cover, two chapters) with a nav document (3) or an NCX (2)."""
-    nav_item = ('<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" '
-                'properties="nav"/>' if version == 3 else
-                '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>')
-    items = "".join(f'<item id="{n.split("/")[-1][:-6]}" href="text/{n.split("/")[-1]}" '
-                    'media-type="application/xhtml+xml"/>' for n in CHAPTERS)
+    nav_item = (
+        '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
+        if version == 3
+        else '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>'
+    )
+    items = "".join(
+        f'<item id="{n.split("/")[-1][:-6]}" href="text/{n.split("/")[-1]}" '
+        'media-type="application/xhtml+xml"/>'
+        for n in CHAPTERS
+    )
     opf = f"""<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="{version}.0">
 <metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>The Book</dc:title></metadata>
 <manifest>{nav_item}{items}</manifest>
-<spine{' toc="ncx"' if version == 2 else ''}><itemref idref="cover"/><itemref idref="ch1"/>
+<spine{' toc="ncx"' if version == 2 else ""}><itemref idref="cover"/><itemref idref="ch1"/>
 <itemref idref="ch2"/></spine></package>"""
-    nav = _chapter('<nav epub:type="toc"><ol><li><a href="text/ch1.xhtml">1. The Foundry</a></li>'
-                   '<li><a href="text/ch1.xhtml#w">Workers</a></li>'
-                   '<li><a href="text/ch2.xhtml">2. Closure</a></li></ol></nav>')
+    nav = _chapter(
+        '<nav epub:type="toc"><ol><li><a href="text/ch1.xhtml">1. The Foundry</a></li>'
+        '<li><a href="text/ch1.xhtml#w">Workers</a></li>'
+        '<li><a href="text/ch2.xhtml">2. Closure</a></li></ol></nav>'
+    )
     ncx = """<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/"><navMap>
 <navPoint id="a"><navLabel><text>The Foundry</text></navLabel><content src="text/ch1.xhtml"/></navPoint>
 <navPoint id="b"><navLabel><text>Closure</text></navLabel><content src="text/ch2.xhtml"/></navPoint>
 </navMap></ncx>"""
-    _zip(path, {"mimetype": "application/epub+zip", "META-INF/container.xml": CONTAINER,
-                "OEBPS/content.opf": opf, **CHAPTERS,
-                **({"OEBPS/nav.xhtml": nav} if version == 3 else {"OEBPS/toc.ncx": ncx}),
-                **(extra or {})})
+    _zip(
+        path,
+        {
+            "mimetype": "application/epub+zip",
+            "META-INF/container.xml": CONTAINER,
+            "OEBPS/content.opf": opf,
+            **CHAPTERS,
+            **({"OEBPS/nav.xhtml": nav} if version == 3 else {"OEBPS/toc.ncx": ncx}),
+            **(extra or {}),
+        },
+    )
 
 
 ODT_CONTENT = """<?xml version="1.0" encoding="UTF-8"?>
@@ -154,8 +177,14 @@ def odt_file(path) -> None:
 <manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>
 <manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>
 </manifest:manifest>"""
-    _zip(path, {"mimetype": "application/vnd.oasis.opendocument.text",
-                "META-INF/manifest.xml": manifest, "content.xml": ODT_CONTENT})
+    _zip(
+        path,
+        {
+            "mimetype": "application/vnd.oasis.opendocument.text",
+            "META-INF/manifest.xml": manifest,
+            "content.xml": ODT_CONTENT,
+        },
+    )
 
 
 RTF = r"""{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0\froman Times;}}
@@ -179,6 +208,7 @@ XML = """<?xml version="1.0" encoding="ISO-8859-1"?>
 
 # --- tests --------------------------------------------------------------------------------
 
+
 def test_pptx_slides_are_sections_with_text_tables_and_notes(tmp_path):
     path = tmp_path / "review.pptx"
     pptx_file(path)
@@ -201,9 +231,11 @@ def test_xlsx_sheets_are_sections_of_labelled_rows(tmp_path):
     doc = load_file(path)
     blocks = _by_text(doc)
     people = next(b for b in doc.blocks if b.kind == "table" and b.section == ("People",))
-    assert people.rows == (("Name: Alice; Team: Ops; Started: 2020-01-15",),
-                           ("Name: Bob; Started: 2021-01-15",),  # empty cell left out
-                           ("Name: Cara; Team: Ops; Started: 2022-01-15",))
+    assert people.rows == (
+        ("Name: Alice; Team: Ops; Started: 2020-01-15",),
+        ("Name: Bob; Started: 2021-01-15",),  # empty cell left out
+        ("Name: Cara; Team: Ops; Started: 2022-01-15",),
+    )
     readings = blocks["A: 1; B: 2.5\nA: 3; B: 4"]  # no text header: columns by letter
     assert readings.kind == "table" and readings.section == ("Readings",)
     assert "Empty" not in doc.content
@@ -235,22 +267,30 @@ def test_xlsx_declared_dimensions_are_not_trusted(tmp_path):
 
 def test_csv_sniffs_dialect_detects_encoding_and_labels_rows(tmp_path):
     path = tmp_path / "clients.csv"
-    path.write_bytes("Nom;Équipe;Ville\nAndré;Opérations;Besançon\nZoé;Ventes;\n"
-                     .encode("cp1252"))
+    path.write_bytes("Nom;Équipe;Ville\nAndré;Opérations;Besançon\nZoé;Ventes;\n".encode("cp1252"))
     doc = load_file(path)
     [table] = [b for b in doc.blocks if b.kind == "table"]
     assert table.section == ("clients",)
-    assert table.rows == (("Nom: André; Équipe: Opérations; Ville: Besançon",),
-                          ("Nom: Zoé; Équipe: Ventes",))
+    assert table.rows == (
+        ("Nom: André; Équipe: Opérations; Ville: Besançon",),
+        ("Nom: Zoé; Équipe: Ventes",),
+    )
     tsv = tmp_path / "plain.tsv"
     tsv.write_text("1\t2\n3\t4\n")
     assert load_file(tsv).content == "plain\n\ncolumn 1: 1; column 2: 2\ncolumn 1: 3; column 2: 4"
 
 
 def test_json_records_are_flattened_key_paths(tmp_path):
-    order = {"order": {"id": 7, "paid": True, "items": [{"sku": "A-1"}, {"sku": "B-2"},
-                                                         {"sku": "A-17", "qty": 2}]},
-             "customer": "Ann", "tags": [], "deep": json.loads("[" * 40 + "1" + "]" * 40)}
+    order = {
+        "order": {
+            "id": 7,
+            "paid": True,
+            "items": [{"sku": "A-1"}, {"sku": "B-2"}, {"sku": "A-17", "qty": 2}],
+        },
+        "customer": "Ann",
+        "tags": [],
+        "deep": json.loads("[" * 40 + "1" + "]" * 40),
+    }
     path = tmp_path / "order.json"
     path.write_text(json.dumps(order))
     doc = load_file(path)
@@ -282,8 +322,11 @@ def test_epub_chapters_are_sections_in_spine_order(tmp_path, version):
     blocks = _by_text(doc)
     first = "1. The Foundry" if version == 3 else "The Foundry"
     second = "2. Closure" if version == 3 else "Closure"
-    assert [doc.content[b.start:b.end] for b in doc.blocks if b.kind == "heading"] == [
-        first, "Workers", second]
+    assert [doc.content[b.start : b.end] for b in doc.blocks if b.kind == "heading"] == [
+        first,
+        "Workers",
+        second,
+    ]
     assert blocks[first].level == 1 and blocks["Workers"].level == 3  # h2 under the chapter
     assert blocks["Halden Works opened in 1891."].section == (first,)
     assert blocks["Year | Staff\n1891 | 400"].section == (first, "Workers")
@@ -299,7 +342,7 @@ def test_epub_without_a_table_of_contents_uses_first_headings(tmp_path):
         parts = {n: z.read(n).decode() for n in z.namelist() if n != "OEBPS/toc.ncx"}
     _zip(path, parts)
     doc = load_file(path)
-    headings = [doc.content[b.start:b.end] for b in doc.blocks if b.kind == "heading"]
+    headings = [doc.content[b.start : b.end] for b in doc.blocks if b.kind == "heading"]
     assert headings == ["The Foundry", "Workers", "Closure"]
 
 
@@ -325,7 +368,9 @@ def test_odt_headings_lists_tables_notes_and_pages(tmp_path):
     assert "Introduction 1" not in doc.content  # generated table of contents skipped
     assert blocks["Welcome  to the handbook."].section == ("Introduction",)
     assert blocks["Printed yearly."].kind == "paragraph"  # footnote after its paragraph
-    assert blocks["Bring your badge."].kind == "list_item" and blocks["Bring your badge."].level == 1
+    assert (
+        blocks["Bring your badge."].kind == "list_item" and blocks["Bring your badge."].level == 1
+    )
     assert blocks["Sign in at the desk."].level == 2
     assert blocks["Plan | Price\nBasic | 10"].section == ("Introduction", "Rates")
     assert blocks["Plan | Price\nBasic | 10"].page == 1
@@ -338,14 +383,18 @@ def test_xml_element_paths_are_sections_and_entities_stay_unexpanded(tmp_path):
     path.write_bytes(XML.encode("latin-1"))
     doc = load_file(path)
     blocks = _by_text(doc)
-    headings = [doc.content[b.start:b.end] for b in doc.blocks if b.kind == "heading"]
+    headings = [doc.content[b.start : b.end] for b in doc.blocks if b.kind == "heading"]
     assert headings == ["/catalog", "/catalog/book[1]", "/catalog/book[2]"]
     book = blocks["/catalog/book[1]"]
     assert book.level == 2 and book.section == ("/catalog", "/catalog/book[1]")
     rows = next(b for b in doc.blocks if b.kind == "table" and b.section[-1] == "/catalog/book[1]")
-    assert rows.rows == (("@id: bk101",), ("author: Gambardella, Matthew",),
-                         ("title: XML Developer's Guide",), ("publisher/name: Wrox",),
-                         ("publisher/address/city: Leeds",))
+    assert rows.rows == (
+        ("@id: bk101",),
+        ("author: Gambardella, Matthew",),
+        ("title: XML Developer's Guide",),
+        ("publisher/name: Wrox",),
+        ("publisher/address/city: Leeds",),
+    )
     assert "kaboom" not in doc.content  # the DTD's entity is never expanded
     assert blocks["A mixed note about cafés."].section == ("/catalog",)
 
@@ -360,8 +409,21 @@ def test_source_code_is_one_code_block_that_extraction_skips(tmp_path):
     assert doc.content == source.rstrip("\n")
     [chunk] = chunk_blocks(doc.content, doc.blocks, TOK)
     assert chunk.location["kind"] == "code"
-    for suffix in (".js", ".ts", ".java", ".c", ".cpp", ".go", ".rs", ".rb", ".sh", ".sql",
-                   ".yaml", ".yml", ".toml"):
+    for suffix in (
+        ".js",
+        ".ts",
+        ".java",
+        ".c",
+        ".cpp",
+        ".go",
+        ".rs",
+        ".rb",
+        ".sh",
+        ".sql",
+        ".yaml",
+        ".yml",
+        ".toml",
+    ):
         assert suffix in supported_suffixes()
     config = tmp_path / "settings.yaml"
     config.write_text("name: kgrag\nlimits:\n  max: 3\n")

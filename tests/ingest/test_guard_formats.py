@@ -42,7 +42,7 @@ def epub_liar(path) -> None:
     data = bytearray(path.read_bytes())
     name = b"OEBPS/text/ch1.xhtml"
     at = data.find(b"PK\x01\x02")
-    while data[at + 46:at + 46 + len(name)] != name:  # the chapter's directory record
+    while data[at + 46 : at + 46 + len(name)] != name:  # the chapter's directory record
         at = data.find(b"PK\x01\x02", at + 4)
     struct.pack_into("<L", data, at + 24, 0xFFFFFFF0)  # uncompressed size
     path.write_bytes(bytes(data))
@@ -81,17 +81,34 @@ def test_xlsx_and_epub_bombs_are_refused_fast_and_the_batch_goes_on(tmp_path, xl
     for name, make in good.items():
         make(tmp_path / name)
     (tmp_path / "e.csv").write_text("Name,Team\nAlice,Ops\n")
-    paths = [tmp_path / "a.xlsx", xlsx_bomb, tmp_path / "b.epub", liar, tmp_path / "c.pptx",
-             tmp_path / "d.odt", tmp_path / "e.csv"]
-    out = subprocess.run([sys.executable, "-c", _MEASURE, *map(str, paths)],
-                         capture_output=True, text=True, timeout=120, check=False)
+    paths = [
+        tmp_path / "a.xlsx",
+        xlsx_bomb,
+        tmp_path / "b.epub",
+        liar,
+        tmp_path / "c.pptx",
+        tmp_path / "d.odt",
+        tmp_path / "e.csv",
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert all(seconds < 1.0 for seconds in result["refusals"].values()), result["refusals"]
     assert result["elapsed"] < 5.0  # the whole batch, five real files included
     assert result["rss_kib"] < 300 * 1024  # ru_maxrss is KiB on Linux
     assert [os.path.basename(p) for p in result["docs"]] == [
-        "a.xlsx", "b.epub", "c.pptx", "d.odt", "e.csv"]
+        "a.xlsx",
+        "b.epub",
+        "c.pptx",
+        "d.odt",
+        "e.csv",
+    ]
     xlsx_reason = result["errors"][str(xlsx_bomb)]
     assert ".xlsx" in xlsx_reason and "1.0 GiB" in xlsx_reason
     assert "zip_max_total_bytes" in xlsx_reason
@@ -99,10 +116,15 @@ def test_xlsx_and_epub_bombs_are_refused_fast_and_the_batch_goes_on(tmp_path, xl
     assert ".epub" in epub_reason and "would inflate to 4.0 GiB" in epub_reason
 
 
-@pytest.mark.parametrize("suffix, entry", [(".pptx", "ppt/slides/slide1.xml"),
-                                           (".odt", "content.xml"),
-                                           (".epub", "OEBPS/ch1.xhtml"),
-                                           (".xlsx", "xl/worksheets/sheet1.xml")])
+@pytest.mark.parametrize(
+    "suffix, entry",
+    [
+        (".pptx", "ppt/slides/slide1.xml"),
+        (".odt", "content.xml"),
+        (".epub", "OEBPS/ch1.xhtml"),
+        (".xlsx", "xl/worksheets/sheet1.xml"),
+    ],
+)
 def test_ratio_bombs_under_the_size_budget_are_refused(tmp_path, suffix, entry):
     path = tmp_path / f"ratio{suffix}"
     _zeros_entry(path, entry, 64 * MiB)  # ~1000:1, under 256 MiB
@@ -113,8 +135,13 @@ def test_ratio_bombs_under_the_size_budget_are_refused(tmp_path, suffix, entry):
 
 
 def test_every_zip_based_format_is_registered_as_such():
-    assert {s for s, f in FORMATS.items() if f.zip_based} >= {".docx", ".pptx", ".xlsx",
-                                                             ".epub", ".odt"}
+    assert {s for s, f in FORMATS.items() if f.zip_based} >= {
+        ".docx",
+        ".pptx",
+        ".xlsx",
+        ".epub",
+        ".odt",
+    }
     assert not FORMATS[".csv"].zip_based and not FORMATS[".xml"].zip_based
 
 
@@ -122,14 +149,17 @@ def test_xml_entity_bomb_is_refused_fast_and_small_entities_stay_unexpanded(tmp_
     """A "billion laughs" file is one clear line in milliseconds; nothing is expanded."""
     lol = "".join(f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10}">' for i in range(1, 10))
     path = tmp_path / "laughs.xml"
-    path.write_text(f'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol0 "lol">{lol}]>'
-                    "<lolz><a>&lol9;</a><b>plain text</b></lolz>")
+    path.write_text(
+        f'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol0 "lol">{lol}]>'
+        "<lolz><a>&lol9;</a><b>plain text</b></lolz>"
+    )
     started = time.perf_counter()
     with pytest.raises(LoaderError, match="malformed XML: .*entity amplification"):
         load_file(path)
     assert time.perf_counter() - started < 1.0
     small = tmp_path / "small.xml"
-    small.write_text('<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r><a>&x;</a>'
-                     "<b>plain text</b></r>")
+    small.write_text(
+        '<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r><a>&x;</a><b>plain text</b></r>'
+    )
     doc = load_file(small)
     assert doc.content == "/r\n\nb: plain text" and "root:" not in doc.content

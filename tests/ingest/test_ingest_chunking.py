@@ -11,10 +11,14 @@ from hypothesis import strategies as st
 from kgrag.config import Settings
 from kgrag.errors import ConfigError
 from kgrag.ingest.chunking import (
-    chunk_by_tokens, chunk_recursive, make_chunks, make_chunks_for_settings, token_windows,
+    chunk_by_tokens,
+    chunk_recursive,
+    make_chunks,
+    make_chunks_for_settings,
+    token_windows,
 )
-from kgrag.ingest.recursive import split_recursive
 from kgrag.ingest.ids import chunk_id, doc_id
+from kgrag.ingest.recursive import split_recursive
 from kgrag.tokenizer import get_tokenizer
 from kgrag.types import Document
 
@@ -52,8 +56,9 @@ def test_split_by_character_resplits_oversize_unless_only():
     assert pieces[0].content == "short one" and pieces[-1].content == "last"
     assert all(p.tokens <= 30 for p in pieces) and len(pieces) > 3
     assert [p.order for p in pieces] == list(range(len(pieces)))
-    only = chunk_by_tokens(text, TOK, size=30, overlap=5, split_by_character="\n\n",
-                           split_by_character_only=True)
+    only = chunk_by_tokens(
+        text, TOK, size=30, overlap=5, split_by_character="\n\n", split_by_character_only=True
+    )
     assert [p.content for p in only] == ["short one", ("word " * 100).strip(), "last"]
     assert only[1].tokens > 30
 
@@ -109,7 +114,7 @@ def test_token_chunks_bounded_and_reconstruct_tokens(text, size, data):
     tokens = TOK.encode(text)
     rebuilt: list[int] = []
     for a, b in token_windows(len(tokens), size, overlap):
-        rebuilt.extend(tokens[a:b][len(rebuilt) - a:])
+        rebuilt.extend(tokens[a:b][len(rebuilt) - a :])
     assert rebuilt == tokens
     assert pieces == chunk_by_tokens(text, TOK, size, overlap)  # deterministic
 

@@ -15,39 +15,67 @@ from kgrag.ingest.encoding import SAMPLE_BYTES, decode_bytes
 from kgrag.ingest.loaders import load_file
 from kgrag.ingest.options import LoadOptions
 
-ZH = ("北京是中华人民共和国的首都，也是全国的政治、文化和国际交往中心。这座城市有三千多年的建城史和"
-      "八百多年的建都史。故宫、天坛和长城等名胜古迹吸引了世界各地的游客。近年来，北京在科技创新和城市"
-      "建设方面取得了很大的进步。")
-ZH_TW = ("臺灣是一個位於東亞的島嶼，四面環海，氣候溫暖潮濕。臺北是最大的城市，擁有許多著名的景點，例如"
-         "故宮博物院和臺北一百零一大樓。這裡的夜市非常熱鬧，吸引了很多觀光客前來品嚐各種傳統小吃。")
-JA = ("東京は日本の首都であり、世界でも有数の大都市です。多くの人々が毎日電車で通勤しています。春には"
-      "桜が咲き、公園は花見を楽しむ人々でにぎわいます。伝統的な寺院と近代的な高層ビルが共存する街並みは、"
-      "訪れる人々を魅了しています。")
-KO = ("서울은 대한민국의 수도이며 가장 큰 도시입니다. 한강이 도시의 중심을 흐르고 있으며, 많은 사람들이 "
-      "강변 공원에서 여가를 즐깁니다. 경복궁과 같은 역사적인 궁궐과 현대적인 건물이 함께 어우러져 독특한 "
-      "풍경을 만들어 냅니다.")
-FR = ("Le château se dressait au-dessus du village, entouré de forêts épaisses. Les habitants "
-      "racontaient que l'été, on entendait encore les chants des anciens maîtres. Élise, la fille "
-      "du boulanger, rêvait de découvrir ses secrets — mais son père lui répétait: « Ne t'approche "
-      "pas de ces murs, ma chérie ». Déjà, à l'aube, elle préparait son départ.")
-DE = ("Die Straße führte über die Brücke zum Marktplatz, wo die Bäuerinnen Äpfel, Birnen und "
-      "frisches Gemüse verkauften. Der alte Müller grüßte jeden Vorübergehenden freundlich und "
-      "erzählte Geschichten über die Überschwemmung vor vielen Jahren.")
-ES = ("El niño corrió hacia la estación mientras su madre, preocupada, lo llamaba desde la ventana. "
-      "¿Adónde vas tan temprano? preguntó. El pequeño respondió que quería ver el tren que llegaba "
-      "de Córdoba, porque su abuelo venía a pasar el verano con ellos en la montaña.")
-PT = ("A população da região aumentou nos últimos anos, e as autoridades locais começaram a "
-      "construir novas escolas e hospitais. O governador afirmou que a educação é a prioridade, mas "
-      "muitos cidadãos estão preocupados com a falta de água durante o verão e com a poluição dos rios.")
+ZH = (
+    "北京是中华人民共和国的首都，也是全国的政治、文化和国际交往中心。这座城市有三千多年的建城史和"
+    "八百多年的建都史。故宫、天坛和长城等名胜古迹吸引了世界各地的游客。近年来，北京在科技创新和城市"
+    "建设方面取得了很大的进步。"
+)
+ZH_TW = (
+    "臺灣是一個位於東亞的島嶼，四面環海，氣候溫暖潮濕。臺北是最大的城市，擁有許多著名的景點，例如"
+    "故宮博物院和臺北一百零一大樓。這裡的夜市非常熱鬧，吸引了很多觀光客前來品嚐各種傳統小吃。"
+)
+JA = (
+    "東京は日本の首都であり、世界でも有数の大都市です。多くの人々が毎日電車で通勤しています。春には"
+    "桜が咲き、公園は花見を楽しむ人々でにぎわいます。伝統的な寺院と近代的な高層ビルが共存する街並みは、"
+    "訪れる人々を魅了しています。"
+)
+KO = (
+    "서울은 대한민국의 수도이며 가장 큰 도시입니다. 한강이 도시의 중심을 흐르고 있으며, 많은 사람들이 "
+    "강변 공원에서 여가를 즐깁니다. 경복궁과 같은 역사적인 궁궐과 현대적인 건물이 함께 어우러져 독특한 "
+    "풍경을 만들어 냅니다."
+)
+FR = (
+    "Le château se dressait au-dessus du village, entouré de forêts épaisses. Les habitants "
+    "racontaient que l'été, on entendait encore les chants des anciens maîtres. Élise, la fille "
+    "du boulanger, rêvait de découvrir ses secrets — mais son père lui répétait: « Ne t'approche "
+    "pas de ces murs, ma chérie ». Déjà, à l'aube, elle préparait son départ."
+)
+DE = (
+    "Die Straße führte über die Brücke zum Marktplatz, wo die Bäuerinnen Äpfel, Birnen und "
+    "frisches Gemüse verkauften. Der alte Müller grüßte jeden Vorübergehenden freundlich und "
+    "erzählte Geschichten über die Überschwemmung vor vielen Jahren."
+)
+ES = (
+    "El niño corrió hacia la estación mientras su madre, preocupada, lo llamaba desde la ventana. "
+    "¿Adónde vas tan temprano? preguntó. El pequeño respondió que quería ver el tren que llegaba "
+    "de Córdoba, porque su abuelo venía a pasar el verano con ellos en la montaña."
+)
+PT = (
+    "A população da região aumentou nos últimos anos, e as autoridades locais começaram a "
+    "construir novas escolas e hospitais. O governador afirmou que a educação é a prioridade, mas "
+    "muitos cidadãos estão preocupados com a falta de água durante o verão e com a poluição dos rios."
+)
 # GB18030 beyond GBK: 𠮷 (U+20BB7) and ㊣ are four-byte sequences.
 ZH_18030 = ZH + "“𠮷野家”的招牌上写着㊣字。"
 
 CASES = [
-    ("gbk", ZH), ("gb18030", ZH_18030), ("big5", ZH_TW), ("shift_jis", JA), ("euc_kr", KO),
-    ("cp1252", FR), ("cp1252", DE), ("latin-1", DE), ("latin-1", ES),
-    ("utf-8", ZH + FR), ("utf-8-sig", JA),
-    ("utf-16", KO), ("utf-16-le", FR), ("utf-16-be", ZH),  # "utf-16": with a BOM
-    ("utf-32", DE), ("utf-32-le", JA), ("utf-32-be", FR),
+    ("gbk", ZH),
+    ("gb18030", ZH_18030),
+    ("big5", ZH_TW),
+    ("shift_jis", JA),
+    ("euc_kr", KO),
+    ("cp1252", FR),
+    ("cp1252", DE),
+    ("latin-1", DE),
+    ("latin-1", ES),
+    ("utf-8", ZH + FR),
+    ("utf-8-sig", JA),
+    ("utf-16", KO),
+    ("utf-16-le", FR),
+    ("utf-16-be", ZH),  # "utf-16": with a BOM
+    ("utf-32", DE),
+    ("utf-32-le", JA),
+    ("utf-32-be", FR),
 ]
 
 
@@ -121,12 +149,15 @@ def _page(charset_tag: str, body: str) -> str:
     return f"<html><head>{charset_tag}<title>T</title></head><body><p>{body}</p></body></html>"
 
 
-@pytest.mark.parametrize("tag, encoding", [
-    ('<meta charset="shift_jis">', "shift_jis"),
-    ('<meta http-equiv="Content-Type" content="text/html; charset=GBK">', "gbk"),
-    ("<META CHARSET='big5'>", "big5"),
-    ('<meta charset="iso-8859-1">', "cp1252"),  # read as windows-1252, as browsers do
-])
+@pytest.mark.parametrize(
+    "tag, encoding",
+    [
+        ('<meta charset="shift_jis">', "shift_jis"),
+        ('<meta http-equiv="Content-Type" content="text/html; charset=GBK">', "gbk"),
+        ("<META CHARSET='big5'>", "big5"),
+        ('<meta charset="iso-8859-1">', "cp1252"),  # read as windows-1252, as browsers do
+    ],
+)
 def test_html_declared_charset_is_honoured(tmp_path, tag, encoding):
     body = {"shift_jis": "東京", "gbk": "北京", "big5": "臺北", "cp1252": "naïve “quote”"}[encoding]
     p = tmp_path / "page.html"

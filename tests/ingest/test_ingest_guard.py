@@ -54,14 +54,19 @@ print(json.dumps({"elapsed": elapsed, "rss_kib": after - before,
 
 
 def test_gigabyte_zip_bomb_is_refused_fast_with_bounded_memory_and_batch_goes_on(
-        tmp_path, gigabyte_bomb):
+    tmp_path, gigabyte_bomb
+):
     assert gigabyte_bomb.stat().st_size < 10 * MiB
     good_txt, good_docx = tmp_path / "a.txt", tmp_path / "b.docx"
     good_txt.write_text("Plain text survives the bomb.")
     _real_docx(good_docx, "So does a real document.")
-    out = subprocess.run([sys.executable, "-c", _MEASURE, str(good_txt), str(gigabyte_bomb),
-                          str(good_docx)], capture_output=True, text=True, timeout=120,
-                         check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(good_txt), str(gigabyte_bomb), str(good_docx)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["elapsed"] < 1.0
@@ -182,5 +187,7 @@ def test_encrypted_pdf_and_empty_file_stay_one_line(tmp_path):
     empty = tmp_path / "empty.md"
     empty.write_bytes(b"")
     errors = {e.path: e.reason for e in load_paths([locked, empty]).errors}
-    assert errors == {str(locked): "PDF is encrypted with a password",
-                      str(empty): "the file contains no text"}
+    assert errors == {
+        str(locked): "PDF is encrypted with a password",
+        str(empty): "the file contains no text",
+    }

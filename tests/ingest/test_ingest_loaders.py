@@ -34,12 +34,15 @@ def test_text_file_is_known_by_its_canonical_path(tmp_path, monkeypatch):
     assert doc.id == source_doc_id(doc.source) != doc_id(doc.content)
 
 
-@pytest.mark.parametrize("data, expected", [
-    ("café 中文".encode(), "café 中文"),
-    (b"\xef\xbb\xbf" + "café".encode(), "café"),
-    ("café 中文".encode("utf-16"), "café 中文"),
-    ("naïve – “quote”".encode("cp1252"), "naïve – “quote”"),
-])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        ("café 中文".encode(), "café 中文"),
+        (b"\xef\xbb\xbf" + "café".encode(), "café"),
+        ("café 中文".encode("utf-16"), "café 中文"),
+        ("naïve – “quote”".encode("cp1252"), "naïve – “quote”"),
+    ],
+)
 def test_decode_text_detects_encodings(data, expected):
     assert decode_text(data) == expected
 
@@ -48,7 +51,10 @@ def test_markdown_and_rst_are_text(tmp_path):
     for name in ("n.rst", "n.text"):
         (tmp_path / name).write_text("# Title\n\nBody", encoding="utf-8")
         assert load_file(tmp_path / name).content == "# Title\n\nBody"
-    for name in ("n.md", "n.markdown"):  # parsed: markup dropped, a heading block (formats.markdown)
+    for name in (
+        "n.md",
+        "n.markdown",
+    ):  # parsed: markup dropped, a heading block (formats.markdown)
         (tmp_path / name).write_text("# Title\n\nBody", encoding="utf-8")
         doc = load_file(tmp_path / name)
         assert doc.content == "Title\n\nBody" and doc.blocks[0].kind == "heading"
@@ -67,14 +73,20 @@ def test_docx_paragraphs_and_tables_in_order(tmp_path):
     _docx(p, ["First paragraph.", "Second paragraph."], [["Name", "Role"], ["Scrooge", "Miser"]])
     content = load_file(p).content
     assert content.splitlines() == [
-        "First paragraph.", "Second paragraph.", "Name | Role", "Scrooge | Miser", "After the table.",
+        "First paragraph.",
+        "Second paragraph.",
+        "Name | Role",
+        "Scrooge | Miser",
+        "After the table.",
     ]
 
 
 def test_html_drops_script_and_keeps_blocks(tmp_path):
     p = tmp_path / "page.html"
-    p.write_text("<html><head><style>p{}</style><script>alert(1)</script></head>"
-                 "<body><h1>Title</h1><p>One &amp; two</p><p>Three<br>four</p></body></html>")
+    p.write_text(
+        "<html><head><style>p{}</style><script>alert(1)</script></head>"
+        "<body><h1>Title</h1><p>One &amp; two</p><p>Three<br>four</p></body></html>"
+    )
     assert load_file(p).content == "Title\n\nOne & two\n\nThree\nfour"
 
 

@@ -32,7 +32,9 @@ def test_file_symlink_leaving_the_folder_is_skipped_with_a_reason(tmp_path):
     assert _names(report) == ["a.txt", "b.txt"]
     [error] = report.errors
     assert error.path == str(root / "link.txt")
-    assert "outside the folder being indexed" in error.reason and "--follow-symlinks" in error.reason
+    assert (
+        "outside the folder being indexed" in error.reason and "--follow-symlinks" in error.reason
+    )
     assert _names(load_paths([root], FOLLOW)) == ["a.txt", "b.txt", "secret.txt"]
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import numpy as np
 
@@ -18,8 +19,13 @@ class ScriptedChat:
     pass inside every call; ``calls`` records the requests.
     """
 
-    def __init__(self, *script: Any, identity: str = "stub:model@host", delay: float = 0.0,
-                 finish_reason: str = "stop"):
+    def __init__(
+        self,
+        *script: Any,
+        identity: str = "stub:model@host",
+        delay: float = 0.0,
+        finish_reason: str = "stop",
+    ):
         self.identity = identity
         self.script = list(script)
         self.delay = delay
@@ -45,10 +51,16 @@ class ScriptedChat:
             text = self._next(request)
         finally:
             self.active -= 1
-        return ChatResult(text=text, prompt_tokens=10, completion_tokens=len(text),
-                          finish_reason=self.finish_reason)
+        return ChatResult(
+            text=text,
+            prompt_tokens=10,
+            completion_tokens=len(text),
+            finish_reason=self.finish_reason,
+        )
 
-    async def stream(self, request: ChatRequest, usage: ChatResult | None = None) -> AsyncIterator[str]:
+    async def stream(
+        self, request: ChatRequest, usage: ChatResult | None = None
+    ) -> AsyncIterator[str]:
         text = self._next(request)
         for word in text.split(" "):
             yield word

@@ -14,8 +14,13 @@ from .stubs import ScriptedChat, msgs
 
 
 def _service(provider: ScriptedChat, kv: MemoryKV | None = None, **kw) -> ChatService:
-    return ChatService(provider, cache=LLMCache(kv or MemoryKV()), limiter=PriorityLimiter(4),
-                       ledger=Ledger(), **kw)
+    return ChatService(
+        provider,
+        cache=LLMCache(kv or MemoryKV()),
+        limiter=PriorityLimiter(4),
+        ledger=Ledger(),
+        **kw,
+    )
 
 
 def test_same_request_same_key() -> None:
@@ -25,13 +30,17 @@ def test_same_request_same_key() -> None:
 
 
 def test_every_input_changes_the_key() -> None:
-    base = dict(messages=msgs("hello"), role="answer", json_mode=False, max_tokens=None,
-                temperature=0.0)
+    base = dict(
+        messages=msgs("hello"), role="answer", json_mode=False, max_tokens=None, temperature=0.0
+    )
     ref = cache_key("openai:m@h", ChatRequest(**base))
     variants = [
-        ("openai:other@h", {}), ("openai:m@other", {}),
-        ("openai:m@h", {"role": "summary"}), ("openai:m@h", {"json_mode": True}),
-        ("openai:m@h", {"temperature": 0.7}), ("openai:m@h", {"max_tokens": 100}),
+        ("openai:other@h", {}),
+        ("openai:m@other", {}),
+        ("openai:m@h", {"role": "summary"}),
+        ("openai:m@h", {"json_mode": True}),
+        ("openai:m@h", {"temperature": 0.7}),
+        ("openai:m@h", {"max_tokens": 100}),
         ("openai:m@h", {"messages": msgs("hello!")}),
         ("openai:m@h", {"messages": [{"role": "system", "content": "hello"}]}),
         ("openai:m@h", {"extra": {"seed": 1}}),
@@ -42,8 +51,12 @@ def test_every_input_changes_the_key() -> None:
 
 
 def test_length_prefix_prevents_concatenation_collisions() -> None:
-    one = ChatRequest(messages=[{"role": "user", "content": "ab"}, {"role": "user", "content": "c"}])
-    two = ChatRequest(messages=[{"role": "user", "content": "a"}, {"role": "user", "content": "bc"}])
+    one = ChatRequest(
+        messages=[{"role": "user", "content": "ab"}, {"role": "user", "content": "c"}]
+    )
+    two = ChatRequest(
+        messages=[{"role": "user", "content": "a"}, {"role": "user", "content": "bc"}]
+    )
     assert cache_key("x", one) != cache_key("x", two)
 
 
@@ -57,8 +70,12 @@ async def test_hit_costs_no_call_and_is_marked_cached() -> None:
     assert second.text == "first answer" and second.completion_tokens == first.completion_tokens
     assert len(provider.calls) == 1
     row = next(iter(kv.data.values()))
-    assert row == {"text": "first answer", "prompt_tokens": 10, "completion_tokens": 12,
-                   "role": "keywords"}
+    assert row == {
+        "text": "first answer",
+        "prompt_tokens": 10,
+        "completion_tokens": 12,
+        "role": "keywords",
+    }
     snap = service.ledger.snapshot()["keywords"]
     assert (snap["calls"], snap["cache_hits"]) == (1, 1)
 
@@ -149,8 +166,9 @@ async def test_judge_is_not_consulted_without_a_cache() -> None:
     def never(result) -> bool:
         raise AssertionError("called")
 
-    service = ChatService(ScriptedChat("x"), cache=None, limiter=PriorityLimiter(4),
-                          ledger=Ledger())
+    service = ChatService(
+        ScriptedChat("x"), cache=None, limiter=PriorityLimiter(4), ledger=Ledger()
+    )
     assert (await service.chat(msgs("q"), accept=never)).text == "x"
 
 
@@ -180,7 +198,8 @@ async def test_a_rejected_answer_is_not_shared_and_followers_ask_themselves() ->
 async def test_a_follower_applies_its_own_judge_to_the_shared_answer() -> None:
     provider = ScriptedChat("bad", "good", delay=0.05)
     service = _service(provider)
-    plain, judged = await asyncio.gather(service.chat(msgs("q")),
-                                         service.chat(msgs("q"), accept=_good))
+    plain, judged = await asyncio.gather(
+        service.chat(msgs("q")), service.chat(msgs("q"), accept=_good)
+    )
     assert (plain.text, judged.text, judged.cached) == ("bad", "good", False)
     assert len(provider.calls) == 2

@@ -75,7 +75,7 @@ async def test_long_text_is_window_averaged() -> None:
     long_text = " ".join(words)
     out = await service.embed(["short text", long_text])
     # 40 tokens, windows of 16 sharing 2: starts 0, 14, 28 -> lengths 16, 16, 12.
-    windows = [" ".join(words[s:s + 16]) for s in (0, 14, 28)]
+    windows = [" ".join(words[s : s + 16]) for s in (0, 14, 28)]
     expected = sum(len(w.split()) * fake_vector(w, 64) for w in windows)
     expected /= np.linalg.norm(expected)
     assert np.allclose(out[1], expected, atol=1e-6)

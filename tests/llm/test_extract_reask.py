@@ -12,7 +12,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from synth import run_synth, synth_script, synth_stats
 
 from kgrag.config import Settings
 from kgrag.extract.llm_extractor import LLMExtractor, reply_problem
@@ -27,22 +26,24 @@ from kgrag.llm.service import ChatService
 from kgrag.storage.registry import open_storage
 from kgrag.tokenizer import get_tokenizer
 from kgrag.types import Chunk, Document, Extraction
+from synth import run_synth, synth_script, synth_stats
 
 from .stubs import ScriptedChat
 
 TOK = get_tokenizer()
 TEXT = "Scrooge was the partner of Marley. Bob Cratchit is Scrooge's clerk."
 CHUNK = Chunk(id=chunk_id(TEXT), doc_id="doc-1", content=TEXT, tokens=TOK.count(TEXT), order=0)
-GOOD = ("entity<|#|>Scrooge<|#|>Person<|#|>A miser.\n"
-        "entity<|#|>Marley<|#|>Person<|#|>Scrooge's late partner.\n"
-        "relation<|#|>Scrooge<|#|>Marley<|#|>partnership<|#|>They were partners.\n<|COMPLETE|>")
+GOOD = (
+    "entity<|#|>Scrooge<|#|>Person<|#|>A miser.\n"
+    "entity<|#|>Marley<|#|>Person<|#|>Scrooge's late partner.\n"
+    "relation<|#|>Scrooge<|#|>Marley<|#|>partnership<|#|>They were partners.\n<|COMPLETE|>"
+)
 GARBAGE = "Here are the entities and relationships I identified in the passage above."
 BOOK = Path(__file__).resolve().parents[3] / "shared" / "data" / "christmas_carol" / "book.txt"
 
 
 def _stack(provider: ScriptedChat, kv: MemoryKV) -> tuple[LLMExtractor, ChatService]:
-    service = ChatService(provider, cache=LLMCache(kv), limiter=PriorityLimiter(4),
-                          ledger=Ledger())
+    service = ChatService(provider, cache=LLMCache(kv), limiter=PriorityLimiter(4), ledger=Ledger())
     return LLMExtractor(service, TOK, max_gleaning=0), service
 
 
@@ -101,17 +102,28 @@ async def test_empty_but_well_formed_reply_costs_one_call_and_is_cached():
 
 # --- against the benchmark's fake server ------------------------------------
 
+
 def _settings(workdir: str, base_url: str, fmt: str) -> Settings:
-    return Settings(workdir=workdir, llm_provider="openai", llm_base_url=base_url,
-                    llm_api_key="test", embedding_provider="openai",
-                    embedding_base_url=base_url, embedding_api_key="test", extractor="llm",
-                    chunk_size=400, chunk_overlap=40, extraction_format=fmt, llm_max_retries=8)
+    return Settings(
+        workdir=workdir,
+        llm_provider="openai",
+        llm_base_url=base_url,
+        llm_api_key="test",
+        embedding_provider="openai",
+        embedding_base_url=base_url,
+        embedding_api_key="test",
+        extractor="llm",
+        chunk_size=400,
+        chunk_overlap=40,
+        extraction_format=fmt,
+        llm_max_retries=8,
+    )
 
 
 def _chunks(settings: Settings, parts: int = 8, chars: int = 4000) -> list[Chunk]:
     text, chunks = BOOK.read_text(encoding="utf-8"), []
     for i in range(parts):
-        part = text[20000 + i * chars: 20000 + (i + 1) * chars]
+        part = text[20000 + i * chars : 20000 + (i + 1) * chars]
         doc = Document(id=doc_id(part), content=part, file_path=f"part{i:02d}.txt")
         chunks += make_chunks_for_settings(doc, settings, TOK)
     return chunks
@@ -121,8 +133,11 @@ async def _bad_cached(storage, fmt: str) -> list[str]:
     """Cached extract / glean replies the health judge rejects."""
     kv = storage.kv("llm_cache")
     rows = [await kv.get(key) for key in await kv.keys()]
-    return [row["text"] for row in rows
-            if row["role"] in ("extract", "glean") and reply_problem(row["text"], fmt)]
+    return [
+        row["text"]
+        for row in rows
+        if row["role"] in ("extract", "glean") and reply_problem(row["text"], fmt)
+    ]
 
 
 async def _extract_all(fmt: str, *flags: str) -> tuple[list[Extraction], dict, list[str]]:
@@ -146,8 +161,9 @@ def _names(found: list[Extraction]) -> set[str]:
     return {e.name for ex in found for e in ex.entities}
 
 
-@pytest.mark.skipif(synth_script() is None or not BOOK.is_file(),
-                    reason="synth_llm.py or the book is not available")
+@pytest.mark.skipif(
+    synth_script() is None or not BOOK.is_file(), reason="synth_llm.py or the book is not available"
+)
 @pytest.mark.parametrize("fmt", ["delimited", "json"])
 async def test_half_garbage_server_loses_little_and_hides_nothing(fmt):
     clean, _, _ = await _extract_all(fmt)

@@ -9,14 +9,22 @@ import numpy as np
 from kgrag.llm.base import ChatRequest, ChatResult
 from kgrag.llm.fake import FakeChatProvider, FakeEmbeddingProvider, FakeRerankProvider, fake_vector
 
-TEXT = ("Ebenezer Scrooge ran a counting-house in London. The clerk Bob Cratchit "
-        "worked for Scrooge. Jacob Marley had been dead for seven years.")
+TEXT = (
+    "Ebenezer Scrooge ran a counting-house in London. The clerk Bob Cratchit "
+    "worked for Scrooge. Jacob Marley had been dead for seven years."
+)
 PROMPT = f"Extract entities and relations from the text.\n```\n{TEXT}\n```"
 
 
 def _req(role: str, content: str = PROMPT, **kw) -> ChatRequest:
-    return ChatRequest(messages=[{"role": "system", "content": "You extract."},
-                                 {"role": "user", "content": content}], role=role, **kw)
+    return ChatRequest(
+        messages=[
+            {"role": "system", "content": "You extract."},
+            {"role": "user", "content": content},
+        ],
+        role=role,
+        **kw,
+    )
 
 
 async def test_extract_delimited_records() -> None:
@@ -44,8 +52,11 @@ async def test_extract_json_mode_and_determinism() -> None:
     assert {"name", "type", "description"} == set(data["entities"][0])
     assert {"source", "target", "keywords", "description"} == set(data["relationships"][0])
     types = {e["name"]: e["type"] for e in data["entities"]}
-    again = json.loads((await provider.chat(_req("extract", f"```\n{TEXT[::-1]} London.\n```",
-                                                 json_mode=True))).text)
+    again = json.loads(
+        (
+            await provider.chat(_req("extract", f"```\n{TEXT[::-1]} London.\n```", json_mode=True))
+        ).text
+    )
     assert {e["type"] for e in again["entities"] if e["name"] == "London"} == {types["London"]}
 
 
@@ -53,21 +64,38 @@ async def test_glean_finds_nothing_new() -> None:
     provider = FakeChatProvider()
     assert (await provider.chat(_req("glean"))).text == "<|COMPLETE|>"
     assert json.loads((await provider.chat(_req("glean", json_mode=True))).text) == {
-        "entities": [], "relationships": []}
+        "entities": [],
+        "relationships": [],
+    }
 
 
 async def test_keywords_summary_and_answer() -> None:
     provider = FakeChatProvider()
-    kw = json.loads((await provider.chat(_req(
-        "keywords", "Query: What did Bob Cratchit think of Scrooge's business?"))).text)
+    kw = json.loads(
+        (
+            await provider.chat(
+                _req("keywords", "Query: What did Bob Cratchit think of Scrooge's business?")
+            )
+        ).text
+    )
     assert kw["low_level_keywords"] == ["Bob Cratchit", "Scrooge"]
     assert "business" in kw["high_level_keywords"] and "what" not in kw["high_level_keywords"]
-    summary = (await provider.chat(_req(
-        "summary", "Merge:\n```\nA miser.<SEP>A miser.\n- Owns a counting-house.\n```"))).text
+    summary = (
+        await provider.chat(
+            _req("summary", "Merge:\n```\nA miser.<SEP>A miser.\n- Owns a counting-house.\n```")
+        )
+    ).text
     assert summary == "A miser. Owns a counting-house."
-    answer = (await provider.chat(ChatRequest(messages=[
-        {"role": "system", "content": "Context:\n```\nfirst line\nsecond line\n```"},
-        {"role": "user", "content": "Who?"}]))).text
+    answer = (
+        await provider.chat(
+            ChatRequest(
+                messages=[
+                    {"role": "system", "content": "Context:\n```\nfirst line\nsecond line\n```"},
+                    {"role": "user", "content": "Who?"},
+                ]
+            )
+        )
+    ).text
     assert "> first line" in answer and "> second line" in answer
 
 
@@ -86,8 +114,9 @@ async def test_token_counts_truncation_and_stream() -> None:
 
 async def test_fake_embeddings() -> None:
     provider = FakeEmbeddingProvider(dim=128)
-    out = await provider.embed(["the harbor council met", "the harbor council met today",
-                                "quantum chromodynamics", ""])
+    out = await provider.embed(
+        ["the harbor council met", "the harbor council met today", "quantum chromodynamics", ""]
+    )
     assert out.shape == (4, 128) and out.dtype == np.float32
     assert np.allclose(np.linalg.norm(out, axis=1), 1.0)
     assert out[0] @ out[1] > 0.7 and abs(out[0] @ out[2]) < 0.5

@@ -15,8 +15,14 @@ def test_sums_per_role_and_totals() -> None:
     ledger.record_hit("summary")
     ledger.record_hit("keywords")
     snap = ledger.snapshot()
-    assert snap["extract"] == {"calls": 2, "cache_hits": 0, "prompt_tokens": 150,
-                               "completion_tokens": 30, "seconds": 0.75, "errors": 1}
+    assert snap["extract"] == {
+        "calls": 2,
+        "cache_hits": 0,
+        "prompt_tokens": 150,
+        "completion_tokens": 30,
+        "seconds": 0.75,
+        "errors": 1,
+    }
     assert snap["summary"]["cache_hits"] == 1 and snap["keywords"]["calls"] == 0
     totals = ledger.totals()
     assert totals["calls"] == 3 and totals["cache_hits"] == 2

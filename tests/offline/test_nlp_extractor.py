@@ -23,8 +23,9 @@ ZH = (
 
 
 def chunk(text: str) -> Chunk:
-    return Chunk(id="chunk-test", doc_id="doc-test", content=text, tokens=100, order=0,
-                 file_path="story.txt")
+    return Chunk(
+        id="chunk-test", doc_id="doc-test", content=text, tokens=100, order=0, file_path="story.txt"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +39,7 @@ def by_name(extraction):
 
 def test_english_entities_and_types(extractor):
     import spacy  # noqa: F401  (a declared dependency: failing to import is a failure)
+
     result = extractor.extract_sync(chunk(EN))
     names = by_name(result)
     for name in ("Ebenezer Scrooge", "Scrooge", "Bob Cratchit", "Jacob Marley", "London", "Fred"):
@@ -53,6 +55,7 @@ def test_english_entities_and_types(extractor):
 
 def test_english_relations(extractor):
     import spacy  # noqa: F401  (a declared dependency: failing to import is a failure)
+
     result = extractor.extract_sync(chunk(EN))
     pairs = {frozenset((r.source, r.target)): r for r in result.relations}
     rel = pairs[frozenset(("Jacob Marley", "Scrooge"))]
@@ -82,7 +85,8 @@ async def test_async_extract_matches_sync(extractor):
 
 def test_regex_fallback():
     sentences = RegexAnalyzer().analyze(
-        "Yesterday Mr. Jacob Marley went to the Bank of England. He met Scrooge there.")
+        "Yesterday Mr. Jacob Marley went to the Bank of England. He met Scrooge there."
+    )
     names = {m.name: m.type for s in sentences for m in s.mentions}
     assert names["Jacob Marley"] == "Person"
     assert "Bank of England" in names and "Scrooge" in names
@@ -94,7 +98,9 @@ def test_helpers():
     assert normalise_name("the Cratchits'") == "Cratchits"
     assert normalise_name("SCROOGE") == "Scrooge"
     assert normalise_name("MARLEY'S GHOST") == "Marley's Ghost"
-    assert normalise_name("Big Hero 6 (film)") == "Big Hero 6 (film)"  # a bracket with its partner stays
+    assert (
+        normalise_name("Big Hero 6 (film)") == "Big Hero 6 (film)"
+    )  # a bracket with its partner stays
     assert normalise_name('Dick" Humbert') == normalise_name('"Dick" Humbert') == "Dick Humbert"
     assert normalise_name("(Pterocarya") == "Pterocarya"
     assert normalise_name("《三国演义》") == "三国演义"
@@ -102,8 +108,10 @@ def test_helpers():
 
 
 def test_a_title_line_does_not_run_into_the_first_sentence(extractor):
-    text = ('Dick Humbert\nRichard Elmer "Dick" Humbert was an American football player for the '
-            "Philadelphia Eagles.\nHe was born in\nRichmond, Virginia.")
+    text = (
+        'Dick Humbert\nRichard Elmer "Dick" Humbert was an American football player for the '
+        "Philadelphia Eagles.\nHe was born in\nRichmond, Virginia."
+    )
     names = set(by_name(extractor.extract_sync(chunk(text))))
     assert {"Dick Humbert", "Philadelphia Eagles"} <= names
     assert not any("\n" in n or '"' in n or n.startswith("Dick Humbert ") for n in names)
@@ -115,8 +123,13 @@ def test_text_blocks_keep_every_line_and_wrapped_prose_together():
 
     from kgrag.extract.nlp_analyzers import text_blocks
 
-    assert text_blocks("Cotula\nCotula is a genus of plants.") == ["Cotula", "Cotula is a genus of plants."]
-    wrapped = "Marley was dead, to begin with. There is no doubt whatever about\nthat. The register of"
+    assert text_blocks("Cotula\nCotula is a genus of plants.") == [
+        "Cotula",
+        "Cotula is a genus of plants.",
+    ]
+    wrapped = (
+        "Marley was dead, to begin with. There is no doubt whatever about\nthat. The register of"
+    )
     assert text_blocks(wrapped) == [wrapped]
 
     @given(st.lists(st.text(alphabet="ab .\n", max_size=80), max_size=6))
@@ -129,14 +142,20 @@ def test_text_blocks_keep_every_line_and_wrapped_prose_together():
 
 
 def test_a_title_becomes_an_entity_tied_to_the_lead_sentence(extractor):
-    text = ("Pterocarya (genus)\nPterocarya is a genus of deciduous trees in the walnut family, native to Asia.\n\n"
-            "Habitat and range\nThey grow along rivers.")
+    text = (
+        "Pterocarya (genus)\nPterocarya is a genus of deciduous trees in the walnut family, native to Asia.\n\n"
+        "Habitat and range\nThey grow along rivers."
+    )
     result = extractor.extract_sync(chunk(text))
     names = by_name(result)
-    assert "Pterocarya (genus)" in names and "walnut family" in names["Pterocarya (genus)"].description
+    assert (
+        "Pterocarya (genus)" in names and "walnut family" in names["Pterocarya (genus)"].description
+    )
     assert ("Pterocarya (genus)", "Asia") in {(r.source, r.target) for r in result.relations}
     assert "Habitat and range" in names  # a section heading, with nothing after it to pair with
-    caption = extractor.extract_sync(chunk("[Illustration: Scrooge and the Ghost]\nThey flew over London."))
+    caption = extractor.extract_sync(
+        chunk("[Illustration: Scrooge and the Ghost]\nThey flew over London.")
+    )
     assert not any(n.startswith("Illustration") for n in by_name(caption))
     plain = NLPExtractor(headings=False).extract_sync(chunk(text))
     assert "Habitat and range" not in by_name(plain)
@@ -168,8 +187,9 @@ def relation_pairs(result):
 
 
 def test_markdown_emphasis_does_not_split_the_founders(extractor):
-    result = extractor.extract_sync(chunk(
-        "Zephyr Robotics was founded by *Tomas Becker* and **Ana Lima** in 2014."))
+    result = extractor.extract_sync(
+        chunk("Zephyr Robotics was founded by *Tomas Becker* and **Ana Lima** in 2014.")
+    )
     names = by_name(result)
     assert names["Zephyr Robotics"].type == "Organization"
     assert names["Tomas Becker"].type == names["Ana Lima"].type == "Person"
@@ -188,14 +208,31 @@ def test_no_entity_name_holds_markup(extractor):
 
 
 NAME_PARTS = st.sampled_from(["Tomas Becker", "Ana Lima", "Zephyr Robotics", "Lisbon", "Acme Labs"])
-WRAPS = st.sampled_from(["*{}*", "**{}**", "_{}_", "`{}`", "[{}](http://x.org/a_b)", "<b>{}</b>",
-                         "| {} | 2014 |", "# {}", "## {} history", "{}(robot", "~~{}~~", "{}"])
+WRAPS = st.sampled_from(
+    [
+        "*{}*",
+        "**{}**",
+        "_{}_",
+        "`{}`",
+        "[{}](http://x.org/a_b)",
+        "<b>{}</b>",
+        "| {} | 2014 |",
+        "# {}",
+        "## {} history",
+        "{}(robot",
+        "~~{}~~",
+        "{}",
+    ]
+)
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.tuples(WRAPS, NAME_PARTS), min_size=1, max_size=6))
 def test_names_never_carry_markup_whatever_the_markdown(extractor, parts):
-    lines = [wrap.format(name) + (" met the team." if i % 2 else "") for i, (wrap, name) in enumerate(parts)]
+    lines = [
+        wrap.format(name) + (" met the team." if i % 2 else "")
+        for i, (wrap, name) in enumerate(parts)
+    ]
     names = by_name(extractor.extract_sync(chunk("\n".join(lines))))
     for name in names:
         assert not any(c in name for c in "#|*`<>_~") and name.count("(") == name.count(")"), name
@@ -219,23 +256,34 @@ def test_clause_fragments_and_labels_are_no_entities(extractor):
     names = by_name(extractor.extract_sync(chunk(CAROL)))
     assert {"Scrooge", "Marley", "Charles Dickens", "Christmas Carol"} <= set(names)
     assert names["Charles Dickens"].type == "Person"
-    bad = [n for n in names if ":" in n or "?" in n or "," in n or n.startswith(("Author", "Title"))
-           or n in ("Scrooge Scrooge", "Scrooge muttered", "What do you")]
+    bad = [
+        n
+        for n in names
+        if ":" in n
+        or "?" in n
+        or "," in n
+        or n.startswith(("Author", "Title"))
+        or n in ("Scrooge Scrooge", "Scrooge muttered", "What do you")
+    ]
     assert not bad, bad
 
 
 def test_the_cut_edges_of_a_token_window_are_no_headings(extractor):
-    window = (" for Scrooge quite as hardily as this\n"
-              "The fog came pouring in at every chink and keyhole, and was so dense without.\n"
-              "In half a minute Mrs. Cratchit")
+    window = (
+        " for Scrooge quite as hardily as this\n"
+        "The fog came pouring in at every chink and keyhole, and was so dense without.\n"
+        "In half a minute Mrs. Cratchit"
+    )
     names = by_name(extractor.extract_sync(chunk(window)))
     assert "Scrooge" in names
     assert not [n for n in names if n.startswith(("for ", "In half")) or " quite" in n]
 
 
 def test_type_corrections_in_context(extractor):
-    text = ("Zephyr Robotics sells drones to the Faroe Islands and the Azores Archipelago. "
-            "Mrs. Cratchit met Dr. Watson at Acme Labs Inc.")
+    text = (
+        "Zephyr Robotics sells drones to the Faroe Islands and the Azores Archipelago. "
+        "Mrs. Cratchit met Dr. Watson at Acme Labs Inc."
+    )
     names = by_name(extractor.extract_sync(chunk(text)))
     assert names["Zephyr Robotics"].type == "Organization"
     assert names["Faroe Islands"].type == names["Azores Archipelago"].type == "Location"
@@ -243,8 +291,10 @@ def test_type_corrections_in_context(extractor):
 
 
 def test_a_glued_bracket_name_is_kept_and_inline_code_is_not(extractor):
-    text = ("Sulli was a South Korean actress and model. She is a former member of South Korean girl "
-            "group f(x). On August 7, 2015 she left.\nCall `Robot(x)` before each flight.")
+    text = (
+        "Sulli was a South Korean actress and model. She is a former member of South Korean girl "
+        "group f(x). On August 7, 2015 she left.\nCall `Robot(x)` before each flight."
+    )
     names = by_name(extractor.extract_sync(chunk(text)))
     assert "Sulli" in names
-    assert not [n for n in names if "Robot" in n or n.startswith("f(") and n != "f(x)"]
+    assert not [n for n in names if "Robot" in n or (n.startswith("f(") and n != "f(x)")]

@@ -27,7 +27,9 @@ BEFORE = {"name_precision": 84.2, "type_precision": 66.1}
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("label_nlp_types", ROOT / "scripts" / "label_nlp_types.py")
+    spec = importlib.util.spec_from_file_location(
+        "label_nlp_types", ROOT / "scripts" / "label_nlp_types.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules["label_nlp_types"] = module
     spec.loader.exec_module(module)
@@ -43,7 +45,9 @@ def test_the_sample_is_labelled_and_about_two_hundred_entities():
     sample = json.loads(SAMPLE.read_text())
     rows = sample["entities"]
     assert 180 <= len(rows) <= 300 and len(sample["snippets"]) >= 30
-    assert all(r["is_name"] is not None and (r["correct_type"] is not None) == r["is_name"] for r in rows)
+    assert all(
+        r["is_name"] is not None and (r["correct_type"] is not None) == r["is_name"] for r in rows
+    )
     assert {s["source"] for s in sample["snippets"]} == {"christmas_carol", "hotpotqa", "cmrc"}
 
 

@@ -19,9 +19,13 @@ import time
 from pathlib import Path
 
 FAKE_ENV = {
-    "KGRAG_LLM_PROVIDER": "fake", "KGRAG_EMBEDDING_PROVIDER": "fake", "KGRAG_EXTRACTOR": "llm",
-    "KGRAG_SPLIT_BY_CHARACTER": "\n\n", "KGRAG_SPLIT_BY_CHARACTER_ONLY": "true",
-    "KGRAG_FORCE_LLM_SUMMARY_ON_MERGE": "3", "KGRAG_MAX_GLEANING": "0",
+    "KGRAG_LLM_PROVIDER": "fake",
+    "KGRAG_EMBEDDING_PROVIDER": "fake",
+    "KGRAG_EXTRACTOR": "llm",
+    "KGRAG_SPLIT_BY_CHARACTER": "\n\n",
+    "KGRAG_SPLIT_BY_CHARACTER_ONLY": "true",
+    "KGRAG_FORCE_LLM_SUMMARY_ON_MERGE": "3",
+    "KGRAG_MAX_GLEANING": "0",
 }
 
 
@@ -37,11 +41,19 @@ def command(*args: str | Path) -> list[str]:
     return [sys.executable, "-m", "kgrag.cli.main", *map(str, args)]
 
 
-def kgrag(*args: str | Path, cwd: Path, env: dict[str, str] | None = None,
-          timeout: float = 120) -> subprocess.CompletedProcess:
+def kgrag(
+    *args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
     """Run one command to its end (text output captured)."""
-    return subprocess.run(command(*args), cwd=cwd, env=env or cli_env(), capture_output=True,
-                          text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        command(*args),
+        cwd=cwd,
+        env=env or cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def ok(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
@@ -59,8 +71,9 @@ def export(workdir: Path, cwd: Path, env: dict[str, str] | None = None) -> bytes
 
 
 def docs_json(workdir: Path, cwd: Path, env: dict[str, str] | None = None) -> list[dict]:
-    return json.loads(ok("docs", "--json", "--limit", "1000", "--workdir", workdir,
-                         cwd=cwd, env=env))["documents"]
+    return json.loads(
+        ok("docs", "--json", "--limit", "1000", "--workdir", workdir, cwd=cwd, env=env)
+    )["documents"]
 
 
 class Lines:
@@ -107,8 +120,9 @@ def lock_holder(workdir: Path) -> int | None:
         return None
 
 
-def wait_for_lease(workdir: Path, procs: list[subprocess.Popen], timeout: float = 60,
-                   poll: float = 0.002) -> subprocess.Popen | None:
+def wait_for_lease(
+    workdir: Path, procs: list[subprocess.Popen], timeout: float = 60, poll: float = 0.002
+) -> subprocess.Popen | None:
     """The process of ``procs`` that first holds the writer lease; ``None`` if all exited first."""
     by_pid = {p.pid: p for p in procs}
     deadline = time.monotonic() + timeout
@@ -126,8 +140,10 @@ def _stopped(pid: int) -> bool:
     """Whether every thread of ``pid`` is stopped (Linux /proc)."""
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
-        states = [Path(f"/proc/{pid}/task/{t}/stat").read_text().rsplit(")", 1)[1].split()[0]
-                  for t in tasks]
+        states = [
+            Path(f"/proc/{pid}/task/{t}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            for t in tasks
+        ]
     except (OSError, IndexError):
         return False
     return all(s in "tT" for s in states)

@@ -11,7 +11,9 @@ def book_text() -> str:
     return BOOK.read_text(encoding="utf-8")
 
 
-def write_book_parts(folder: Path, parts: int, chars: int = 6000, offset: int = 20000) -> list[Path]:
+def write_book_parts(
+    folder: Path, parts: int, chars: int = 6000, offset: int = 20000
+) -> list[Path]:
     """Write ``parts`` consecutive slices of the book as separate .txt files."""
     text = book_text()
     folder.mkdir(parents=True, exist_ok=True)
@@ -19,6 +21,6 @@ def write_book_parts(folder: Path, parts: int, chars: int = 6000, offset: int = 
     for i in range(parts):
         start = offset + i * chars
         path = folder / f"part{i:02d}.txt"
-        path.write_text(text[start:start + chars], encoding="utf-8")
+        path.write_text(text[start : start + chars], encoding="utf-8")
         paths.append(path)
     return paths

@@ -28,8 +28,9 @@ async def _dump(workdir: Path) -> dict:
             "nodes": {n: _clean(nodes[n]) for n in names},
             "edges": {f"{a}|{b}": _clean(edges[(a, b)]) for a, b in pairs},
             "chunks": sorted(await storage.kv("text_chunks").keys()),
-            "vectors": {ns: await storage.vectors(ns).count()
-                        for ns in ("entities", "relations", "chunks")},
+            "vectors": {
+                ns: await storage.vectors(ns).count() for ns in ("entities", "relations", "chunks")
+            },
             "statuses": {k: v for k, v in statuses.items() if v},
         }
     finally:

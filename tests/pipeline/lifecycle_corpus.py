@@ -11,8 +11,16 @@ from pathlib import Path
 
 from kgrag.config import Settings
 
-PEOPLE = ["Alice Moreau", "Bruno Keller", "Chiara Rossi", "Dmitri Volkov", "Elena Sato",
-          "Farid Haddad", "Greta Lind", "Hugo Laine"]
+PEOPLE = [
+    "Alice Moreau",
+    "Bruno Keller",
+    "Chiara Rossi",
+    "Dmitri Volkov",
+    "Elena Sato",
+    "Farid Haddad",
+    "Greta Lind",
+    "Hugo Laine",
+]
 PLACES = ["Lyon", "Zurich", "Turin", "Riga", "Osaka", "Tunis", "Bergen", "Porto"]
 ORGS = ["Zephyr Robotics", "Northwind Labs", "Quartz Systems", "Helios Foundry"]
 
@@ -22,8 +30,10 @@ def paragraph(i: int, version: int = 0) -> str:
     a, b = PEOPLE[i % len(PEOPLE)], PEOPLE[(i * 3 + 1) % len(PEOPLE)]
     place, org = PLACES[(i + version) % len(PLACES)], ORGS[(i + 2 * version) % len(ORGS)]
     year = 2000 + (i * 7 + version * 3) % 24
-    return (f"{a} met {b} in {place} in {year}. Together they worked for {org}. "
-            f"{a} later wrote a report about {org} and {place}.")
+    return (
+        f"{a} met {b} in {place} in {year}. Together they worked for {org}. "
+        f"{a} later wrote a report about {org} and {place}."
+    )
 
 
 def document(paragraphs: list[int], version: int = 0, edited: set[int] | None = None) -> str:
@@ -40,8 +50,15 @@ def write(folder: Path, name: str, text: str) -> Path:
 
 
 def lifecycle_settings(workdir: Path, extractor: str = "llm", **extra) -> Settings:
-    values = {"workdir": workdir, "llm_provider": "fake", "embedding_provider": "fake",
-                  "extractor": extractor, "split_by_character": "\n\n", "split_by_character_only": True,
-                  "force_llm_summary_on_merge": 3, "max_gleaning": 0}
+    values = {
+        "workdir": workdir,
+        "llm_provider": "fake",
+        "embedding_provider": "fake",
+        "extractor": extractor,
+        "split_by_character": "\n\n",
+        "split_by_character_only": True,
+        "force_llm_summary_on_merge": 3,
+        "max_gleaning": 0,
+    }
     values.update(extra)
     return Settings(**values)

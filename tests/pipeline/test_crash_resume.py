@@ -17,6 +17,7 @@ import sys
 import time
 
 import pytest
+
 from synth import run_synth, synth_script
 
 from .corpus import write_book_parts
@@ -30,19 +31,35 @@ DOCS = 6
 
 def _env(base_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KGRAG_", "OPENAI_"))}
-    env.update(KGRAG_LLM_PROVIDER="openai", KGRAG_LLM_BASE_URL=base_url, KGRAG_LLM_API_KEY="t",
-               KGRAG_EMBEDDING_PROVIDER="openai", KGRAG_EMBEDDING_BASE_URL=base_url,
-               KGRAG_EMBEDDING_API_KEY="t", KGRAG_EXTRACTOR="llm",
-               KGRAG_CHUNK_SIZE="300", KGRAG_CHUNK_OVERLAP="30",
-               # Without the cache a killed run loses its unfinished work, so
-               # kills land all over the run instead of only near its start.
-               KGRAG_ENABLE_LLM_CACHE="false", KGRAG_FORCE_LLM_SUMMARY_ON_MERGE="3")
+    env.update(
+        KGRAG_LLM_PROVIDER="openai",
+        KGRAG_LLM_BASE_URL=base_url,
+        KGRAG_LLM_API_KEY="t",
+        KGRAG_EMBEDDING_PROVIDER="openai",
+        KGRAG_EMBEDDING_BASE_URL=base_url,
+        KGRAG_EMBEDDING_API_KEY="t",
+        KGRAG_EXTRACTOR="llm",
+        KGRAG_CHUNK_SIZE="300",
+        KGRAG_CHUNK_OVERLAP="30",
+        # Without the cache a killed run loses its unfinished work, so
+        # kills land all over the run instead of only near its start.
+        KGRAG_ENABLE_LLM_CACHE="false",
+        KGRAG_FORCE_LLM_SUMMARY_ON_MERGE="3",
+    )
     return env
 
 
 def _start(workdir, docs, env) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "kgrag.cli.main", "index", "--no-progress",
-           "--workdir", str(workdir), str(docs)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kgrag.cli.main",
+        "index",
+        "--no-progress",
+        "--workdir",
+        str(workdir),
+        str(docs),
+    ]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -78,7 +95,11 @@ def test_killed_and_resumed_runs_build_the_uninterrupted_graph(tmp_path):
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
                 kills += 1
-                done = dump_index(workdir)["statuses"].get("processed", 0) if (workdir / "kgrag.db").exists() else 0
+                done = (
+                    dump_index(workdir)["statuses"].get("processed", 0)
+                    if (workdir / "kgrag.db").exists()
+                    else 0
+                )
                 partial += 0 < done < DOCS
             _run_to_end(workdir, docs, env)  # resume whatever is left
             assert dump_index(workdir) == reference, f"round {rounds} differs"

@@ -15,8 +15,9 @@ from .corpus import BOOK, write_book_parts
 
 
 def fake_settings(workdir, **extra) -> Settings:
-    return Settings(workdir=workdir, llm_provider="fake", embedding_provider="fake",
-                    extractor="llm", **extra)
+    return Settings(
+        workdir=workdir, llm_provider="fake", embedding_provider="fake", extractor="llm", **extra
+    )
 
 
 @pytest.mark.skipif(not BOOK.exists(), reason="shared data not present")

@@ -124,7 +124,9 @@ async def test_arrival_order_does_not_change_the_graph(tmp_path):
     docs = tmp_path / "docs"
     paths = [write(docs, f"d{i}.txt", document([i, (i + 2) % 6, 7])) for i in range(5)]
     exports = []
-    for n, order in enumerate([paths, paths[::-1], [paths[2], paths[0], paths[4], paths[1], paths[3]]]):
+    for n, order in enumerate(
+        [paths, paths[::-1], [paths[2], paths[0], paths[4], paths[1], paths[3]]]
+    ):
         async with KGRag(lifecycle_settings(tmp_path / f"idx{n}")) as rag:
             for p in order:  # one document per run: the strongest order dependence
                 await rag.index_paths([p])
@@ -158,8 +160,9 @@ async def test_check_finds_damage_and_repair_mends_the_search_stores(tmp_path):
         await s.lexical.delete([chunk])
         name = (await s.graph.all_node_names())[0]
         some = await s.vectors("entities").get_vectors([(await s.vectors("entities").ids())[0]])
-        await s.vectors("entities").upsert(["ent-orphan"], np.stack(list(some.values())),
-                                           [{"name": "ghost"}])
+        await s.vectors("entities").upsert(
+            ["ent-orphan"], np.stack(list(some.values())), [{"name": "ghost"}]
+        )
         report = await rag.check()
         text = "\n".join(report.problems)
         assert "chunks vector" in text and "orphan" in text and "lexical" in text
@@ -214,8 +217,10 @@ async def test_a_document_being_reindexed_keeps_serving_its_committed_version(tm
         # what a reader sees between enqueue and commit of a new version
         await rag.storage.doc_status.upsert([dataclasses.replace(record, status=DocStatus.PENDING)])
         data = await rag.query_data("Who met in Lyon?", mode="naive", doc_ids=[record.id])
-        assert data["chunks"] and all(record.id in c.get("doc_ids", [c["doc_id"]]) or
-                                      c["doc_id"] == record.id for c in data["chunks"])
+        assert data["chunks"] and all(
+            record.id in c.get("doc_ids", [c["doc_id"]]) or c["doc_id"] == record.id
+            for c in data["chunks"]
+        )
 
 
 async def test_purge_cache_drops_the_removed_chunks_answers_only(tmp_path):
@@ -244,8 +249,10 @@ async def test_concurrent_inserts_in_one_process_merge_each_document_once(tmp_pa
     ids = [f"note-{i}" for i in range(6)]
     async with KGRag(lifecycle_settings(tmp_path / "together")) as rag:
         reports = await asyncio.gather(
-            rag.insert(texts[:3], ids=ids[:3]), rag.insert(texts[3:], ids=ids[3:]),
-            rag.insert(texts[1:4], ids=ids[1:4]))
+            rag.insert(texts[:3], ids=ids[:3]),
+            rag.insert(texts[3:], ids=ids[3:]),
+            rag.insert(texts[1:4], ids=ids[1:4]),
+        )
         processed = [d for r in reports for d in r.processed]
         assert sorted(processed) == sorted(set(processed)) and len(processed) == 6  # once each
         together = dumps(await rag.export(timestamps=False))

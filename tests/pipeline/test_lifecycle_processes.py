@@ -46,13 +46,20 @@ from .cli_processes import (
 )
 from .lifecycle_corpus import document, write
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="uses SIGSTOP/SIGKILL and /proc")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="uses SIGSTOP/SIGKILL and /proc"
+)
 
 
 def start(*args, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
-    return subprocess.Popen(command(*args), cwd=cwd, env=env or cli_env(), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        command(*args),
+        cwd=cwd,
+        env=env or cli_env(),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 @contextlib.contextmanager
@@ -74,7 +81,9 @@ def forty_documents(folder: Path) -> list[Path]:
 
 
 def chat_calls(ledger: dict) -> int:
-    return sum(row.get("calls", 0) for role, row in ledger.items() if role not in ("embed", "rerank"))
+    return sum(
+        row.get("calls", 0) for role, row in ledger.items() if role not in ("embed", "rerank")
+    )
 
 
 def test_two_processes_index_halves_at_once_and_build_the_one_process_graph(tmp_path):
@@ -96,8 +105,7 @@ def test_two_processes_index_halves_at_once_and_build_the_one_process_graph(tmp_
         # Held: frozen while its pid is still in the lock file (it empties the
         # file when it lets go). Missing that (the holder finished between
         # the two looks) only skips the "waiting" assertion below.
-        held = (holder is not None and freeze(holder, shared)
-                and lock_holder(shared) == holder.pid)
+        held = holder is not None and freeze(holder, shared) and lock_holder(shared) == holder.pid
         try:
             waited = errors[other.pid].wait_for("waiting", timeout=60) if held else None
         finally:
@@ -132,8 +140,16 @@ def test_no_wait_fails_at_once_naming_the_writer(tmp_path):
             try:
                 if held:
                     started = time.monotonic()
-                    busy = kgrag("index", "--no-wait", "--no-progress", "--workdir", work, *more,
-                                 cwd=tmp_path, timeout=60)
+                    busy = kgrag(
+                        "index",
+                        "--no-wait",
+                        "--no-progress",
+                        "--workdir",
+                        work,
+                        *more,
+                        cwd=tmp_path,
+                        timeout=60,
+                    )
                     elapsed = time.monotonic() - started
             finally:
                 thaw(holder)
@@ -184,6 +200,7 @@ def here(tmp_path, monkeypatch):
         with contextlib.redirect_stdout(out):
             code = main([str(a) for a in args])
         return code, out.getvalue()
+
     return run
 
 
@@ -217,9 +234,14 @@ def hold_time(args, workdir: Path, env, cwd: Path) -> float:
 def same_graph_but_descriptions(state: bytes, expected: bytes) -> bool:
     """Equal documents, chunks, entity names and relation pairs (summaries may still wait)."""
     a, b = json.loads(state), json.loads(expected)
-    return (a["documents"], a["chunks"]) == (b["documents"], b["chunks"]) and (
-        [e["name"] for e in a["entities"]] == [e["name"] for e in b["entities"]]) and (
-        [(r["src"], r["tgt"]) for r in a["relations"]] == [(r["src"], r["tgt"]) for r in b["relations"]])
+    return (
+        (a["documents"], a["chunks"]) == (b["documents"], b["chunks"])
+        and ([e["name"] for e in a["entities"]] == [e["name"] for e in b["entities"]])
+        and (
+            [(r["src"], r["tgt"]) for r in a["relations"]]
+            == [(r["src"], r["tgt"]) for r in b["relations"]]
+        )
+    )
 
 
 @pytest.mark.slow
@@ -252,8 +274,11 @@ def test_kill_9_during_delete_and_supersede_leaves_old_or_new_and_resumes(tmp_pa
         expected = in_process_export(here, reference)
         if op == "supersede":
             old = {d["id"]: d["content_hash"] for d in json.loads(before)["documents"]}
-            changed = {d["id"]: d["content_hash"] for d in json.loads(expected)["documents"]
-                       if old[d["id"]] != d["content_hash"]}
+            changed = {
+                d["id"]: d["content_hash"]
+                for d in json.loads(expected)["documents"]
+                if old[d["id"]] != d["content_hash"]
+            }
             assert len(changed) == DOCS // 2
         kills = 0
         while kills < KILLS // 2:
@@ -295,8 +320,10 @@ def test_kill_9_during_delete_and_supersede_leaves_old_or_new_and_resumes(tmp_pa
                     seen[op].append("new" if state == expected else "new, summaries pending")
                     assert here("retry", "--no-progress", "--workdir", workdir)[0] == 0
             else:
-                current = {d["id"]: (d["content_hash"], d["status"])
-                           for d in json.loads(state)["documents"]}
+                current = {
+                    d["id"]: (d["content_hash"], d["status"])
+                    for d in json.loads(state)["documents"]
+                }
                 seen[op].append(sum(current[i] == (h, "processed") for i, h in changed.items()))
                 code, out = here("index", "--no-progress", "--workdir", workdir, docs)
                 assert code == 0, out
@@ -305,4 +332,3 @@ def test_kill_9_during_delete_and_supersede_leaves_old_or_new_and_resumes(tmp_pa
     assert "old" in seen["delete"] and len(set(seen["delete"])) > 1, seen
     # Superseded documents commit one by one: some kills must land between two commits.
     assert any(0 < n < DOCS // 2 for n in seen["supersede"]), seen
-

@@ -126,4 +126,6 @@ _SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 TestLifecycleWithFakeLLM = Lifecycle.TestCase
 TestLifecycleWithFakeLLM.settings = settings(max_examples=12, stateful_step_count=7, **_SETTINGS)
 TestLifecycleWithNLPExtractor = NLPLifecycle.TestCase
-TestLifecycleWithNLPExtractor.settings = settings(max_examples=5, stateful_step_count=5, **_SETTINGS)
+TestLifecycleWithNLPExtractor.settings = settings(
+    max_examples=5, stateful_step_count=5, **_SETTINGS
+)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from synth import run_synth, synth_script, synth_stats
 
 from kgrag.api import KGRag
 from kgrag.config import Settings
+from synth import run_synth, synth_script, synth_stats
 
 from .corpus import write_book_parts
 
@@ -14,10 +14,18 @@ pytestmark = pytest.mark.skipif(synth_script() is None, reason="synth_llm.py not
 
 
 def http_settings(workdir, base_url: str, **extra) -> Settings:
-    values = dict(workdir=workdir, llm_provider="openai", llm_base_url=base_url,
-                  llm_api_key="test", embedding_provider="openai",
-                  embedding_base_url=base_url, embedding_api_key="test",
-                  extractor="llm", chunk_size=400, chunk_overlap=40)
+    values = dict(
+        workdir=workdir,
+        llm_provider="openai",
+        llm_base_url=base_url,
+        llm_api_key="test",
+        embedding_provider="openai",
+        embedding_base_url=base_url,
+        embedding_api_key="test",
+        extractor="llm",
+        chunk_size=400,
+        chunk_overlap=40,
+    )
     values.update(extra)
     return Settings(**values)
 
@@ -30,10 +38,16 @@ async def _index(tmp_path, base_url, **extra):
     return report, status
 
 
-@pytest.mark.parametrize("flags", [
-    (), ("--error-rate", "0.2"), ("--garbage-rate", "0.3"),
-    ("--max-concurrency", "2", "--latency", "0.05"),
-], ids=["plain", "errors", "garbage", "429s"])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        (),
+        ("--error-rate", "0.2"),
+        ("--garbage-rate", "0.3"),
+        ("--max-concurrency", "2", "--latency", "0.05"),
+    ],
+    ids=["plain", "errors", "garbage", "429s"],
+)
 async def test_every_document_is_processed(tmp_path, flags):
     with run_synth(*flags) as base_url:
         report, status = await _index(tmp_path, base_url, llm_max_retries=8)
@@ -53,8 +67,9 @@ async def test_a_dead_endpoint_fails_documents_not_the_batch(tmp_path):
     with run_synth() as base_url:
         dead = base_url.replace("/v1", "/nowhere/v1")
         # Chat goes to a path that answers 404: every extraction fails fast.
-        report, status = await _index(tmp_path, dead, embedding_base_url=base_url,
-                                      llm_max_retries=0)
+        report, status = await _index(
+            tmp_path, dead, embedding_base_url=base_url, llm_max_retries=0
+        )
     assert len(report.failed) == 5 and report.processed == []
     assert status["documents"]["failed"]["count"] == 5
     assert all(f["error"] for f in status["failed"])
@@ -85,7 +100,9 @@ async def test_garbage_replies_are_recovered_or_reported(tmp_path):
     assert stats["garbage"] > 0 and not report.failed
     # every document that needed a re-ask says so; none is silently complete
     assert report.warnings and status["warnings"]
-    assert all(any("re-ask" in w or "malformed" in w for w in ws) for ws in report.warnings.values())
+    assert all(
+        any("re-ask" in w or "malformed" in w for w in ws) for ws in report.warnings.values()
+    )
     entities, relations = status["graph"]["entities"], status["graph"]["relations"]
     assert abs(entities - clean["graph"]["entities"]) <= 0.1 * clean["graph"]["entities"]
     assert abs(relations - clean["graph"]["relations"]) <= 0.15 * clean["graph"]["relations"]

@@ -25,19 +25,28 @@ DIM = 256
 
 # chunk key -> (file path, text)
 CHUNKS = {
-    "C1": ("manuals/fw-a-basic.md",
-           "FW-A supports sending alerts to the Log Platform over TLS or UDP. "
-           "The FW-A firewall buffers alerts when the Log Platform is unreachable."),
-    "C2": ("manuals/fw-b.md",
-           "FW-B can also send alerts over TLS. The TLS output of FW-B requires License M."),
-    "C3": ("manuals/fw-a-v2.md",
-           "With firmware v2, the TLS output of FW-A requires License L. UDP output needs no license."),
-    "C4": ("platform/identity.md",
-           "The Log Platform authenticates every sender through the Identity Directory."),
-    "C5": ("platform/audit.md",
-           "Every night the Identity Directory feeds the Audit Report with sender identities."),
-    "C6": ("misc/cafeteria.md",
-           "The cafeteria serves pasta on Mondays and soup on Fridays."),
+    "C1": (
+        "manuals/fw-a-basic.md",
+        "FW-A supports sending alerts to the Log Platform over TLS or UDP. "
+        "The FW-A firewall buffers alerts when the Log Platform is unreachable.",
+    ),
+    "C2": (
+        "manuals/fw-b.md",
+        "FW-B can also send alerts over TLS. The TLS output of FW-B requires License M.",
+    ),
+    "C3": (
+        "manuals/fw-a-v2.md",
+        "With firmware v2, the TLS output of FW-A requires License L. UDP output needs no license.",
+    ),
+    "C4": (
+        "platform/identity.md",
+        "The Log Platform authenticates every sender through the Identity Directory.",
+    ),
+    "C5": (
+        "platform/audit.md",
+        "Every night the Identity Directory feeds the Audit Report with sender identities.",
+    ),
+    "C6": ("misc/cafeteria.md", "The cafeteria serves pasta on Mondays and soup on Fridays."),
 }
 
 # name -> (type, description, chunk keys)
@@ -49,27 +58,55 @@ ENTITIES = {
     "UDP": ("Protocol", "UDP is a plain transport for alert output.", ["C1", "C3"]),
     "License L": ("Artifact", "License L unlocks TLS output of FW-A on firmware v2.", ["C3"]),
     "License M": ("Artifact", "License M unlocks TLS output of FW-B.", ["C2"]),
-    "Identity Directory": ("System", "The Identity Directory stores sender identities.", ["C4", "C5"]),
+    "Identity Directory": (
+        "System",
+        "The Identity Directory stores sender identities.",
+        ["C4", "C5"],
+    ),
     "Audit Report": ("Content", "The Audit Report lists sender identities each night.", ["C5"]),
     "Cafeteria": ("Location", "The cafeteria serves pasta and soup.", ["C6"]),
 }
 
 # (a, b) -> (keywords, description, weight, chunk keys)
 RELATIONS = {
-    ("FW-A", "Log Platform"): ("alert forwarding, log integration",
-                               "FW-A sends alerts to the Log Platform over TLS or UDP.", 2.0, ["C1", "C3"]),
-    ("FW-A", "License L"): ("license dependency, version compatibility",
-                            "Under firmware v2 the TLS output of FW-A requires License L.", 1.0, ["C3"]),
-    ("FW-B", "License M"): ("license dependency",
-                            "The TLS output of FW-B requires License M.", 1.0, ["C2"]),
+    ("FW-A", "Log Platform"): (
+        "alert forwarding, log integration",
+        "FW-A sends alerts to the Log Platform over TLS or UDP.",
+        2.0,
+        ["C1", "C3"],
+    ),
+    ("FW-A", "License L"): (
+        "license dependency, version compatibility",
+        "Under firmware v2 the TLS output of FW-A requires License L.",
+        1.0,
+        ["C3"],
+    ),
+    ("FW-B", "License M"): (
+        "license dependency",
+        "The TLS output of FW-B requires License M.",
+        1.0,
+        ["C2"],
+    ),
     ("FW-A", "TLS"): ("protocol support", "FW-A can output alerts over TLS.", 1.0, ["C1", "C3"]),
-    ("FW-A", "UDP"): ("protocol support", "FW-A can output alerts over UDP without a license.", 1.0, ["C1", "C3"]),
+    ("FW-A", "UDP"): (
+        "protocol support",
+        "FW-A can output alerts over UDP without a license.",
+        1.0,
+        ["C1", "C3"],
+    ),
     ("FW-B", "TLS"): ("protocol support", "FW-B can output alerts over TLS.", 1.0, ["C2"]),
-    ("Identity Directory", "Log Platform"): ("sender authentication",
-                                             "The Log Platform authenticates senders through the Identity Directory.",
-                                             1.0, ["C4"]),
-    ("Audit Report", "Identity Directory"): ("nightly reporting",
-                                             "The Identity Directory feeds the Audit Report every night.", 1.0, ["C5"]),
+    ("Identity Directory", "Log Platform"): (
+        "sender authentication",
+        "The Log Platform authenticates senders through the Identity Directory.",
+        1.0,
+        ["C4"],
+    ),
+    ("Audit Report", "Identity Directory"): (
+        "nightly reporting",
+        "The Identity Directory feeds the Audit Report every night.",
+        1.0,
+        ["C5"],
+    ),
 }
 
 
@@ -87,36 +124,67 @@ def md5(text: str) -> str:
 
 async def build_corpus(storage: Any, embed: Any) -> None:
     """Write the corpus into ``storage`` (graph, vectors, chunks, lexical index)."""
-    rows = {chunk_id(k): {"content": text, "tokens": len(text.split()), "doc_id": doc_id(k),
-                          "order": 0, "file_path": path} for k, (path, text) in CHUNKS.items()}
+    rows = {
+        chunk_id(k): {
+            "content": text,
+            "tokens": len(text.split()),
+            "doc_id": doc_id(k),
+            "order": 0,
+            "file_path": path,
+        }
+        for k, (path, text) in CHUNKS.items()
+    }
     await storage.kv("text_chunks").upsert(rows)
     ids = list(rows)
-    await storage.vectors("chunks").upsert(ids, await embed.embed([rows[i]["content"] for i in ids]),
-                                           [{"doc_id": rows[i]["doc_id"], "file_path": rows[i]["file_path"]}
-                                            for i in ids])
+    await storage.vectors("chunks").upsert(
+        ids,
+        await embed.embed([rows[i]["content"] for i in ids]),
+        [{"doc_id": rows[i]["doc_id"], "file_path": rows[i]["file_path"]} for i in ids],
+    )
     if storage.lexical is not None:
         await storage.lexical.add({i: rows[i]["content"] for i in ids})
-    nodes = {name: {"entity_type": t, "description": d, "source_ids": [chunk_id(k) for k in keys],
-                    "file_paths": sorted({CHUNKS[k][0] for k in keys}), "extractor": "llm", "created_at": 0}
-             for name, (t, d, keys) in ENTITIES.items()}
+    nodes = {
+        name: {
+            "entity_type": t,
+            "description": d,
+            "source_ids": [chunk_id(k) for k in keys],
+            "file_paths": sorted({CHUNKS[k][0] for k in keys}),
+            "extractor": "llm",
+            "created_at": 0,
+        }
+        for name, (t, d, keys) in ENTITIES.items()
+    }
     await storage.graph.upsert_nodes(nodes)
     names = list(ENTITIES)
     await storage.vectors("entities").upsert(
         ["ent-" + md5(n) for n in names],
-        await embed.embed([f"{n}\n{ENTITIES[n][1]}" for n in names]), [{"name": n} for n in names])
+        await embed.embed([f"{n}\n{ENTITIES[n][1]}" for n in names]),
+        [{"name": n} for n in names],
+    )
     edges = {}
     for (a, b), (kw, desc, weight, keys) in RELATIONS.items():
         src, tgt = edge_key(a, b)
-        edges[(src, tgt)] = {"src": src, "tgt": tgt, "weight": weight, "keywords": kw, "description": desc,
-                             "directions": [[a, b]], "source_ids": [chunk_id(k) for k in keys],
-                             "file_paths": sorted({CHUNKS[k][0] for k in keys}), "extractor": "llm",
-                             "created_at": 0}
+        edges[(src, tgt)] = {
+            "src": src,
+            "tgt": tgt,
+            "weight": weight,
+            "keywords": kw,
+            "description": desc,
+            "directions": [[a, b]],
+            "source_ids": [chunk_id(k) for k in keys],
+            "file_paths": sorted({CHUNKS[k][0] for k in keys}),
+            "extractor": "llm",
+            "created_at": 0,
+        }
     await storage.graph.upsert_edges(edges)
     pairs = list(edges)
     await storage.vectors("relations").upsert(
         ["rel-" + md5(a + "\x1f" + b) for a, b in pairs],
-        await embed.embed([f"{edges[p]['keywords']}\t{p[0]}\n{p[1]}\n{edges[p]['description']}" for p in pairs]),
-        [{"src": a, "tgt": b} for a, b in pairs])
+        await embed.embed(
+            [f"{edges[p]['keywords']}\t{p[0]}\n{p[1]}\n{edges[p]['description']}" for p in pairs]
+        ),
+        [{"src": a, "tgt": b} for a, b in pairs],
+    )
 
 
 class RecordingChat(FakeChatProvider):
@@ -145,9 +213,16 @@ class Parts:
     chat_provider: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def engine(self, *, chat: bool = True, rerank: bool = False, settings: Any = None) -> QueryEngine:
-        return QueryEngine(self.storage, self.chat if chat else None, self.embed,
-                           self.rerank if rerank else None, settings=settings)
+    def engine(
+        self, *, chat: bool = True, rerank: bool = False, settings: Any = None
+    ) -> QueryEngine:
+        return QueryEngine(
+            self.storage,
+            self.chat if chat else None,
+            self.embed,
+            self.rerank if rerank else None,
+            settings=settings,
+        )
 
 
 def make_parts(storage: Any, chat_provider: Any = None) -> Parts:
@@ -155,7 +230,8 @@ def make_parts(storage: Any, chat_provider: Any = None) -> Parts:
     ledger = Ledger()
     embed = EmbeddingService(FakeEmbeddingProvider(dim=DIM), ledger=ledger)
     provider = chat_provider or RecordingChat()
-    chat = ChatService(provider, cache=LLMCache(storage.kv("llm_cache")),
-                       limiter=PriorityLimiter(4), ledger=ledger)
+    chat = ChatService(
+        provider, cache=LLMCache(storage.kv("llm_cache")), limiter=PriorityLimiter(4), ledger=ledger
+    )
     rerank = RerankService(FakeRerankProvider(), limiter=PriorityLimiter(4), ledger=ledger)
     return Parts(storage, embed, chat, rerank, provider)

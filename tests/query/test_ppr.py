@@ -33,11 +33,20 @@ CHUNKS = {
     "cafe": "The cafeteria serves soup on Fridays.",
 }
 ENTITIES = {  # name -> chunk keys
-    "Optica Nova": ["journal"], "Lumen Institute": ["journal", "answer"], "Lyon": ["answer"],
-    "Daily Post": ["post"], "Leeds": ["post"], "Nova Scotia": ["nova"], "Harbour Press": ["nova"],
+    "Optica Nova": ["journal"],
+    "Lumen Institute": ["journal", "answer"],
+    "Lyon": ["answer"],
+    "Daily Post": ["post"],
+    "Leeds": ["post"],
+    "Nova Scotia": ["nova"],
+    "Harbour Press": ["nova"],
 }
-RELATIONS = {("Optica Nova", "Lumen Institute"): ["journal"], ("Lumen Institute", "Lyon"): ["answer"],
-             ("Daily Post", "Leeds"): ["post"], ("Harbour Press", "Nova Scotia"): ["nova"]}
+RELATIONS = {
+    ("Optica Nova", "Lumen Institute"): ["journal"],
+    ("Lumen Institute", "Lyon"): ["answer"],
+    ("Daily Post", "Leeds"): ["post"],
+    ("Harbour Press", "Nova Scotia"): ["nova"],
+}
 
 
 def cid(key: str) -> str:
@@ -48,23 +57,49 @@ KEY_OF = {cid(k): k for k in CHUNKS}
 
 
 async def write_corpus(storage, embed, entities=ENTITIES, relations=RELATIONS) -> None:
-    rows = {cid(k): {"content": t, "tokens": len(t.split()), "doc_id": "doc-" + k, "order": 0, "file_path": k}
-            for k, t in CHUNKS.items()}
+    rows = {
+        cid(k): {
+            "content": t,
+            "tokens": len(t.split()),
+            "doc_id": "doc-" + k,
+            "order": 0,
+            "file_path": k,
+        }
+        for k, t in CHUNKS.items()
+    }
     await storage.kv("text_chunks").upsert(rows)
     ids = list(rows)
-    await storage.vectors("chunks").upsert(ids, await embed.embed([rows[i]["content"] for i in ids]),
-                                           [{"doc_id": rows[i]["doc_id"], "file_path": rows[i]["file_path"]}
-                                            for i in ids])
+    await storage.vectors("chunks").upsert(
+        ids,
+        await embed.embed([rows[i]["content"] for i in ids]),
+        [{"doc_id": rows[i]["doc_id"], "file_path": rows[i]["file_path"]} for i in ids],
+    )
     await storage.lexical.add({i: rows[i]["content"] for i in ids})
-    nodes = {n: {"entity_type": "Thing", "description": " ".join(CHUNKS[k] for k in keys),
-                 "source_ids": [cid(k) for k in keys], "extractor": "nlp"} for n, keys in entities.items()}
+    nodes = {
+        n: {
+            "entity_type": "Thing",
+            "description": " ".join(CHUNKS[k] for k in keys),
+            "source_ids": [cid(k) for k in keys],
+            "extractor": "nlp",
+        }
+        for n, keys in entities.items()
+    }
     await storage.graph.upsert_nodes(nodes)
     names = list(nodes)
     await storage.vectors("entities").upsert(
-        [entity_vector_id(n) for n in names], await embed.embed([f"{n}\n{nodes[n]['description']}" for n in names]),
-        [{"name": n} for n in names])
-    edges = {edge_key(a, b): {"weight": 1.0, "keywords": "related", "description": " ".join(CHUNKS[k] for k in keys),
-                              "source_ids": [cid(k) for k in keys]} for (a, b), keys in relations.items()}
+        [entity_vector_id(n) for n in names],
+        await embed.embed([f"{n}\n{nodes[n]['description']}" for n in names]),
+        [{"name": n} for n in names],
+    )
+    edges = {
+        edge_key(a, b): {
+            "weight": 1.0,
+            "keywords": "related",
+            "description": " ".join(CHUNKS[k] for k in keys),
+            "source_ids": [cid(k) for k in keys],
+        }
+        for (a, b), keys in relations.items()
+    }
     await storage.graph.upsert_edges(edges)
 
 
@@ -112,8 +147,15 @@ async def test_chunks_only_index_falls_back_to_direct_order(tmp_path):
 
 def tiny_graph() -> PPRGraph:
     """Entities a, b (nodes 0-1), chunks c, d, e (2-4): a-b (weight 1), a-c, b-d; e isolated."""
-    return PPRGraph(["a", "b"], ["c", "d", "e"], np.array([[0, 1]]), np.array([1.0]),
-                    np.array([[0, 2], [1, 3]]), np.zeros(2), (0, 0, 0))
+    return PPRGraph(
+        ["a", "b"],
+        ["c", "d", "e"],
+        np.array([[0, 1]]),
+        np.array([1.0]),
+        np.array([[0, 2], [1, 3]]),
+        np.zeros(2),
+        (0, 0, 0),
+    )
 
 
 def dense(g: PPRGraph, weights: EdgeWeights) -> np.ndarray:
@@ -146,7 +188,9 @@ def test_leaf_weight_steers_chunks_away_from_single_chunk_entities():
 
 def test_seed_groups_are_normalised_and_weighted():
     g = tiny_graph()
-    s = seed_vector(g, {0: 2.0, 1: 2.0}, {2: 1.0, 3: 3.0}, PPRSettings(chunk_weight=0.5, specificity=0))
+    s = seed_vector(
+        g, {0: 2.0, 1: 2.0}, {2: 1.0, 3: 3.0}, PPRSettings(chunk_weight=0.5, specificity=0)
+    )
     assert np.allclose(s, [0.5, 0.5, 0.125, 0.375, 0])
     assert np.allclose(tiny_graph().entity_chunks, [1, 1])
 
@@ -163,10 +207,12 @@ async def test_aboutness_is_the_cosine_of_entity_and_chunk_vectors(engine, monke
     monkeypatch.setattr(ppr_graph, "BATCH", batch)
     storage = engine.services.storage
     graph = await ppr_graph.build_graph(storage)
-    ents = await storage.vectors("entities").get_vectors([entity_vector_id(n) for n in graph.entities])
+    ents = await storage.vectors("entities").get_vectors(
+        [entity_vector_id(n) for n in graph.entities]
+    )
     chunks = await storage.vectors("chunks").get_vectors(graph.chunks)
     n_e = len(graph.entities)
     assert len(graph.ec_sim) == len(graph.ec_pairs) == sum(len(v) for v in ENTITIES.values())
-    for (e, c), sim in zip(graph.ec_pairs, graph.ec_sim):
+    for (e, c), sim in zip(graph.ec_pairs, graph.ec_sim, strict=False):
         expected = float(ents[entity_vector_id(graph.entities[e])] @ chunks[graph.chunks[c - n_e]])
         assert sim == pytest.approx(expected, abs=1e-5)

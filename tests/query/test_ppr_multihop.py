@@ -42,7 +42,9 @@ async def test_trace_records_seeds_scores_and_drops(engine):
     top = routes[("ppr/chunks", "chunk")]
     assert [i["score"] for i in top] == sorted((i["score"] for i in top), reverse=True)
     assert [i["id"] for i in top[:2]] == [c["chunk_id"] for c in data["chunks"]]
-    drops = [d for d in data["trace"]["dropped"] if d.get("route") == "ppr" and d["kind"] == "chunk"]
+    drops = [
+        d for d in data["trace"]["dropped"] if d.get("route") == "ppr" and d["kind"] == "chunk"
+    ]
     assert drops and all("chunk_top_k 2" in d["reason"] for d in drops)
     assert cid("answer") in [d["id"] for d in drops]  # a near miss, named in the trace
 
@@ -60,12 +62,19 @@ async def test_ppr_on_indexes_built_by_either_extractor(tmp_path, extractor):
     from kgrag.api import KGRag
     from kgrag.config import Settings
 
-    settings = Settings(workdir=tmp_path, llm_provider="fake" if extractor == "llm" else "none",
-                        extractor=extractor, embedding_provider="fake", embedding_dim=128)
+    settings = Settings(
+        workdir=tmp_path,
+        llm_provider="fake" if extractor == "llm" else "none",
+        extractor=extractor,
+        embedding_provider="fake",
+        embedding_dim=128,
+    )
     async with KGRag(settings) as rag:
         await rag.insert(list(DOCS.values()), list(DOCS))
         question = "Where is the publisher of Optica Nova based?"
-        data = await rag.query_data(question, mode="ppr", chunk_top_k=2, ll_keywords=["Optica Nova"])
+        data = await rag.query_data(
+            question, mode="ppr", chunk_top_k=2, ll_keywords=["Optica Nova"]
+        )
         naive = await rag.query_data(question, mode="naive", chunk_top_k=2)
         auto = await rag.query_data(question, mode="auto", chunk_top_k=2)
     assert auto["mode"] == ("ppr" if extractor == "nlp" else "mix")  # ppr where it retrieves best

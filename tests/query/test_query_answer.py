@@ -49,10 +49,17 @@ async def test_same_query_is_answered_from_the_cache(parts):
     assert again.cached and parts.chat_provider.roles() == ["answer"]
 
 
-@pytest.mark.parametrize("change", [
-    dict(mode="local"), dict(response_type="Bullet Points"), dict(user_prompt="Answer in French."),
-    dict(top_k=1), dict(chunk_top_k=1), dict(max_relation_tokens=100),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        dict(mode="local"),
+        dict(response_type="Bullet Points"),
+        dict(user_prompt="Answer in French."),
+        dict(top_k=1),
+        dict(chunk_top_k=1),
+        dict(max_relation_tokens=100),
+    ],
+)
 async def test_anything_that_changes_the_answer_changes_the_prompt(parts, change):
     engine = parts.engine()
     await engine.query(Q, QueryParam(**KW))
@@ -64,7 +71,10 @@ async def test_anything_that_changes_the_answer_changes_the_prompt(parts, change
 
 async def test_conversation_history_bypasses_the_answer_cache(parts):
     engine = parts.engine()
-    history = [{"role": "user", "content": "We run firmware v2."}, {"role": "assistant", "content": "Noted."}]
+    history = [
+        {"role": "user", "content": "We run firmware v2."},
+        {"role": "assistant", "content": "Noted."},
+    ]
     for _ in range(2):
         result = await engine.query(Q, QueryParam(**KW, conversation_history=history))
         assert not result.cached
@@ -91,7 +101,9 @@ async def test_context_only_and_prompt_only_make_no_answer_call(parts):
 
 async def test_bypass_sends_history_and_question_only(parts):
     history = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
-    result = await parts.engine().query("Tell me a joke", QueryParam(mode="bypass", conversation_history=history))
+    result = await parts.engine().query(
+        "Tell me a joke", QueryParam(mode="bypass", conversation_history=history)
+    )
     (request,) = parts.chat_provider.requests
     assert request.messages == [*history, {"role": "user", "content": "Tell me a joke"}]
     assert result.answer and result.references == []
@@ -116,8 +128,9 @@ async def test_no_llm_streaming_and_bypass(parts):
 
 
 async def test_nothing_found_is_said_plainly_without_an_answer_call(parts):
-    result = await parts.engine().query("zebra", QueryParam(ll_keywords=["zebra"], hl_keywords=["zoology"],
-                                                            mode="hybrid"))
+    result = await parts.engine().query(
+        "zebra", QueryParam(ll_keywords=["zebra"], hl_keywords=["zoology"], mode="hybrid")
+    )
     assert result.no_context and "could not find anything" in result.answer
     assert "zebra" in result.answer
     assert parts.chat_provider.requests == []
@@ -127,7 +140,11 @@ async def test_short_question_without_keywords_is_its_own_keyword(parts):
     data = await parts.engine(chat=False).query_data("the FW-A?", QueryParam(mode="local"))
     assert data["keywords"]["low_level"] == ["FW-A"]
     data = await parts.engine(chat=False).query_data("what is it?", QueryParam(mode="local"))
-    assert data["keywords"] == {"high_level": [], "low_level": ["what is it?"], "source": "question"}
+    assert data["keywords"] == {
+        "high_level": [],
+        "low_level": ["what is it?"],
+        "source": "question",
+    }
 
 
 async def test_long_question_without_keywords_gets_an_honest_reply(parts):

@@ -28,7 +28,9 @@ async def indexed(tmp_path):
 
 
 async def ask(rag: KGRag, mode: str, trace: bool = False, **filters):
-    return await rag.query_data(QUESTION, mode=mode, cosine_threshold=-1.0, trace=trace, **KEYWORDS, **filters)
+    return await rag.query_data(
+        QUESTION, mode=mode, cosine_threshold=-1.0, trace=trace, **KEYWORDS, **filters
+    )
 
 
 def assert_only(behind: dict, doc: str) -> None:
@@ -42,7 +44,9 @@ def assert_only(behind: dict, doc: str) -> None:
 async def test_a_query_filtered_to_one_document_retrieves_only_from_it(indexed, mode):
     rag, ids = indexed
     everything = await documents_behind(rag, await ask(rag, mode))
-    assert len({d for docs in everything["chunks"].values() for d in docs}) >= 2  # unfiltered: mixed
+    assert (
+        len({d for docs in everything["chunks"].values() for d in docs}) >= 2
+    )  # unfiltered: mixed
     for source, doc in ids.items():
         data = await ask(rag, mode, doc_ids=[source])
         assert data["chunks"], f"{mode}: nothing retrieved from {source}"
@@ -75,7 +79,9 @@ async def test_where_selects_documents_by_metadata(indexed, mode):
     assert music["filter"]["where"] == {"subject": "music"}
     english = await ask(rag, mode, where={"lang": "en"})
     behind = await documents_behind(rag, english)
-    assert all(docs & {ids["astro"], ids["music"]} for found in behind.values() for docs in found.values())
+    assert all(
+        docs & {ids["astro"], ids["music"]} for found in behind.values() for docs in found.values()
+    )
     both = await ask(rag, mode, where={"lang": "en", "subject": "astronomy"})
     assert items(both) == items(await ask(rag, mode, doc_ids=["astro"]))
 
@@ -95,7 +101,9 @@ async def test_path_glob_matches_the_file_path(indexed, mode):
     data = await ask(rag, mode, path_glob=["notes/*"])
     behind = await documents_behind(rag, data)
     allowed = {ids["astro"], ids["music"]}
-    assert data["chunks"] and all(docs & allowed for found in behind.values() for docs in found.values())
+    assert data["chunks"] and all(
+        docs & allowed for found in behind.values() for docs in found.values()
+    )
     recipes = await ask(rag, mode, path_glob=["recipes/*", "nowhere/*"])
     assert items(recipes) == items(await ask(rag, mode, doc_ids=["food"]))
 
@@ -117,7 +125,9 @@ async def test_relative_path_globs_are_tried_absolute(tmp_path, monkeypatch):
         await rag.index_paths([folder], metadata={"kind": "note"})
         monkeypatch.chdir(tmp_path)
         data = await ask(rag, "mix", path_glob=["docs/music*"])
-        assert data["chunks"] and {c["file_path"] for c in data["chunks"]} == {str(folder / "music.txt")}
+        assert data["chunks"] and {c["file_path"] for c in data["chunks"]} == {
+            str(folder / "music.txt")
+        }
         absolute = await ask(rag, "mix", path_glob=[str(folder / "music.txt")])
         assert items(absolute) == items(data)
         tagged = await ask(rag, "mix", where={"kind": "note"})
@@ -152,7 +162,10 @@ async def test_a_disabled_document_is_never_retrieved_and_comes_back_when_enable
 
 
 async def test_disabling_one_owner_of_a_shared_chunk_keeps_it(tmp_path):
-    docs = {**DOCS, "astro-copy": ("notes/astronomy-copy.md", {"subject": "astronomy"}, DOCS["astro"][2])}
+    docs = {
+        **DOCS,
+        "astro-copy": ("notes/astronomy-copy.md", {"subject": "astronomy"}, DOCS["astro"][2]),
+    }
     async with KGRag(settings(tmp_path / "idx")) as rag:
         ids = await index_docs(rag, docs)
         before = await ask(rag, "naive", doc_ids=["astro"])
@@ -181,6 +194,7 @@ async def test_no_filter_and_nothing_disabled_reads_no_filter_records(indexed, m
     def spying(namespace):
         read.append(namespace)
         return kv(namespace)
+
     monkeypatch.setattr(rag.storage, "kv", spying)
     flt = await resolve_filter(rag.storage, rag.query_param())
     assert not flt.is_active and read == []
@@ -208,7 +222,7 @@ async def owners_of(rag: KGRag, doc: str) -> list[str]:
     """The chunks whose ``text_chunks`` row lists ``doc``."""
     ids = await rag.storage.kv("text_chunks").keys()
     rows = await rag.storage.kv("text_chunks").get_many(ids)
-    return [c for c, row in zip(ids, rows) if doc in row["doc_ids"]]
+    return [c for c, row in zip(ids, rows, strict=False) if doc in row["doc_ids"]]
 
 
 async def test_the_trace_names_what_the_filter_removed(indexed):
@@ -218,7 +232,9 @@ async def test_the_trace_names_what_the_filter_removed(indexed):
     assert trace["filter"]["doc_ids"] == ["music"]
     lost = [d for d in trace["dropped"] if d["stage"] == "filter"]
     assert lost and {d["reason"] for d in lost} == {NOT_SELECTED}
-    retrieved = {c["chunk_id"] for c in data["chunks"]} | {e["entity_name"] for e in data["entities"]}
+    retrieved = {c["chunk_id"] for c in data["chunks"]} | {
+        e["entity_name"] for e in data["entities"]
+    }
     assert not {d["id"] for d in lost} & retrieved
     text = render_trace(trace)
     assert "[filter] doc_ids=['music']" in text and "[filter]" in text.split("[retrieval]")[1]
@@ -240,10 +256,21 @@ async def test_ppr_on_an_nlp_index_retrieves_only_from_the_selected_document(tmp
         ids = await index_docs(rag)
         assert await rag.storage.get_meta("extractors") == ["nlp"]
         plain = await rag.query_data(QUESTION, mode="ppr", cosine_threshold=-1.0)
-        assert len({d for docs in (await documents_behind(rag, plain))["chunks"].values() for d in docs}) >= 2
+        assert (
+            len(
+                {
+                    d
+                    for docs in (await documents_behind(rag, plain))["chunks"].values()
+                    for d in docs
+                }
+            )
+            >= 2
+        )
         data = await rag.query_data(QUESTION, mode="ppr", cosine_threshold=-1.0, doc_ids=[source])
         assert data["chunks"] and data["entities"]
         assert_only(await documents_behind(rag, data), ids[source])
         await rag.set_disabled([source])
-        gone = await documents_behind(rag, await rag.query_data(QUESTION, mode="ppr", cosine_threshold=-1.0))
+        gone = await documents_behind(
+            rag, await rag.query_data(QUESTION, mode="ppr", cosine_threshold=-1.0)
+        )
         assert all(docs - {ids[source]} for found in gone.values() for docs in found.values())

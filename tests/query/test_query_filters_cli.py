@@ -17,8 +17,22 @@ from query.filter_corpus import index_docs, settings
 
 
 def test_filter_flags_are_repeatable_and_become_query_fields():
-    args = build_parser().parse_args(["query", "--doc", "a", "--doc", "b", "--path", "notes/*",
-                                      "--where", "lang=en", "--where", "subject = music", "Who?"])
+    args = build_parser().parse_args(
+        [
+            "query",
+            "--doc",
+            "a",
+            "--doc",
+            "b",
+            "--path",
+            "notes/*",
+            "--where",
+            "lang=en",
+            "--where",
+            "subject = music",
+            "Who?",
+        ]
+    )
     over = _overrides(args)
     assert over["doc_ids"] == ["a", "b"] and over["path_glob"] == ["notes/*"]
     assert over["where"] == {"lang": "en", "subject": "music"}
@@ -35,10 +49,21 @@ def test_a_malformed_where_is_a_clear_error(bad):
 
 def kgrag(*args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KGRAG_", "OPENAI_"))}
-    env.update(KGRAG_LLM_PROVIDER="fake", KGRAG_EMBEDDING_PROVIDER="fake", KGRAG_EXTRACTOR="llm",
-               KGRAG_CHUNK_SIZE="40", KGRAG_CHUNK_OVERLAP="5")
-    return subprocess.run([sys.executable, "-m", "kgrag.cli.main", *args], env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    env.update(
+        KGRAG_LLM_PROVIDER="fake",
+        KGRAG_EMBEDDING_PROVIDER="fake",
+        KGRAG_EXTRACTOR="llm",
+        KGRAG_CHUNK_SIZE="40",
+        KGRAG_CHUNK_OVERLAP="5",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "kgrag.cli.main", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 async def test_the_command_line_filters_and_names_unknown_documents(tmp_path):
@@ -51,7 +76,17 @@ async def test_the_command_line_filters_and_names_unknown_documents(tmp_path):
     data = json.loads(out.stdout)
     assert data["filter"]["active"] and data["filter"]["doc_ids"] == ["music"]
     assert data["chunks"] and {c["file_path"] for c in data["chunks"]} == {"notes/music.md"}
-    out = kgrag("query", "--workdir", str(work), "--data-only", "--where", "subject=food", "--path", "recipes/*", q)
+    out = kgrag(
+        "query",
+        "--workdir",
+        str(work),
+        "--data-only",
+        "--where",
+        "subject=food",
+        "--path",
+        "recipes/*",
+        q,
+    )
     assert out.returncode == 0, out.stderr
     assert {c["file_path"] for c in json.loads(out.stdout)["chunks"]} == {"recipes/food.md"}
     out = kgrag("query", "--workdir", str(work), "--doc", "nope", q)

@@ -26,7 +26,9 @@ from kgrag.storage.base import VectorHit
 from kgrag.types import DocRecord, DocStatus
 
 
-def allow_only(docs: set[str], chunks: set[str], blocked: frozenset[str] = frozenset()) -> DocFilter:
+def allow_only(
+    docs: set[str], chunks: set[str], blocked: frozenset[str] = frozenset()
+) -> DocFilter:
     selection = Selection(frozenset(docs), frozenset(chunks), frozenset(), blocked)
     return DocFilter(None, FilterSpec(doc_ids=tuple(sorted(docs))), selection)
 
@@ -47,8 +49,17 @@ class RankedStore:
 
 
 async def search(store: RankedStore, flt: DocFilter, trace=NO_TRACE, top_k: int = 2):
-    return await vector_search(store, "chunks", np.zeros(4), top_k, 0.0, trace, route="chunks",
-                               kind="chunk", gate=hit_gate(flt, "chunk"))
+    return await vector_search(
+        store,
+        "chunks",
+        np.zeros(4),
+        top_k,
+        0.0,
+        trace,
+        route="chunks",
+        kind="chunk",
+        gate=hit_gate(flt, "chunk"),
+    )
 
 
 async def test_a_gated_search_widens_until_top_k_pass():
@@ -110,28 +121,49 @@ def test_chunks_are_allowed_through_any_of_their_documents():
 
 
 def test_without_a_filter_only_chunks_of_disabled_documents_alone_are_blocked():
-    flt = DocFilter(None, FilterSpec(), Selection(None, frozenset(), frozenset({"x"}), frozenset({"c9"})))
+    flt = DocFilter(
+        None, FilterSpec(), Selection(None, frozenset(), frozenset({"x"}), frozenset({"c9"}))
+    )
     assert flt.is_active and flt.allows_doc("a") and not flt.allows_doc("x")
     assert flt.allows_chunk({"doc_ids": ["x", "a"]}) and not flt.allows_chunk({"doc_ids": ["x"]})
     assert flt.allows_chunk_id("c1") and not flt.allows_chunk_id("c9")
     assert flt.chunk_reason("c9") == DISABLED
-    assert flt.describe() == {"active": True, "doc_ids": [], "path_glob": [], "where": {},
-                              "documents": None, "disabled": ["x"]}
+    assert flt.describe() == {
+        "active": True,
+        "doc_ids": [],
+        "path_glob": [],
+        "where": {},
+        "documents": None,
+        "disabled": ["x"],
+    }
     assert not DocFilter(None).is_active and DocFilter(None).describe()["active"] is False
 
 
 def record(**fields) -> DocRecord:
-    base = {"id": "d", "status": DocStatus.PROCESSED, "file_path": "notes/a.md", "content_length": 1,
-            "content_summary": "", "source": "/data/notes/a.md", "metadata": {"year": 2020, "lang": "en"}}
+    base = {
+        "id": "d",
+        "status": DocStatus.PROCESSED,
+        "file_path": "notes/a.md",
+        "content_length": 1,
+        "content_summary": "",
+        "source": "/data/notes/a.md",
+        "metadata": {"year": 2020, "lang": "en"},
+    }
     return DocRecord(**{**base, **fields})
 
 
 def test_globs_match_source_or_file_path_and_where_compares_strings(tmp_path, monkeypatch):
     r = record()
-    assert path_matches(r, "notes/*.md") and path_matches(r, "/data/*") and not path_matches(r, "*.txt")
+    assert (
+        path_matches(r, "notes/*.md")
+        and path_matches(r, "/data/*")
+        and not path_matches(r, "*.txt")
+    )
     monkeypatch.chdir(tmp_path)
     moved = record(file_path="a.md", source=str(tmp_path / "notes" / "a.md"))
-    assert path_matches(moved, "notes/a.md") and path_matches(moved, "notes/*")  # tried made absolute
+    assert path_matches(moved, "notes/a.md") and path_matches(
+        moved, "notes/*"
+    )  # tried made absolute
     assert FilterSpec(where=(("year", "2020"), ("lang", "en"))).matches(r)
     assert not FilterSpec(where=(("year", "2021"),)).matches(r)
     assert not FilterSpec(where=(("colour", "None"),)).matches(r)
@@ -143,8 +175,15 @@ def test_globs_match_source_or_file_path_and_where_compares_strings(tmp_path, mo
 def test_ppr_ranks_only_allowed_chunks():
     graph = SimpleNamespace(entities=["e"], chunks=["c1", "c2", "c3", "c4"])
     mass = np.array([0.3, 0.3, 0.2, 0.15, 0.05])
-    ctx = RetrievalContext(None, "q", QueryParam(chunk_top_k=2), KeywordSet(source="unused"), {}, Trace(),
-                           allow_only({"d"}, {"c3", "c4"}))
+    ctx = RetrievalContext(
+        None,
+        "q",
+        QueryParam(chunk_top_k=2),
+        KeywordSet(source="unused"),
+        {},
+        Trace(),
+        allow_only({"d"}, {"c3", "c4"}),
+    )
     assert [c.id for c in _rank_chunks(ctx, graph, mass, [])] == ["c3", "c4"]
     lost = [d["id"] for d in ctx.trace.dropped if d["stage"] == "filter"]
     assert lost == ["c1", "c2"]

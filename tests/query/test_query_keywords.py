@@ -10,14 +10,21 @@ from kgrag.query.heuristic import heuristic_keywords, search_text
 from kgrag.query.keywords import clean_keywords, parse_keywords, resolve_keywords
 
 
-@pytest.mark.parametrize("text, high, low", [
-    ('{"high_level_keywords": ["a b", "c"], "low_level_keywords": ["X"]}', ["a b", "c"], ["X"]),
-    ('```json\n{"high_level_keywords": ["t"], "low_level_keywords": ["N", "n", " N "]}\n```', ["t"], ["N"]),
-    ("Sure! {'high_level_keywords': ['t',], 'low_level_keywords': 'A, B'", ["t"], ["A", "B"]),
-    ('[{"high_level_keywords": [1, null, "x"]}]', ["1", "x"], []),
-    ("no json here", [], []),
-    ("", [], []),
-])
+@pytest.mark.parametrize(
+    "text, high, low",
+    [
+        ('{"high_level_keywords": ["a b", "c"], "low_level_keywords": ["X"]}', ["a b", "c"], ["X"]),
+        (
+            '```json\n{"high_level_keywords": ["t"], "low_level_keywords": ["N", "n", " N "]}\n```',
+            ["t"],
+            ["N"],
+        ),
+        ("Sure! {'high_level_keywords': ['t',], 'low_level_keywords': 'A, B'", ["t"], ["A", "B"]),
+        ('[{"high_level_keywords": [1, null, "x"]}]', ["1", "x"], []),
+        ("no json here", [], []),
+        ("", [], []),
+    ],
+)
 def test_parse_keywords_is_tolerant(text, high, low):
     assert parse_keywords(text) == (high, low)
 
@@ -27,14 +34,32 @@ def test_clean_keywords_dedupes_case_insensitively():
     assert clean_keywords(None) == []
 
 
-@pytest.mark.parametrize("question, high, low", [
-    ("What are the main themes of the story, and who is Scrooge?", ["main themes", "story"], ["Scrooge"]),
-    ("What did the Bank of England do in 1844?", [], ["Bank of England", "1844"]),
-    ("How does FW-A reach the logging platform over TLS?", ["reach", "logging platform"], ["FW-A", "TLS"]),
-    ("Who was Marley's partner in Homer's Odyssey?", ["partner"], ["Marley", "Homer's Odyssey"]),
-    ("Are Marian Gold and Jung Eun-ji in one band?", ["band"],
-     ["Marian Gold and Jung Eun-ji", "Marian Gold", "Jung Eun-ji"]),
-])
+@pytest.mark.parametrize(
+    "question, high, low",
+    [
+        (
+            "What are the main themes of the story, and who is Scrooge?",
+            ["main themes", "story"],
+            ["Scrooge"],
+        ),
+        ("What did the Bank of England do in 1844?", [], ["Bank of England", "1844"]),
+        (
+            "How does FW-A reach the logging platform over TLS?",
+            ["reach", "logging platform"],
+            ["FW-A", "TLS"],
+        ),
+        (
+            "Who was Marley's partner in Homer's Odyssey?",
+            ["partner"],
+            ["Marley", "Homer's Odyssey"],
+        ),
+        (
+            "Are Marian Gold and Jung Eun-ji in one band?",
+            ["band"],
+            ["Marian Gold and Jung Eun-ji", "Marian Gold", "Jung Eun-ji"],
+        ),
+    ],
+)
 def test_heuristic_keywords_english(question, high, low):
     assert heuristic_keywords(question) == (high, low)
 
@@ -63,7 +88,9 @@ class _Chat:
 
 
 async def test_resolve_prefers_caller_then_llm():
-    chat = _Chat(ChatResult('{"high_level_keywords": ["h"], "low_level_keywords": ["L"]}', cached=True))
+    chat = _Chat(
+        ChatResult('{"high_level_keywords": ["h"], "low_level_keywords": ["L"]}', cached=True)
+    )
     kws = await resolve_keywords("Who is Scrooge?", ["x"], [], chat)
     assert (kws.high, kws.low, kws.source) == (["x"], [], "caller") and chat.calls == []
     kws = await resolve_keywords("Who is Scrooge?", [], [], chat)

@@ -52,7 +52,9 @@ def world(tmp_path_factory):
     loop.close()
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(param=params, question=st.sampled_from(QUESTIONS), rerank=st.booleans())
 def test_budgets_are_never_exceeded(world, param, question, rerank):
     loop, parts = world
@@ -64,7 +66,9 @@ def test_budgets_are_never_exceeded(world, param, question, rerank):
     assert len(data["chunks"]) <= param.chunk_top_k
     assert len({c["chunk_id"] for c in data["chunks"]}) == len(data["chunks"])
     try:
-        result = loop.run_until_complete(engine.query(question, param.replace(only_need_prompt=True)))
+        result = loop.run_until_complete(
+            engine.query(question, param.replace(only_need_prompt=True))
+        )
     except QueryError:
         bare = render_prompt(answer_messages(question, "", param))
         assert tok.count(bare) > param.max_total_tokens
@@ -72,7 +76,9 @@ def test_budgets_are_never_exceeded(world, param, question, rerank):
     assert tok.count(result.prompt) <= param.max_total_tokens
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(param=params, question=st.sampled_from(QUESTIONS))
 def test_results_are_deterministic_for_a_fixed_index(world, param, question):
     loop, parts = world

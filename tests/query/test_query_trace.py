@@ -15,17 +15,27 @@ async def trace_of(parts, **param):
 
 
 def drops(trace, stage=None, kind=None):
-    return [d for d in trace["dropped"] if (stage is None or d["stage"] == stage)
-            and (kind is None or d["kind"] == kind)]
+    return [
+        d
+        for d in trace["dropped"]
+        if (stage is None or d["stage"] == stage) and (kind is None or d["kind"] == kind)
+    ]
 
 
 async def test_trace_records_keywords_params_and_routes(parts):
     data, trace = await trace_of(parts)
-    assert trace["keywords"] == {"high_level": ["license dependency"], "low_level": ["FW-A"], "source": "caller"}
+    assert trace["keywords"] == {
+        "high_level": ["license dependency"],
+        "low_level": ["FW-A"],
+        "source": "caller",
+    }
     assert trace["params"]["top_k"] == 40 and trace["mode"] == "mix"
     routes = {r["route"]: r for r in trace["routes"]}
     assert {"local", "global", "chunks", "lexical", "local/edges", "entity/chunks"} <= set(routes)
-    assert routes["local"]["items"][0] == {"id": "FW-A", "score": routes["local"]["items"][0]["score"]}
+    assert routes["local"]["items"][0] == {
+        "id": "FW-A",
+        "score": routes["local"]["items"][0]["score"],
+    }
     assert routes["local"]["query"] == "FW-A"
     assert trace["final"]["entities"] == len(data["entities"])
 
@@ -101,5 +111,7 @@ async def test_rerank_reorders_and_its_cut_is_traced(parts):
     trace = data["trace"]
     assert any(r["route"] == "rerank" for r in trace["routes"])
     assert drops(trace, "rerank", "chunk")
-    off = await engine.query_data(Q, QueryParam(**KW, chunk_top_k=1, enable_rerank=False), trace=True)
+    off = await engine.query_data(
+        Q, QueryParam(**KW, chunk_top_k=1, enable_rerank=False), trace=True
+    )
     assert not off["reranked"] and not drops(off["trace"], "rerank")

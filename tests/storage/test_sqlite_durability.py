@@ -26,8 +26,9 @@ async def test_reopen_preserves_everything(tmp_path):
     vecs = np.random.default_rng(1).standard_normal((50, 16))
     async with s.transaction():
         await s.kv("text_chunks").upsert({"c1": {"content": "Bah! Humbug!" * 200}})
-        await s.vectors("entities").upsert([f"e{i}" for i in range(50)], vecs,
-                                          [{"i": i} for i in range(50)])
+        await s.vectors("entities").upsert(
+            [f"e{i}" for i in range(50)], vecs, [{"i": i} for i in range(50)]
+        )
         await s.graph.upsert_nodes({"Scrooge": {"entity_type": "PERSON"}})
         await s.graph.upsert_edges({("Scrooge", "Marley"): {"weight": 3.0}})
         await s.doc_status.upsert([DocRecord("d1", DocStatus.PROCESSED, "f", 1, "s", 9)])
@@ -94,8 +95,12 @@ _WRITER = textwrap.dedent("""
 
 
 async def test_sigkilled_writer_leaves_only_committed_transactions(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(tmp_path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert line.strip() == "inside", proc.stderr.read()

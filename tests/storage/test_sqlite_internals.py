@@ -20,8 +20,9 @@ def small_blocks(monkeypatch):
 
 
 @settings(max_examples=60, deadline=None)
-@given(ops=st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 40), max_size=12)),
-                    max_size=15))
+@given(
+    ops=st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 40), max_size=12)), max_size=15)
+)
 def test_matrix_matches_dict_model(ops):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(matrix, "BLOCK", 8)
@@ -32,7 +33,7 @@ def test_matrix_matches_dict_model(ops):
             if is_upsert:
                 rows = np.random.default_rng(len(model)).standard_normal((len(ids), 3))
                 index.upsert(ids, rows.astype(np.float32))
-                model.update(zip(ids, rows.astype(np.float32)))
+                model.update(zip(ids, rows.astype(np.float32), strict=False))
             else:
                 index.delete(ids)
                 for i in ids:
@@ -112,8 +113,11 @@ def screened_rows(index: MatrixIndex) -> np.ndarray:
 
 
 @settings(max_examples=40, deadline=None)
-@given(ops=st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 30), max_size=10)),
-                    min_size=1, max_size=12))
+@given(
+    ops=st.lists(
+        st.tuples(st.booleans(), st.lists(st.integers(0, 30), max_size=10)), min_size=1, max_size=12
+    )
+)
 def test_screen_follows_every_write_and_row_move(ops):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(matrix, "BLOCK", 8)
@@ -128,7 +132,7 @@ def test_screen_follows_every_write_and_row_move(ops):
                 rows = rng.standard_normal((len(ids), 8)).astype(np.float32)
                 rows /= np.linalg.norm(rows, axis=1, keepdims=True)
                 index.upsert(ids, rows)
-                model.update(zip(ids, rows))
+                model.update(zip(ids, rows, strict=False))
             else:
                 index.delete(ids)
                 for i in ids:
@@ -161,7 +165,9 @@ async def test_storage_option_turns_the_screen_on(tmp_path, few_candidates):
     s = open_storage("sqlite", tmp_path, vector_screen_rows=50)
     await s.open()
     rng = np.random.default_rng(4)
-    vecs = rng.standard_normal((200, 3)) @ rng.standard_normal((3, 16))  # rank 3: a 4-d screen holds it
+    vecs = rng.standard_normal((200, 3)) @ rng.standard_normal(
+        (3, 16)
+    )  # rank 3: a 4-d screen holds it
     await s.vectors("v").upsert([str(i) for i in range(200)], vecs, [{}] * 200)
     hits = await s.vectors("v").query(vecs[7], 3)
     assert hits[0].id == "7" and hits[0].score == pytest.approx(1.0, abs=1e-5)
@@ -170,8 +176,12 @@ async def test_storage_option_turns_the_screen_on(tmp_path, few_candidates):
 
 
 @settings(max_examples=80, deadline=None)
-@given(n=st.integers(1, 20000), k=st.integers(1, 60), seed=st.integers(0, 2**32 - 1),
-       levels=st.sampled_from([3, 50, 0]))
+@given(
+    n=st.integers(1, 20000),
+    k=st.integers(1, 60),
+    seed=st.integers(0, 2**32 - 1),
+    levels=st.sampled_from([3, 50, 0]),
+)
 def test_top_positions_matches_a_full_sort(n, k, seed, levels):
     rng = np.random.default_rng(seed)
     values = rng.standard_normal(n).astype(np.float32)
@@ -180,4 +190,4 @@ def test_top_positions_matches_a_full_sort(n, k, seed, levels):
     k = min(k, n)
     got = top_positions(values, k)
     assert len(set(got.tolist())) == k
-    np.testing.assert_array_equal(np.sort(values[got]), np.sort(values)[n - k:])
+    np.testing.assert_array_equal(np.sort(values[got]), np.sort(values)[n - k :])

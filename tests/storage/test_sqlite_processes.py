@@ -73,8 +73,14 @@ _BATCHES = textwrap.dedent(f"""
 
 async def spawn(script: str, *args: str) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-c", script, *args, stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        sys.executable,
+        "-c",
+        script,
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
 
 
 async def expect_line(proc: asyncio.subprocess.Process, text: str) -> None:
@@ -110,6 +116,7 @@ async def enter(storage: SQLiteStorage, **kwargs) -> bool:
 
 
 # -- the writer lease ------------------------------------------------------------
+
 
 async def test_no_wait_names_the_holding_process(tmp_path, holder):
     with pytest.raises(WorkdirBusyError) as info:
@@ -168,6 +175,7 @@ async def test_memory_storage_takes_no_file_lock(tmp_path, holder):
 
 # -- readers follow other connections' commits ----------------------------------
 
+
 @pytest.fixture
 async def reader(tmp_path):
     storage = SQLiteStorage(tmp_path)
@@ -207,8 +215,9 @@ async def test_own_commits_never_reload(tmp_path, reader):
         assert await other.vectors("v").count() == 2
         for n in range(30):  # enough pages for WAL auto-checkpoints
             async with reader.transaction():
-                await reader.kv("big").upsert({f"{n}.{i}": {"x": os.urandom(3000).hex()}
-                                               for i in range(100)})
+                await reader.kv("big").upsert(
+                    {f"{n}.{i}": {"x": os.urandom(3000).hex()} for i in range(100)}
+                )
                 await vs.upsert([f"n{n}"], np.array([[1.0, n]]), [{}])
             await vs.query(np.array([1.0, 0.0]), 3)
             await other.kv("big").count()
@@ -251,8 +260,7 @@ async def test_readers_never_see_part_of_a_commit(tmp_path):
 
 async def test_a_read_sees_one_snapshot(tmp_path, reader):
     """Every statement of one read sees the state its first statement saw."""
-    other = sqlite3.connect(tmp_path / DB_FILENAME, isolation_level=None,
-                            check_same_thread=False)
+    other = sqlite3.connect(tmp_path / DB_FILENAME, isolation_level=None, check_same_thread=False)
 
     def two_counts(conn: sqlite3.Connection) -> tuple[int, int]:
         before = conn.execute("SELECT COUNT(*) FROM meta").fetchone()[0]

@@ -52,13 +52,22 @@ async def test_older_file_gets_degrees_counted_on_open(tmp_path, version):
 
     s = await opened(tmp_path)
     assert await s.get_meta("schema_version") == SCHEMA_VERSION == 3
-    assert await s.graph.node_degrees(list("abcxyz")) == {"a": 2, "b": 1, "c": 2, "x": 1, "y": 1, "z": 0}
+    assert await s.graph.node_degrees(list("abcxyz")) == {
+        "a": 2,
+        "b": 1,
+        "c": 2,
+        "x": 1,
+        "y": 1,
+        "z": 0,
+    }
     await s.graph.upsert_edges({("b", "z"): {}, ("b", "a"): {"weight": 2.0}})  # counted once
     await s.graph.delete_nodes(["a"])
     assert await s.graph.node_degrees(list("abcz")) == {"a": 0, "b": 1, "c": 1, "z": 1}
     await s.close()
     conn = sqlite3.connect(tmp_path / "kgrag.db")
-    assert conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE type='trigger'").fetchone() == (0,)
+    assert conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE type='trigger'").fetchone() == (
+        0,
+    )
     conn.close()
 
 

@@ -15,18 +15,28 @@ _SELECT = ("delete", "disable", "enable")
 
 
 def add_parsers(sub, common, writer) -> None:
-    for name, text in (("delete", "remove documents and everything only they support"),
-                       ("disable", "keep documents indexed but never retrieve from them"),
-                       ("enable", "retrieve from disabled documents again")):
+    for name, text in (
+        ("delete", "remove documents and everything only they support"),
+        ("disable", "keep documents indexed but never retrieve from them"),
+        ("enable", "retrieve from disabled documents again"),
+    ):
         p = sub.add_parser(name, help=text)
         common(p)
         writer(p)
         p.add_argument("ids", nargs="*", metavar="DOC_ID", help="document ids (or their paths)")
-        p.add_argument("--path", action="append", default=[], metavar="GLOB",
-                       help="documents whose path matches GLOB (repeatable)")
+        p.add_argument(
+            "--path",
+            action="append",
+            default=[],
+            metavar="GLOB",
+            help="documents whose path matches GLOB (repeatable)",
+        )
         if name == "delete":
-            p.add_argument("--purge-cache", action="store_true",
-                           help="also drop the cached LLM answers of the removed chunks")
+            p.add_argument(
+                "--purge-cache",
+                action="store_true",
+                help="also drop the cached LLM answers of the removed chunks",
+            )
     p = sub.add_parser("docs", help="list documents: id, path, status, chunks, metadata")
     common(p)
     p.add_argument("--offset", type=int, default=0)
@@ -34,8 +44,11 @@ def add_parsers(sub, common, writer) -> None:
     p = sub.add_parser("check", help="verify that graph, vectors, chunks and records agree")
     common(p)
     writer(p)
-    p.add_argument("--repair", action="store_true",
-                   help="first rebuild the vectors and the lexical index from the primary data")
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="first rebuild the vectors and the lexical index from the primary data",
+    )
     p = sub.add_parser("export", help="the whole graph as one canonical JSON file")
     common(p)
     p.add_argument("--format", choices=["json"], default="json")
@@ -61,9 +74,14 @@ async def _select(rag: KGRag, args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.command == "delete":
         ids, stats = await rag.delete(args.ids, paths=args.path, purge_cache=args.purge_cache)
-        out = {"deleted": ids, "chunks_removed": stats.chunks_removed,
-               "entities_removed": stats.nodes_deleted, "relations_removed": stats.edges_deleted,
-               "entities_updated": stats.nodes_written, "relations_updated": stats.edges_written}
+        out = {
+            "deleted": ids,
+            "chunks_removed": stats.chunks_removed,
+            "entities_removed": stats.nodes_deleted,
+            "relations_removed": stats.edges_deleted,
+            "entities_updated": stats.nodes_written,
+            "relations_updated": stats.edges_written,
+        }
     else:
         ids = await rag.set_disabled(args.ids, args.command == "disable", paths=args.path)
         out = {f"{args.command}d": ids}
@@ -85,8 +103,10 @@ async def _docs(rag: KGRag, args: argparse.Namespace) -> int:
         warn = f" {len(d['warnings'])} warning(s)" if d["warnings"] else ""
         meta = " ".join(f"{k}={v}" for k, v in sorted(d["metadata"].items()))
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(d["updated_at"]))
-        print(f"{d['id']}  {d['status']:<10} {d['chunks']:>4} chunks  {when}  "
-              f"{d['path']}{flags}{warn}  {meta}".rstrip())
+        print(
+            f"{d['id']}  {d['status']:<10} {d['chunks']:>4} chunks  {when}  "
+            f"{d['path']}{flags}{warn}  {meta}".rstrip()
+        )
     shown = len(page["documents"])
     print(f"{page['offset'] + 1 if shown else 0}-{page['offset'] + shown} of {page['total']}")
     return 0
@@ -100,8 +120,10 @@ async def _check(rag: KGRag, args: argparse.Namespace) -> int:
         for problem in report.problems:
             print(f"problem: {problem}")
         counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())
-        print(("index is consistent: " if report.ok
-               else f"{len(report.problems)} problem(s); ") + counts)
+        print(
+            ("index is consistent: " if report.ok else f"{len(report.problems)} problem(s); ")
+            + counts
+        )
     return 0 if report.ok else 1
 
 
@@ -120,10 +142,18 @@ async def _export(rag: KGRag, args: argparse.Namespace) -> int:
 
 async def _rebuild(rag: KGRag, args: argparse.Namespace) -> int:
     report = await rag.rebuild()
-    print(json.dumps({"processed": len(report.processed), "failed": len(report.failed),
-                      "seconds": round(report.insert_s, 3)}) if args.json else
-          f"rebuilt from {len(report.processed)} document(s) in {report.insert_s:.1f} s"
-          + (f"; {len(report.failed)} failed" if report.failed else ""))
+    print(
+        json.dumps(
+            {
+                "processed": len(report.processed),
+                "failed": len(report.failed),
+                "seconds": round(report.insert_s, 3),
+            }
+        )
+        if args.json
+        else f"rebuilt from {len(report.processed)} document(s) in {report.insert_s:.1f} s"
+        + (f"; {len(report.failed)} failed" if report.failed else "")
+    )
     return 0 if not report.failed else 1
 
 

@@ -19,7 +19,7 @@ from kgrag.api import IndexReport, KGRag
 
 
 def _progress(rag: KGRag, args: argparse.Namespace):
-    if getattr(args, "no_progress", False) or args.json and not sys.stderr.isatty():
+    if getattr(args, "no_progress", False) or (args.json and not sys.stderr.isatty()):
         return None
     from kgrag.pipeline.progress import RichProgress
 
@@ -29,8 +29,10 @@ def _progress(rag: KGRag, args: argparse.Namespace):
 def chat_totals(snapshot: dict) -> dict:
     """Chat-model totals (every role but embed / rerank)."""
     rows = [row for role, row in snapshot.items() if role not in ("embed", "rerank")]
-    return {f: sum(r.get(f, 0) for r in rows)
-            for f in ("calls", "cache_hits", "prompt_tokens", "completion_tokens")}
+    return {
+        f: sum(r.get(f, 0) for r in rows)
+        for f in ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
+    }
 
 
 def parse_meta(pairs: list[str]) -> dict[str, str]:
@@ -57,9 +59,13 @@ async def run(args: argparse.Namespace, settings) -> int:
         if args.command == "status":
             return _print_status(await rag.status(), args.json)
         if args.command == "index":
-            report = await rag.index_paths(args.paths, progress=_progress(rag, args),
-                                           metadata=parse_meta(args.meta), replace=args.replace,
-                                           strict=args.strict)
+            report = await rag.index_paths(
+                args.paths,
+                progress=_progress(rag, args),
+                metadata=parse_meta(args.meta),
+                replace=args.replace,
+                strict=args.strict,
+            )
         else:
             report = await rag.retry_failed(progress=_progress(rag, args))
         summary = await _summary(rag, report)
@@ -84,8 +90,11 @@ def _exit_code(command: str, report: IndexReport, refused: bool) -> int:
         return 1
     read = report.documents or report.unchanged or report.duplicates
     if command == "index" and not read:
-        what = (f"all {len(report.load_errors)} file(s) were skipped" if report.load_errors
-                else "no files were found")
+        what = (
+            f"all {len(report.load_errors)} file(s) were skipped"
+            if report.load_errors
+            else "no files were found"
+        )
         print(f"kgrag: nothing could be read: {what}", file=sys.stderr)
         return 1
     return 0
@@ -95,32 +104,44 @@ async def _summary(rag: KGRag, report: IndexReport) -> dict:
     status = await rag.status()
     totals = chat_totals(rag.models.ledger.snapshot())
     return {
-        "documents": report.documents, "processed": len(report.processed),
-        "failed": len(report.failed), "duplicates": len(report.duplicates),
-        "new": len(report.new), "updated": len(report.updated), "moved": len(report.moved),
-        "unchanged": len(report.unchanged), "with_warnings": len(report.warnings),
-        "chunks": status["graph"]["chunks"], "entities": status["graph"]["entities"],
+        "documents": report.documents,
+        "processed": len(report.processed),
+        "failed": len(report.failed),
+        "duplicates": len(report.duplicates),
+        "new": len(report.new),
+        "updated": len(report.updated),
+        "moved": len(report.moved),
+        "unchanged": len(report.unchanged),
+        "with_warnings": len(report.warnings),
+        "chunks": status["graph"]["chunks"],
+        "entities": status["graph"]["entities"],
         "relations": status["graph"]["relations"],
-        "llm_calls": totals["calls"], "prompt_tokens": totals["prompt_tokens"],
+        "llm_calls": totals["calls"],
+        "prompt_tokens": totals["prompt_tokens"],
         "completion_tokens": totals["completion_tokens"],
-        "insert_s": round(report.insert_s, 3), "skipped": len(report.load_errors),
+        "insert_s": round(report.insert_s, 3),
+        "skipped": len(report.load_errors),
     }
 
 
-def _print_report(report: IndexReport, summary: dict, as_json: bool,
-                  refused: bool = False) -> None:
+def _print_report(report: IndexReport, summary: dict, as_json: bool, refused: bool = False) -> None:
     for message in report.load_errors:
         print(f"kgrag: skipped {message}", file=sys.stderr)
     if refused:
-        print(f"kgrag: --strict: {len(report.load_errors)} file(s) could not be used; "
-              "nothing was indexed", file=sys.stderr)
+        print(
+            f"kgrag: --strict: {len(report.load_errors)} file(s) could not be used; "
+            "nothing was indexed",
+            file=sys.stderr,
+        )
     for message in report.duplicates:
         print(f"kgrag: duplicate {message}", file=sys.stderr)
     for doc, path, error in report.failed:
         print(f"kgrag: failed {path} ({doc}): {error}", file=sys.stderr)
     for doc, warnings in report.warnings.items():
-        print(f"kgrag: {doc} indexed with {len(warnings)} warning(s); first: {warnings[0]}",
-              file=sys.stderr)
+        print(
+            f"kgrag: {doc} indexed with {len(warnings)} warning(s); first: {warnings[0]}",
+            file=sys.stderr,
+        )
     if as_json:
         print(json.dumps(summary | {"refused": refused}))
         return
@@ -129,13 +150,15 @@ def _print_report(report: IndexReport, summary: dict, as_json: bool,
     kinds = [f"{summary[k]} {k}" for k in ("new", "updated", "moved", "unchanged") if summary[k]]
     if kinds:
         print(", ".join(kinds))
-    print(f"indexed {summary['processed']} document(s) in {summary['insert_s']:.1f} s: "
-          f"{summary['chunks']} chunks, {summary['entities']} entities, "
-          f"{summary['relations']} relations in the graph; "
-          f"{summary['llm_calls']} LLM calls ({summary['prompt_tokens']} prompt + "
-          f"{summary['completion_tokens']} completion tokens)"
-          + (f"; {summary['failed']} failed (kgrag retry)" if summary["failed"] else "")
-          + (f"; {summary['skipped']} file(s) skipped" if summary["skipped"] else ""))
+    print(
+        f"indexed {summary['processed']} document(s) in {summary['insert_s']:.1f} s: "
+        f"{summary['chunks']} chunks, {summary['entities']} entities, "
+        f"{summary['relations']} relations in the graph; "
+        f"{summary['llm_calls']} LLM calls ({summary['prompt_tokens']} prompt + "
+        f"{summary['completion_tokens']} completion tokens)"
+        + (f"; {summary['failed']} failed (kgrag retry)" if summary["failed"] else "")
+        + (f"; {summary['skipped']} file(s) skipped" if summary["skipped"] else "")
+    )
 
 
 def _print_status(status: dict, as_json: bool) -> int:
@@ -149,21 +172,29 @@ def _print_status(status: dict, as_json: bool) -> int:
     for f in status["failed"]:
         print(f"    failed {f['file_path']} ({f['id']}): {f['error']}")
     for w in status.get("warnings", []):
-        print(f"    warnings {w['file_path']} ({w['id']}): {len(w['warnings'])}; "
-              f"first: {w['warnings'][0]}")
+        print(
+            f"    warnings {w['file_path']} ({w['id']}): {len(w['warnings'])}; "
+            f"first: {w['warnings'][0]}"
+        )
     if status.get("disabled"):
         print(f"  disabled   {len(status['disabled'])}")
-    print(f"graph: {g['documents']} documents, {g['chunks']} chunks, "
-          f"{g['entities']} entities, {g['relations']} relations; "
-          f"built by: {', '.join(g['built_by']) or 'nothing yet'}")
+    print(
+        f"graph: {g['documents']} documents, {g['chunks']} chunks, "
+        f"{g['entities']} entities, {g['relations']} relations; "
+        f"built by: {', '.join(g['built_by']) or 'nothing yet'}"
+    )
     print(f"embedding: {status['embedding']}")
     for path, reason in (status.get("rejected_inputs") or {}).items():
         print(f"    rejected {path}: {reason}")
     if status.get("summaries_pending"):
-        print(f"summaries pending: {status['summaries_pending']} (an interrupted run; "
-              "`kgrag retry` finishes them)")
+        print(
+            f"summaries pending: {status['summaries_pending']} (an interrupted run; "
+            "`kgrag retry` finishes them)"
+        )
     ledger = status.get("llm_all_time") or {}
     for role, row in sorted(ledger.items()):
-        print(f"  {role:<9} calls {row.get('calls', 0):>6}  prompt {row.get('prompt_tokens', 0):>9}"
-              f"  completion {row.get('completion_tokens', 0):>8}  {row.get('seconds', 0):.1f} s in calls")
+        print(
+            f"  {role:<9} calls {row.get('calls', 0):>6}  prompt {row.get('prompt_tokens', 0):>9}"
+            f"  completion {row.get('completion_tokens', 0):>8}  {row.get('seconds', 0):.1f} s in calls"
+        )
     return 0

@@ -33,8 +33,11 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _writer(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--no-wait", action="store_true",
-                   help="fail at once if another process is writing to the workdir")
+    p.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="fail at once if another process is writing to the workdir",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -42,31 +45,53 @@ def build_parser() -> argparse.ArgumentParser:
     from kgrag.cli import docs_cmd, query_cmd
 
     parser = argparse.ArgumentParser(
-        prog="kgrag", description="Graph-based retrieval-augmented generation.")
+        prog="kgrag", description="Graph-based retrieval-augmented generation."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("index", help="index files and folders (text, Markdown, HTML, PDF, Office, EPUB, "
-                       "CSV/JSON/XML, code); edited files supersede their old version")
+    p = sub.add_parser(
+        "index",
+        help="index files and folders (text, Markdown, HTML, PDF, Office, EPUB, "
+        "CSV/JSON/XML, code); edited files supersede their old version",
+    )
     _common(p)
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE",
-                   help="metadata stored with every document of this run (repeatable)")
-    p.add_argument("--replace", metavar="OLD_ID",
-                   help="the one new file supersedes this document (id or path)")
-    p.add_argument("--encoding", metavar="NAME",
-                   help="read text and HTML files with this codec instead of detecting it "
-                        "(a byte order mark still wins; $KGRAG_INPUT_ENCODING)")
-    p.add_argument("--follow-symlinks", action="store_true",
-                   help="follow symlinks that leave the folder being indexed")
-    p.add_argument("--strict", action="store_true",
-                   help="any file that cannot be used is an error: exit 1, index nothing")
+    p.add_argument(
+        "--meta",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="metadata stored with every document of this run (repeatable)",
+    )
+    p.add_argument(
+        "--replace", metavar="OLD_ID", help="the one new file supersedes this document (id or path)"
+    )
+    p.add_argument(
+        "--encoding",
+        metavar="NAME",
+        help="read text and HTML files with this codec instead of detecting it "
+        "(a byte order mark still wins; $KGRAG_INPUT_ENCODING)",
+    )
+    p.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="follow symlinks that leave the folder being indexed",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="any file that cannot be used is an error: exit 1, index nothing",
+    )
     _writer(p)
 
     p = sub.add_parser("status", help="documents by status, graph size, LLM cost")
     _common(p)
 
-    p = sub.add_parser("retry", help="retry failed documents and those with chunk warnings; "
-                       "resume interrupted runs and pending summaries")
+    p = sub.add_parser(
+        "retry",
+        help="retry failed documents and those with chunk warnings; "
+        "resume interrupted runs and pending summaries",
+    )
     _common(p)
     _writer(p)
 
@@ -97,11 +122,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(args)
         if args.command in ("index", "retry", "status"):
             from kgrag.cli import index_cmd
+
             return asyncio.run(index_cmd.run(args, settings))
         if args.command != "query":
             from kgrag.cli import docs_cmd
+
             return asyncio.run(docs_cmd.run(args, settings))
         from kgrag.cli import query_cmd
+
         return asyncio.run(query_cmd.run(args, settings))
     except KGRagError as exc:
         print(f"kgrag: error: {exc}", file=sys.stderr)

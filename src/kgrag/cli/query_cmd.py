@@ -18,20 +18,44 @@ def add_parser(sub, common) -> None:
     p = sub.add_parser("query", help="ask a question of the index")
     common(p)
     p.add_argument("question", nargs="?", help="the question (or use --questions-file)")
-    p.add_argument("--mode", default="auto", choices=MODES,
-                   help="retrieval mode (default: auto = ppr on an index built without an LLM, else mix)")
+    p.add_argument(
+        "--mode",
+        default="auto",
+        choices=MODES,
+        help="retrieval mode (default: auto = ppr on an index built without an LLM, else mix)",
+    )
     what = p.add_mutually_exclusive_group()
-    what.add_argument("--context-only", action="store_true", help="print the retrieved context, no answer")
-    what.add_argument("--prompt-only", action="store_true", help="print the full answer prompt, no answer")
-    what.add_argument("--data-only", action="store_true", help="print the structured retrieval result (JSON)")
+    what.add_argument(
+        "--context-only", action="store_true", help="print the retrieved context, no answer"
+    )
+    what.add_argument(
+        "--prompt-only", action="store_true", help="print the full answer prompt, no answer"
+    )
+    what.add_argument(
+        "--data-only", action="store_true", help="print the structured retrieval result (JSON)"
+    )
     p.add_argument("--stream", action="store_true", help="stream the answer as it is generated")
-    p.add_argument("--references", action="store_true", help="include the reference list in --json output")
-    p.add_argument("--explain", action="store_true", help="show the retrieval trace: candidates and drops per stage")
-    p.add_argument("--questions-file", metavar="F", help="one question a line; prints one JSON line per question")
+    p.add_argument(
+        "--references", action="store_true", help="include the reference list in --json output"
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="show the retrieval trace: candidates and drops per stage",
+    )
+    p.add_argument(
+        "--questions-file",
+        metavar="F",
+        help="one question a line; prints one JSON line per question",
+    )
     p.add_argument("--top-k", type=int, help="entities / relations retrieved (default 40)")
     p.add_argument("--chunk-top-k", type=int, help="chunks kept (default 20)")
-    p.add_argument("--ll-keywords", help="comma-separated low-level keywords (skips the keywords call)")
-    p.add_argument("--hl-keywords", help="comma-separated high-level keywords (skips the keywords call)")
+    p.add_argument(
+        "--ll-keywords", help="comma-separated low-level keywords (skips the keywords call)"
+    )
+    p.add_argument(
+        "--hl-keywords", help="comma-separated high-level keywords (skips the keywords call)"
+    )
     p.add_argument("--response-type", help='answer shape, e.g. "Single Paragraph", "Bullet Points"')
     p.add_argument("--user-prompt", help="additional instructions for the answer")
     _add_filters(p)
@@ -39,12 +63,27 @@ def add_parser(sub, common) -> None:
 
 def _add_filters(p: argparse.ArgumentParser) -> None:
     """``--doc``, ``--path``, ``--where``: retrieve from some documents only."""
-    p.add_argument("--doc", action="append", default=[], metavar="DOC_ID",
-                   help="retrieve only from this document (id or source; repeatable: any of them)")
-    p.add_argument("--path", action="append", default=[], metavar="GLOB",
-                   help="retrieve only from documents whose path matches GLOB (repeatable: any of them)")
-    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
-                   help="retrieve only from documents with this metadata (repeatable: all of them)")
+    p.add_argument(
+        "--doc",
+        action="append",
+        default=[],
+        metavar="DOC_ID",
+        help="retrieve only from this document (id or source; repeatable: any of them)",
+    )
+    p.add_argument(
+        "--path",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="retrieve only from documents whose path matches GLOB (repeatable: any of them)",
+    )
+    p.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="retrieve only from documents with this metadata (repeatable: all of them)",
+    )
 
 
 def parse_where(pairs: list[str]) -> dict[str, str]:
@@ -54,10 +93,13 @@ def parse_where(pairs: list[str]) -> dict[str, str]:
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The QueryParam fields the flags set (raises ConfigError for a malformed one)."""
-    over: dict[str, Any] = {"mode": args.mode, "stream": args.stream,
-                            "only_need_context": args.context_only,
-                            "only_need_prompt": args.prompt_only,
-                            "include_references": args.references}
+    over: dict[str, Any] = {
+        "mode": args.mode,
+        "stream": args.stream,
+        "only_need_context": args.context_only,
+        "only_need_prompt": args.prompt_only,
+        "include_references": args.references,
+    }
     for name in ("top_k", "chunk_top_k", "response_type", "user_prompt"):
         if getattr(args, name) is not None:
             over[name] = getattr(args, name)
@@ -111,7 +153,7 @@ async def _many(rag: KGRag, args, param) -> int:
 
 
 async def _one(rag: KGRag, args, param) -> int:
-    if args.data_only or args.explain and args.json:
+    if args.data_only or (args.explain and args.json):
         data = await rag.query_data(args.question, param, trace=args.explain)
         print(json.dumps(data, ensure_ascii=False, indent=None if args.json else 2))
         return 0
@@ -127,10 +169,19 @@ async def _one(rag: KGRag, args, param) -> int:
         print()
         return 0
     if args.json:
-        print(json.dumps({"mode": result.mode, result.kind: result.text,
-                          "references": result.references, "keywords": result.keywords,
-                          "extractive": result.extractive, "cached": result.cached},
-                         ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "mode": result.mode,
+                    result.kind: result.text,
+                    "references": result.references,
+                    "keywords": result.keywords,
+                    "extractive": result.extractive,
+                    "cached": result.cached,
+                },
+                ensure_ascii=False,
+            )
+        )
     else:
         print(result.text)
     return 0

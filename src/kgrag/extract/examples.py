@@ -27,24 +27,52 @@ WORKSHOP = Example(
     ),
     entity_types=("Person", "Organization", "Location", "Event", "Artifact"),
     entities=(
-        E("Ada Byrne", "Person", "Ada Byrne is an inventor who left the Halden Works in March "
-          "1843, joined the Royal Society of Engineers and presented a design for a steam-driven loom."),
-        E("Halden Works", "Organization", "The Halden Works is an establishment in Leeds where "
-          "Ada Byrne worked until March 1843."),
+        E(
+            "Ada Byrne",
+            "Person",
+            "Ada Byrne is an inventor who left the Halden Works in March "
+            "1843, joined the Royal Society of Engineers and presented a design for a steam-driven loom.",
+        ),
+        E(
+            "Halden Works",
+            "Organization",
+            "The Halden Works is an establishment in Leeds where "
+            "Ada Byrne worked until March 1843.",
+        ),
         E("Leeds", "Location", "Leeds is the town in which the Halden Works is located."),
-        E("Royal Society of Engineers", "Organization", "The Royal Society of Engineers is a "
-          "society that Ada Byrne joined in 1843 and to which she presented her loom design."),
-        E("Steam-Driven Loom", "Artifact", "The steam-driven loom is a machine designed by "
-          "Ada Byrne and presented to the Royal Society of Engineers."),
+        E(
+            "Royal Society of Engineers",
+            "Organization",
+            "The Royal Society of Engineers is a "
+            "society that Ada Byrne joined in 1843 and to which she presented her loom design.",
+        ),
+        E(
+            "Steam-Driven Loom",
+            "Artifact",
+            "The steam-driven loom is a machine designed by "
+            "Ada Byrne and presented to the Royal Society of Engineers.",
+        ),
     ),
     relations=(
-        R("Ada Byrne", "Halden Works", "former workplace, departure",
-          "Ada Byrne left the Halden Works in March 1843."),
+        R(
+            "Ada Byrne",
+            "Halden Works",
+            "former workplace, departure",
+            "Ada Byrne left the Halden Works in March 1843.",
+        ),
         R("Halden Works", "Leeds", "location", "The Halden Works is situated in Leeds."),
-        R("Ada Byrne", "Royal Society of Engineers", "membership, presentation",
-          "Ada Byrne joined the Royal Society of Engineers and presented her loom design there."),
-        R("Ada Byrne", "Steam-Driven Loom", "invention, design",
-          "Ada Byrne is the designer of the steam-driven loom."),
+        R(
+            "Ada Byrne",
+            "Royal Society of Engineers",
+            "membership, presentation",
+            "Ada Byrne joined the Royal Society of Engineers and presented her loom design there.",
+        ),
+        R(
+            "Ada Byrne",
+            "Steam-Driven Loom",
+            "invention, design",
+            "Ada Byrne is the designer of the steam-driven loom.",
+        ),
     ),
 )
 
@@ -55,26 +83,61 @@ SENSOR = Example(
     ),
     entity_types=("Artifact", "Method", "Data", "Concept"),
     entities=(
-        E("Lumen-7", "Artifact", "Lumen-7 is a probe that measures soil moisture every ten "
-          "minutes and transmits its readings over LoRaWAN."),
-        E("Soil Moisture", "Data", "Soil moisture is the quantity the Lumen-7 probe measures "
-          "every ten minutes."),
-        E("LoRaWAN", "Method", "LoRaWAN is the wireless protocol the Lumen-7 probe uses to send "
-          "readings to the FieldHub gateway."),
-        E("FieldHub", "Artifact", "FieldHub is a gateway that receives the Lumen-7 readings and "
-          "keeps them in a time-series database."),
-        E("Time-Series Database", "Artifact", "The time-series database is where the FieldHub "
-          "gateway keeps the soil moisture readings."),
+        E(
+            "Lumen-7",
+            "Artifact",
+            "Lumen-7 is a probe that measures soil moisture every ten "
+            "minutes and transmits its readings over LoRaWAN.",
+        ),
+        E(
+            "Soil Moisture",
+            "Data",
+            "Soil moisture is the quantity the Lumen-7 probe measures every ten minutes.",
+        ),
+        E(
+            "LoRaWAN",
+            "Method",
+            "LoRaWAN is the wireless protocol the Lumen-7 probe uses to send "
+            "readings to the FieldHub gateway.",
+        ),
+        E(
+            "FieldHub",
+            "Artifact",
+            "FieldHub is a gateway that receives the Lumen-7 readings and "
+            "keeps them in a time-series database.",
+        ),
+        E(
+            "Time-Series Database",
+            "Artifact",
+            "The time-series database is where the FieldHub "
+            "gateway keeps the soil moisture readings.",
+        ),
     ),
     relations=(
-        R("Lumen-7", "Soil Moisture", "measurement, sampling interval",
-          "The Lumen-7 probe measures soil moisture every ten minutes."),
-        R("Lumen-7", "FieldHub", "data transmission, wireless link",
-          "The Lumen-7 probe sends its readings to the FieldHub gateway over LoRaWAN."),
-        R("Lumen-7", "LoRaWAN", "communication protocol",
-          "The Lumen-7 probe uses LoRaWAN to transmit its readings."),
-        R("FieldHub", "Time-Series Database", "data storage",
-          "The FieldHub gateway keeps the readings it receives in a time-series database."),
+        R(
+            "Lumen-7",
+            "Soil Moisture",
+            "measurement, sampling interval",
+            "The Lumen-7 probe measures soil moisture every ten minutes.",
+        ),
+        R(
+            "Lumen-7",
+            "FieldHub",
+            "data transmission, wireless link",
+            "The Lumen-7 probe sends its readings to the FieldHub gateway over LoRaWAN.",
+        ),
+        R(
+            "Lumen-7",
+            "LoRaWAN",
+            "communication protocol",
+            "The Lumen-7 probe uses LoRaWAN to transmit its readings.",
+        ),
+        R(
+            "FieldHub",
+            "Time-Series Database",
+            "data storage",
+            "The FieldHub gateway keeps the readings it receives in a time-series database.",
+        ),
     ),
 )
 

@@ -8,7 +8,7 @@ own; these helpers write such blocks and read them back.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 INPUT_HEADING = "---Input Text---"
 DESCRIPTIONS_HEADING = "---Descriptions---"
@@ -23,8 +23,9 @@ Messages = list[dict[str, str]]
 
 def fill(template: str, **values: object) -> str:
     """Replace ``{name}`` slots that have a value; leave other braces as they are."""
-    return _SLOT.sub(lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0),
-                     template)
+    return _SLOT.sub(
+        lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), template
+    )
 
 
 def fence(text: str) -> str:
@@ -48,7 +49,7 @@ def fenced_block_after(text: str, heading: str) -> str | None:
         ticks = opener.group(1)
         for j in range(i + 1, len(lines)):
             if lines[j].strip() == ticks:
-                return "\n".join(lines[i + 1:j])
+                return "\n".join(lines[i + 1 : j])
     return None
 
 

@@ -51,8 +51,9 @@ pipeline fails the chunk's document; odd model *output* never raises.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 from kgrag.config import DEFAULT_ENTITY_TYPES
 from kgrag.errors import ConfigError
@@ -68,23 +69,35 @@ from kgrag.types import Chunk, ExtractedEntity, ExtractedRelation, Extraction
 Messages = list[dict[str, str]]
 # A completion marker in any case or bracket style (what the parser accepts).
 _L, _P, _R = "[<\uff1c]", "[|\uff5c]", "[>\uff1e]"
-_MARKER = re.compile(f"(?:{_L}[ \\t]*)?{_P}[ \\t]*complete[ \\t]*{_P}[ \\t]*{_R}?"
-                     f"|{_L}[ \\t]*{_P}?[ \\t]*complete[ \\t]*{_P}?[ \\t]*{_R}",
-                     re.IGNORECASE)
+_MARKER = re.compile(
+    f"(?:{_L}[ \\t]*)?{_P}[ \\t]*complete[ \\t]*{_P}[ \\t]*{_R}?"
+    f"|{_L}[ \\t]*{_P}?[ \\t]*complete[ \\t]*{_P}?[ \\t]*{_R}",
+    re.IGNORECASE,
+)
 _REPAIR_FORMAT = {
-    "delimited": (f"Write every record on its own line with its fields separated by "
-                  f"{TUPLE_DELIMITER}, exactly as described, and end with "
-                  f"{COMPLETION_MARKER} on its own line."),
-    "json": ('Answer with one complete JSON object, {"entities": [...], '
-             '"relationships": [...]}, with every field of every item, and nothing else.'),
+    "delimited": (
+        f"Write every record on its own line with its fields separated by "
+        f"{TUPLE_DELIMITER}, exactly as described, and end with "
+        f"{COMPLETION_MARKER} on its own line."
+    ),
+    "json": (
+        'Answer with one complete JSON object, {"entities": [...], '
+        '"relationships": [...]}, with every field of every item, and nothing else.'
+    ),
 }
 
 
 class ChatService(Protocol):
     """What the extractor needs of the chat service."""
 
-    async def chat(self, messages: Messages, *, role: Role, json_mode: bool = False,
-                   accept: Callable[[ChatResult], bool] | None = None) -> ChatResult: ...
+    async def chat(
+        self,
+        messages: Messages,
+        *,
+        role: Role,
+        json_mode: bool = False,
+        accept: Callable[[ChatResult], bool] | None = None,
+    ) -> ChatResult: ...
 
 
 def _json_closes(text: str) -> bool | None:
@@ -97,7 +110,7 @@ def _json_closes(text: str) -> bool | None:
     if not starts:
         return None
     depth, in_string, escaped = 0, False, False
-    for ch in text[min(starts):]:
+    for ch in text[min(starts) :]:
         if escaped:
             escaped = False
         elif in_string:
@@ -125,8 +138,12 @@ def _cut_off(text: str, fmt: str) -> str | None:
     return "no completion marker"
 
 
-def reply_problem(text: str, fmt: str = "delimited", found: Extraction | None = None,
-                  finish_reason: str | None = None) -> str | None:
+def reply_problem(
+    text: str,
+    fmt: str = "delimited",
+    found: Extraction | None = None,
+    finish_reason: str | None = None,
+) -> str | None:
     """Why an extract or glean reply is unhealthy (see the module docstring); None if healthy.
 
     ``found`` is the reply parsed with :func:`parse_extraction` (parsed
@@ -193,8 +210,10 @@ def repair_message(fmt: str, attempt: int, problem: str, warnings: Sequence[str]
     lines = [f"Your answer to this request (attempt {attempt}) could not be used: {problem}."]
     if warnings:
         lines.append("What went wrong:\n" + fence("\n".join(warnings[:3])))
-    lines.append("Answer again from the start with the full output for the same input text. "
-                 + _REPAIR_FORMAT.get(fmt, _REPAIR_FORMAT["delimited"]))
+    lines.append(
+        "Answer again from the start with the full output for the same input text. "
+        + _REPAIR_FORMAT.get(fmt, _REPAIR_FORMAT["delimited"])
+    )
     return {"role": "user", "content": "\n".join(lines)}
 
 
@@ -238,22 +257,27 @@ class _Accumulator:
             return
         reasons = "; ".join(dict.fromkeys(problems))
         if not outcome.failed:
-            self.warnings.append(f"{stage}: reply malformed ({reasons}), "
-                                 f"recovered on re-ask {tries - 1}")
+            self.warnings.append(
+                f"{stage}: reply malformed ({reasons}), recovered on re-ask {tries - 1}"
+            )
             return
-        self.warnings.append(f"{stage}: reply malformed in {_plural(tries, 'attempt')} "
-                             f"({reasons}); kept the {_plural(outcome.used.records, 'record')} "
-                             f"of the best")
+        self.warnings.append(
+            f"{stage}: reply malformed in {_plural(tries, 'attempt')} "
+            f"({reasons}); kept the {_plural(outcome.used.records, 'record')} "
+            f"of the best"
+        )
         if self.error is None:
-            self.error = (f"{stage}: reply unparseable after {_plural(tries, 'attempt')} "
-                          f"({problems[-1]})")
+            self.error = (
+                f"{stage}: reply unparseable after {_plural(tries, 'attempt')} ({problems[-1]})"
+            )
 
     def result(self) -> Extraction:
         entities = [e for rows in self.entities.values() for e in rows]
         relations = [r for rows in self.relations.values() for r in rows]
         error = None if entities or relations else self.error
-        return Extraction(entities=entities, relations=relations, warnings=self.warnings,
-                          error=error)
+        return Extraction(
+            entities=entities, relations=relations, warnings=self.warnings, error=error
+        )
 
 
 class LLMExtractor:
@@ -283,13 +307,18 @@ class LLMExtractor:
         self.max_extract_input_tokens, self.max_reasks = max_extract_input_tokens, max_reasks
 
     @classmethod
-    def from_settings(cls, chat: ChatService, settings: Any, tokenizer: Tokenizer) -> "LLMExtractor":
+    def from_settings(cls, chat: ChatService, settings: Any, tokenizer: Tokenizer) -> LLMExtractor:
         """An extractor configured from a :class:`kgrag.config.Settings`."""
-        return cls(chat, tokenizer, fmt=settings.extraction_format,
-                   entity_types=settings.entity_types, language=settings.language,
-                   max_gleaning=settings.max_gleaning,
-                   max_extract_input_tokens=settings.max_extract_input_tokens,
-                   max_reasks=settings.extract_max_reasks)
+        return cls(
+            chat,
+            tokenizer,
+            fmt=settings.extraction_format,
+            entity_types=settings.entity_types,
+            language=settings.language,
+            max_gleaning=settings.max_gleaning,
+            max_extract_input_tokens=settings.max_extract_input_tokens,
+            max_reasks=settings.extract_max_reasks,
+        )
 
     def _judge(self, text: str, finish_reason: str | None, chunk: Chunk) -> _Attempt:
         found = parse_extraction(text, self.fmt, chunk.id, chunk.file_path, self.entity_types)
@@ -304,8 +333,9 @@ class LLMExtractor:
             attempt = judged[text] = self._judge(text, result.finish_reason, chunk)
             return attempt.problem is None
 
-        result = await self.chat.chat(messages, role=role, json_mode=self.fmt == "json",
-                                      accept=accept, tag=chunk.id)
+        result = await self.chat.chat(
+            messages, role=role, json_mode=self.fmt == "json", accept=accept, tag=chunk.id
+        )
         text = getattr(result, "text", "")
         text = text if isinstance(text, str) else ""
         if text in judged:
@@ -332,15 +362,18 @@ class LLMExtractor:
         """All entities and relations of one chunk, tagged with its id and file."""
         if not chunk.content.strip():
             return Extraction()
-        messages = extraction_messages(chunk.content, fmt=self.fmt,
-                                       entity_types=self.entity_types, language=self.language)
+        messages = extraction_messages(
+            chunk.content, fmt=self.fmt, entity_types=self.entity_types, language=self.language
+        )
         acc = _Accumulator()
         first = self._tag(await self._ask_healthy(messages, "extract", chunk), "extract")
         acc.add_first(first.used.found)
         acc.note("extract", first)
         if first.failed and not first.used.records:
             return acc.result()
-        await self._glean(chunk, [*messages, {"role": "assistant", "content": first.used.text}], acc)
+        await self._glean(
+            chunk, [*messages, {"role": "assistant", "content": first.used.text}], acc
+        )
         return acc.result()
 
     async def _glean(self, chunk: Chunk, history: Messages, acc: _Accumulator) -> None:
@@ -349,8 +382,10 @@ class LLMExtractor:
             request = [*history, gleaning_message(fmt=self.fmt)]
             size = self._tokens(request)
             if size > self.max_extract_input_tokens:
-                acc.warnings.append(f"glean {round_}: skipped, conversation of {size} tokens "
-                                    f"exceeds {self.max_extract_input_tokens}")
+                acc.warnings.append(
+                    f"glean {round_}: skipped, conversation of {size} tokens "
+                    f"exceeds {self.max_extract_input_tokens}"
+                )
                 return
             stage = f"glean {round_}"
             outcome = self._tag(await self._ask_healthy(request, "glean", chunk), stage)

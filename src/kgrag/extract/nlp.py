@@ -99,8 +99,15 @@ class NLPExtractor:
     does not yield 190 relations.
     """
 
-    def __init__(self, *, noun_chunks: bool = False, headings: bool = True, max_description_chars: int = 400,
-                 max_keywords: int = 3, max_pair_distance: int = 4):
+    def __init__(
+        self,
+        *,
+        noun_chunks: bool = False,
+        headings: bool = True,
+        max_description_chars: int = 400,
+        max_keywords: int = 3,
+        max_pair_distance: int = 4,
+    ):
         self.noun_chunks = noun_chunks
         self.headings = headings
         self.max_description_chars = max_description_chars
@@ -153,14 +160,18 @@ class NLPExtractor:
                     seen[m.name].append(s.text)
         return [
             ExtractedEntity(
-                name=name, type=corrected_type(name, types[name].most_common(1)[0][0]),
+                name=name,
+                type=corrected_type(name, types[name].most_common(1)[0][0]),
                 description=_trim(sep.join(texts), self.max_description_chars),
-                chunk_id=chunk.id, file_path=chunk.file_path,
+                chunk_id=chunk.id,
+                file_path=chunk.file_path,
             )
             for name, texts in seen.items()
         ]
 
-    def _relations(self, sentences: list[Sentence], chunk: Chunk, sep: str) -> list[ExtractedRelation]:
+    def _relations(
+        self, sentences: list[Sentence], chunk: Chunk, sep: str
+    ) -> list[ExtractedRelation]:
         found: dict[tuple[str, str], dict[str, Any]] = {}
         for s in sentences:
             for a, b in self._pairs(s):
@@ -173,9 +184,13 @@ class NLPExtractor:
                     rel["texts"].append(s.text)
         return [
             ExtractedRelation(
-                source=a, target=b, keywords=", ".join(rel["kw"][: self.max_keywords]),
+                source=a,
+                target=b,
+                keywords=", ".join(rel["kw"][: self.max_keywords]),
                 description=_trim(sep.join(rel["texts"]), self.max_description_chars),
-                weight=float(rel["n"]), chunk_id=chunk.id, file_path=chunk.file_path,
+                weight=float(rel["n"]),
+                chunk_id=chunk.id,
+                file_path=chunk.file_path,
             )
             for (a, b), rel in found.items()
         ]
@@ -188,7 +203,7 @@ class NLPExtractor:
         ordered = list(firsts.values())
         pairs = []
         for i, a in enumerate(ordered):
-            for b in ordered[i + 1: i + 1 + self.max_pair_distance]:
+            for b in ordered[i + 1 : i + 1 + self.max_pair_distance]:
                 pairs.append((a, b))
         return pairs
 
@@ -221,8 +236,12 @@ def _cut_lines(text: str) -> tuple[bool, bool]:
     starts_cut = bool(_MID_LINE_START.match(text))
     body = text.strip()
     last_line = body.rsplit("\n", 1)[-1]
-    ends_cut = ("\n" in body and not text.endswith(("\n", "\r")) and not body.endswith(_ENDS_SENTENCE)
-                and len(last_line) <= WRAPPED_LINE_CHARS)
+    ends_cut = (
+        "\n" in body
+        and not text.endswith(("\n", "\r"))
+        and not body.endswith(_ENDS_SENTENCE)
+        and len(last_line) <= WRAPPED_LINE_CHARS
+    )
     return starts_cut, ends_cut
 
 
@@ -252,8 +271,12 @@ def heading_name(text: str, reads_as_name: bool = True, next_text: str = "") -> 
     ...]") give nothing.
     """
     text = text.strip()
-    if ("\n" in text or not is_heading(text) or len(text.split()) > MAX_HEADING_WORDS
-            or _CAPTION.search(text)):
+    if (
+        "\n" in text
+        or not is_heading(text)
+        or len(text.split()) > MAX_HEADING_WORDS
+        or _CAPTION.search(text)
+    ):
         return ""
     value = split_label(text)
     core = without_qualifier(value)
@@ -308,6 +331,7 @@ def _frequent_concepts(sentences: list[Sentence]) -> list[Sentence]:
     counts = Counter(m.name for s in sentences for m in s.mentions if m.type == "Concept")
     named = {m.name for s in sentences for m in s.mentions if m.name[:1].isupper()}
     for s in sentences:
-        s.mentions = [m for m in s.mentions
-                      if m.type != "Concept" or m.name in named or counts[m.name] >= 2]
+        s.mentions = [
+            m for m in s.mentions if m.type != "Concept" or m.name in named or counts[m.name] >= 2
+        ]
     return sentences

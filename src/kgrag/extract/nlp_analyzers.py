@@ -37,12 +37,26 @@ from kgrag.extract.normalize import normalize_name
 log = logging.getLogger(__name__)
 
 SPACY_TYPES = {
-    "PERSON": "Person", "ORG": "Organization", "GPE": "Location", "LOC": "Location",
-    "FAC": "Location", "EVENT": "Event", "WORK_OF_ART": "Content", "LAW": "Content",
-    "PRODUCT": "Artifact", "NORP": "Concept", "LANGUAGE": "Concept",
+    "PERSON": "Person",
+    "ORG": "Organization",
+    "GPE": "Location",
+    "LOC": "Location",
+    "FAC": "Location",
+    "EVENT": "Event",
+    "WORK_OF_ART": "Content",
+    "LAW": "Content",
+    "PRODUCT": "Artifact",
+    "NORP": "Concept",
+    "LANGUAGE": "Concept",
 }
-JIEBA_TYPES = {"nr": "Person", "nrfg": "Person", "nrt": "Person", "ns": "Location",
-               "nt": "Organization", "nz": "Concept"}
+JIEBA_TYPES = {
+    "nr": "Person",
+    "nrfg": "Person",
+    "nrt": "Person",
+    "ns": "Location",
+    "nt": "Organization",
+    "nz": "Concept",
+}
 _QUOTES = "\"'`“”‘’«»「」『』《》()[]（）"
 _OPENERS = {")": "(", "]": "[", "）": "（", "」": "「", "』": "『", "》": "《", "»": "«"}
 _CLOSERS = {v: k for k, v in _OPENERS.items()}
@@ -108,17 +122,48 @@ def _strip_unpaired(name: str) -> str:
 # A line at most this long, not ending like a sentence, is a heading or title.
 HEADING_CHARS = 60
 _SENTENCE_END = tuple(".,;:!?…\"'”’。！？；：，")
-_CONTINUES = frozenset({
-    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "with", "by", "and", "or", "but",
-    "that", "which", "who", "was", "is", "were", "are", "be", "his", "her", "its", "their",
-})
+_CONTINUES = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "with",
+        "by",
+        "and",
+        "or",
+        "but",
+        "that",
+        "which",
+        "who",
+        "was",
+        "is",
+        "were",
+        "are",
+        "be",
+        "his",
+        "her",
+        "its",
+        "their",
+    }
+)
 
 
 def is_heading(line: str) -> bool:
     """A short line that does not end like a sentence or mid-phrase: a title or heading."""
     words = line.split()
-    return (len(line) <= HEADING_CHARS and not line.endswith(_SENTENCE_END)
-            and bool(words) and words[-1] not in _CONTINUES)
+    return (
+        len(line) <= HEADING_CHARS
+        and not line.endswith(_SENTENCE_END)
+        and bool(words)
+        and words[-1] not in _CONTINUES
+    )
 
 
 def text_blocks(text: str) -> list[str]:
@@ -183,7 +228,9 @@ class SpacyAnalyzer:
         """
         kind = SPACY_TYPES.get(ent.label_)
         tokens = _with_glued_bracket(ent)
-        if kind is None or _in_inline_code(ent.doc.text, tokens[0].idx, tokens[-1].idx + len(tokens[-1])):
+        if kind is None or _in_inline_code(
+            ent.doc.text, tokens[0].idx, tokens[-1].idx + len(tokens[-1])
+        ):
             return None
         if ent.label_ in TRIMMED_LABELS:
             tagged = [(t.text, t.pos_, bool(t.whitespace_)) for t in tokens]
@@ -226,7 +273,7 @@ def _with_glued_bracket(ent: Any) -> list[Any]:
 
 def _in_inline_code(text: str, start: int, end: int) -> bool:
     """True when ``text[start:end]`` sits right inside backticks (inline code such as `` `run(x)` ``)."""
-    return text[start - 1: start] == "`" or text[end: end + 1] == "`"
+    return text[start - 1 : start] == "`" or text[end : end + 1] == "`"
 
 
 def _line_reads_as_name(sent: Any) -> bool:
@@ -249,8 +296,31 @@ _CJK_TAIL = set("曰遂请谢令引等乃便又也之道说问答笑即亦与和
 # Words jieba's dictionary tags as names or places that are not: counts,
 # forms of address, offices and common nouns.
 _CJK_STOP = {
-    "二人", "三人", "数人", "众人", "令人", "老夫", "英雄", "上马", "下马", "诸侯", "都尉", "侍中", "大战", "天下",
-    "百姓", "主公", "先生", "夫人", "小人", "大人", "将士", "军士", "左右", "江湖", "丹凤眼",
+    "二人",
+    "三人",
+    "数人",
+    "众人",
+    "令人",
+    "老夫",
+    "英雄",
+    "上马",
+    "下马",
+    "诸侯",
+    "都尉",
+    "侍中",
+    "大战",
+    "天下",
+    "百姓",
+    "主公",
+    "先生",
+    "夫人",
+    "小人",
+    "大人",
+    "将士",
+    "军士",
+    "左右",
+    "江湖",
+    "丹凤眼",
 }
 
 
@@ -296,15 +366,54 @@ class JiebaAnalyzer:
 
 
 _TITLES = ("Mr", "Mrs", "Ms", "Miss", "Dr", "Sir", "Lady", "Lord", "King", "Queen", "Captain")
-_SENT = re.compile(r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)"
-                   r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]*[A-Z])|\n{2,}")
-_CAPS = re.compile(rf"\b(?:({'|'.join(_TITLES)})\.?\s+)?"
-                   rf"([A-Z][\w’'-]*(?:\s+(?:(?:of|the|de|von|van)\s+)*(?!(?:{'|'.join(_TITLES)})\b)"
-                   r"[A-Z][\w’'-]*)*)")
-_COMMON = {"The", "A", "An", "And", "But", "Or", "If", "In", "On", "At", "It", "He", "She",
-           "They", "We", "I", "You", "This", "That", "There", "Then", "When", "What", "His",
-           "Her", "Their", "Its", "Our", "My", "Your", "As", "For", "So", "No", "Yes", "Oh",
-           *_TITLES}
+_SENT = re.compile(
+    r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)"
+    r"(?<=[.!?])[\"'”’)]*\s+(?=[\"'“‘(]*[A-Z])|\n{2,}"
+)
+_CAPS = re.compile(
+    rf"\b(?:({'|'.join(_TITLES)})\.?\s+)?"
+    rf"([A-Z][\w’'-]*(?:\s+(?:(?:of|the|de|von|van)\s+)*(?!(?:{'|'.join(_TITLES)})\b)"
+    r"[A-Z][\w’'-]*)*)"
+)
+_COMMON = {
+    "The",
+    "A",
+    "An",
+    "And",
+    "But",
+    "Or",
+    "If",
+    "In",
+    "On",
+    "At",
+    "It",
+    "He",
+    "She",
+    "They",
+    "We",
+    "I",
+    "You",
+    "This",
+    "That",
+    "There",
+    "Then",
+    "When",
+    "What",
+    "His",
+    "Her",
+    "Their",
+    "Its",
+    "Our",
+    "My",
+    "Your",
+    "As",
+    "For",
+    "So",
+    "No",
+    "Yes",
+    "Oh",
+    *_TITLES,
+}
 
 
 class RegexAnalyzer:
@@ -369,7 +478,7 @@ def english_analyzer(noun_chunks: bool = False) -> SpacyAnalyzer | RegexAnalyzer
     """spaCy when it and its model are installed, else the regex fallback."""
     try:
         nlp = load_spacy(noun_chunks)
-    except Exception as exc:  # noqa: BLE001  (a broken spaCy install: fall back, do not fail ingest)
+    except Exception as exc:
         log.warning("spaCy could not load (%s); using the regex entity fallback", exc)
         nlp = None
     if nlp is None:

@@ -41,14 +41,43 @@ _CODE_LINE = re.compile(
       | [A-Za-z_][\w.\[\]]*\s*[-+*/]?=\s*\S
       | [\w.]+\(.*\)\s*[:;]?\s*$
       | .*(?:[{}]\s*$|\);\s*$|==|!=|=>|->|::|&&|\|\|)
-    )""", re.VERBOSE)
+    )""",
+    re.VERBOSE,
+)
 _CODE_CHARS = re.compile(r"[{}\[\]()<>=;$\\|]")
 _TAG = re.compile(r"<\s*/?\s*([A-Za-z][\w-]*)(?:\s[^<>]*)?/?\s*>")
-_DROP_ELEMENT = re.compile(r"<\s*(script|style)\b[^>]*>.*?<\s*/\s*\1\s*>", re.DOTALL | re.IGNORECASE)
-_BLOCK_TAGS = frozenset({
-    "p", "br", "div", "li", "ul", "ol", "tr", "td", "th", "table", "h1", "h2", "h3", "h4", "h5",
-    "h6", "blockquote", "pre", "section", "article", "header", "footer", "hr", "dt", "dd",
-})
+_DROP_ELEMENT = re.compile(
+    r"<\s*(script|style)\b[^>]*>.*?<\s*/\s*\1\s*>", re.DOTALL | re.IGNORECASE
+)
+_BLOCK_TAGS = frozenset(
+    {
+        "p",
+        "br",
+        "div",
+        "li",
+        "ul",
+        "ol",
+        "tr",
+        "td",
+        "th",
+        "table",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "blockquote",
+        "pre",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "hr",
+        "dt",
+        "dd",
+    }
+)
 _IMAGE_OR_LINK = re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
 _DECORATION = re.compile(r"(?<![\w*_~])[*_~]{3,}(?![\w*_~])")
 _PARAGRAPH = r"(?:(?!\n[ \t]*\n)[\s\S])"  # any character, a blank line excepted

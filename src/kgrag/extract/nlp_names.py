@@ -33,10 +33,30 @@ _SOFT_EDGE_POS = frozenset({"ADP", "ADV", "PART"})
 TRIMMED_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP"})
 _CLAUSE_MARKS = frozenset({"?", "!", ";", "--", "—", "…"})
 _VERBS = frozenset({"VERB", "AUX"})
-NAME_SUFFIXES = frozenset({"Jr", "Jr.", "Sr", "Sr.", "II", "III", "IV", "Inc", "Inc.", "Ltd", "Ltd.", "LLC", "Co."})
+NAME_SUFFIXES = frozenset(
+    {"Jr", "Jr.", "Sr", "Sr.", "II", "III", "IV", "Inc", "Inc.", "Ltd", "Ltd.", "LLC", "Co."}
+)
 # Lower-case words that may open a name ("von Cramm", "de Gaulle") or close one ("Future plc").
-LEADING_PARTICLES = frozenset({"von", "van", "de", "da", "di", "du", "del", "della", "der", "le", "la", "al", "el",
-                               "bin", "ibn", "ap"})
+LEADING_PARTICLES = frozenset(
+    {
+        "von",
+        "van",
+        "de",
+        "da",
+        "di",
+        "du",
+        "del",
+        "della",
+        "der",
+        "le",
+        "la",
+        "al",
+        "el",
+        "bin",
+        "ibn",
+        "ap",
+    }
+)
 TRAILING_SUFFIXES = frozenset({"plc", "inc", "inc.", "ltd", "ltd.", "gmbh"})
 _GLUED_OPEN = re.compile(r"\w\([^()\s]*$")
 _GLUED_WORD = re.compile(r"^\w+\(\w+\)$")  # a coined name such as the band f(x)
@@ -83,7 +103,7 @@ def _name_edge(tokens: Sequence[Token], leading: bool) -> bool:
 
 def _closes_glued(tokens: Sequence[Token], lo: int, hi: int) -> bool:
     """The last token is the ``)`` of a bracket glued to a word in the span ("f(x" + ")")."""
-    text = "".join(t[0] + (" " if t[2] else "") for t in tokens[lo:hi - 1])
+    text = "".join(t[0] + (" " if t[2] else "") for t in tokens[lo : hi - 1])
     return tokens[hi - 1][0] == ")" and bool(_GLUED_OPEN.search(text))
 
 
@@ -148,11 +168,14 @@ def is_clause(tokens: Sequence[Token], label: str) -> bool:
     Feluda")."""
     named = label in ("PERSON", "ORG")
     marks = _CLAUSE_MARKS | ({","} if named else set())
-    if any(t[0] in marks and not (t[0] == "," and tokens[i + 1][0] in NAME_SUFFIXES)
-           for i, t in enumerate(tokens[:-1])):
+    if any(
+        t[0] in marks and not (t[0] == "," and tokens[i + 1][0] in NAME_SUFFIXES)
+        for i, t in enumerate(tokens[:-1])
+    ):
         return True
-    return named and any(t[1] in _VERBS and t[0].islower() and t[0] not in LEADING_PARTICLES
-                         for t in tokens[1:-1])  # "Cynfyn ap Gwerystan": ap/VERB is a particle
+    return named and any(
+        t[1] in _VERBS and t[0].islower() and t[0] not in LEADING_PARTICLES for t in tokens[1:-1]
+    )  # "Cynfyn ap Gwerystan": ap/VERB is a particle
 
 
 def collapse_repeat(name: str) -> str:
@@ -165,12 +188,43 @@ def collapse_repeat(name: str) -> str:
 
 
 # One-word labels of metadata lines; "Star Wars: A New Hope" is a title, not a label.
-METADATA_LABELS = frozenset({
-    "title", "author", "authors", "by", "illustrator", "editor", "translator", "language",
-    "credits", "date", "released", "publisher", "source", "subject", "genre", "series", "category",
-    "tags", "keywords", "contact", "email", "website", "isbn", "note", "notes", "summary",
-    "abstract", "status", "version", "updated", "created", "posted", "produced",
-})
+METADATA_LABELS = frozenset(
+    {
+        "title",
+        "author",
+        "authors",
+        "by",
+        "illustrator",
+        "editor",
+        "translator",
+        "language",
+        "credits",
+        "date",
+        "released",
+        "publisher",
+        "source",
+        "subject",
+        "genre",
+        "series",
+        "category",
+        "tags",
+        "keywords",
+        "contact",
+        "email",
+        "website",
+        "isbn",
+        "note",
+        "notes",
+        "summary",
+        "abstract",
+        "status",
+        "version",
+        "updated",
+        "created",
+        "posted",
+        "produced",
+    }
+)
 _LABELLED = re.compile(r"^\s*([A-Za-z][\w'-]*(?:[ \t]+[a-z][\w'-]*){0,2})[ \t]*:[ \t]+(\S.*?)\s*$")
 
 
@@ -193,10 +247,14 @@ def split_label(line: str) -> str:
 # wh-words, modals; the AUX part of speech is checked too. Lexical verb tags are not used:
 # on a bare noun phrase they are often wrong ("head coaches" -> head/VBP).
 CLAUSE_TAGS = frozenset({"PRP", "WP", "WRB", "MD"})
-_NOT_FIRST = frozenset({"ADP", "SCONJ", "CCONJ", "ADV", "DET", "INTJ", "PRON", "AUX", "PART", "PUNCT"})
+_NOT_FIRST = frozenset(
+    {"ADP", "SCONJ", "CCONJ", "ADV", "DET", "INTJ", "PRON", "AUX", "PART", "PUNCT"}
+)
 _NOT_ALONE = _NOT_FIRST - {"ADV"}  # "Always (2011 film)" is a title
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
-_TITLE_LOWER = frozenset({"from", "with", "into", "onto", "over", "upon", "than", "that", "unto", "till"})
+_TITLE_LOWER = frozenset(
+    {"from", "with", "into", "onto", "over", "upon", "than", "that", "unto", "till"}
+)
 _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
 
 Tagged = tuple[str, str, str]  # (text, coarse part of speech, fine tag)
@@ -221,11 +279,40 @@ def is_title_case(text: str) -> bool:
 
 
 # An ALL-CAPS line is no title when it opens with one of these or holds a pronoun (tags fail on capitals).
-_CAPS_OPENERS = frozenset({
-    "in", "by", "of", "on", "at", "for", "with", "from", "to", "and", "or", "but", "if", "when", "what",
-    "how", "who", "where", "why", "no", "yes", "not", "so", "then", "there", "this", "that",
-})
-_PRONOUNS = frozenset({"i", "you", "he", "she", "we", "they", "it", "me", "him", "her", "us", "them"})
+_CAPS_OPENERS = frozenset(
+    {
+        "in",
+        "by",
+        "of",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "to",
+        "and",
+        "or",
+        "but",
+        "if",
+        "when",
+        "what",
+        "how",
+        "who",
+        "where",
+        "why",
+        "no",
+        "yes",
+        "not",
+        "so",
+        "then",
+        "there",
+        "this",
+        "that",
+    }
+)
+_PRONOUNS = frozenset(
+    {"i", "you", "he", "she", "we", "they", "it", "me", "him", "her", "us", "them"}
+)
 
 
 def caps_title(text: str) -> bool:
@@ -258,7 +345,7 @@ def heading_shape(text: str) -> bool:
 def _before_last_bracket(tokens: Sequence[Tagged]) -> Sequence[Tagged]:
     """The tokens before the last ``(`` (all of them when there is none)."""
     opens = [i for i, t in enumerate(tokens) if t[0] == "("]
-    return tokens[:opens[-1]] if opens else tokens
+    return tokens[: opens[-1]] if opens else tokens
 
 
 def reads_as_title(text: str, tokens: Sequence[Tagged]) -> bool:
@@ -289,33 +376,126 @@ def reads_as_title(text: str, tokens: Sequence[Tagged]) -> bool:
     return not plain_word or tokens[0][1] not in _NOT_FIRST
 
 
-HONORIFICS = frozenset({
-    "Mr", "Mr.", "Mrs", "Mrs.", "Ms", "Ms.", "Miss", "Mx", "Mx.", "Dr", "Dr.", "Prof", "Prof.",
-    "Sir", "Dame", "Lady", "Madame", "Mme", "Mme.",
-})
-ORG_SUFFIXES = frozenset({
-    "Inc", "Inc.", "Ltd", "Ltd.", "LLC", "L.L.C.", "GmbH", "AG", "plc", "PLC", "Corp", "Corp.",
-    "Corporation", "Company", "Co", "Co.", "Robotics", "Labs", "Laboratories", "Systems",
-    "Technologies", "University", "Institute", "College", "Academy", "Foundation", "Association",
-    "Society", "Studios", "Records", "Airlines",
-})
-ORG_HEADS = frozenset({
-    "University", "Institute", "Academy", "Bank", "Ministry", "Department", "Council", "Church",
-    "Society",
-})
-NATURAL_HEADS = frozenset({
-    "Island", "Islands", "Isles", "Archipelago", "River", "Mountains", "Sea", "Ocean", "Lake",
-    "Bay", "Gulf", "Peninsula", "Valley", "Desert", "Strait", "Canyon", "Falls", "Glacier",
-})
+HONORIFICS = frozenset(
+    {
+        "Mr",
+        "Mr.",
+        "Mrs",
+        "Mrs.",
+        "Ms",
+        "Ms.",
+        "Miss",
+        "Mx",
+        "Mx.",
+        "Dr",
+        "Dr.",
+        "Prof",
+        "Prof.",
+        "Sir",
+        "Dame",
+        "Lady",
+        "Madame",
+        "Mme",
+        "Mme.",
+    }
+)
+ORG_SUFFIXES = frozenset(
+    {
+        "Inc",
+        "Inc.",
+        "Ltd",
+        "Ltd.",
+        "LLC",
+        "L.L.C.",
+        "GmbH",
+        "AG",
+        "plc",
+        "PLC",
+        "Corp",
+        "Corp.",
+        "Corporation",
+        "Company",
+        "Co",
+        "Co.",
+        "Robotics",
+        "Labs",
+        "Laboratories",
+        "Systems",
+        "Technologies",
+        "University",
+        "Institute",
+        "College",
+        "Academy",
+        "Foundation",
+        "Association",
+        "Society",
+        "Studios",
+        "Records",
+        "Airlines",
+    }
+)
+ORG_HEADS = frozenset(
+    {
+        "University",
+        "Institute",
+        "Academy",
+        "Bank",
+        "Ministry",
+        "Department",
+        "Council",
+        "Church",
+        "Society",
+    }
+)
+NATURAL_HEADS = frozenset(
+    {
+        "Island",
+        "Islands",
+        "Isles",
+        "Archipelago",
+        "River",
+        "Mountains",
+        "Sea",
+        "Ocean",
+        "Lake",
+        "Bay",
+        "Gulf",
+        "Peninsula",
+        "Valley",
+        "Desert",
+        "Strait",
+        "Canyon",
+        "Falls",
+        "Glacier",
+    }
+)
 # Heads that overrule an Organization too ("Tampa Bay" and "Ohio Valley" may be teams or leagues).
-PLAIN_PLACE_HEADS = frozenset({"Islands", "Isles", "Archipelago", "River", "Mountains", "Ocean", "Peninsula"})
+PLAIN_PLACE_HEADS = frozenset(
+    {"Islands", "Isles", "Archipelago", "River", "Mountains", "Ocean", "Peninsula"}
+)
 ADMIN_HEADS = frozenset({"County", "City", "Province", "Prefecture", "District", "Township"})
-PLACE_PREFIXES = frozenset({"Lake", "Mount", "Mt", "Mt.", "Isle", "Gulf", "Sea", "Bay", "River", "Cape"})
-CJK_ORG_SUFFIXES = ("公司", "集团", "大学", "学院", "银行", "研究所", "研究院", "委员会", "协会", "中学", "小学")
+PLACE_PREFIXES = frozenset(
+    {"Lake", "Mount", "Mt", "Mt.", "Isle", "Gulf", "Sea", "Bay", "River", "Cape"}
+)
+CJK_ORG_SUFFIXES = (
+    "公司",
+    "集团",
+    "大学",
+    "学院",
+    "银行",
+    "研究所",
+    "研究院",
+    "委员会",
+    "协会",
+    "中学",
+    "小学",
+)
 CJK_ADMIN_SUFFIXES = ("省", "县", "州", "郡", "市")
 CJK_NATURAL_SUFFIXES = ("山", "河", "江", "湖", "岛")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_FROM_ANY = frozenset({"Person", "Organization", "Location", "Concept", "Artifact"})  # never Content, Event
+_FROM_ANY = frozenset(
+    {"Person", "Organization", "Location", "Concept", "Artifact"}
+)  # never Content, Event
 
 
 def _english_type(words: list[str], kind: str) -> str | None:
@@ -328,7 +508,9 @@ def _english_type(words: list[str], kind: str) -> str | None:
         return "Organization"
     if last in PLAIN_PLACE_HEADS or (first in PLACE_PREFIXES and len(words) == 2):
         return "Location"  # "Faroe Islands", "River Tagus"
-    place = last in NATURAL_HEADS or last in ADMIN_HEADS or (first in PLACE_PREFIXES and len(words) > 2)
+    place = (
+        last in NATURAL_HEADS or last in ADMIN_HEADS or (first in PLACE_PREFIXES and len(words) > 2)
+    )
     return "Location" if place and kind != "Organization" else None  # not "Manchester City"
 
 
@@ -338,7 +520,9 @@ def _cjk_type(name: str, kind: str) -> str | None:
         return None
     if name.endswith(CJK_ORG_SUFFIXES):
         return "Organization"
-    if name.endswith(CJK_ADMIN_SUFFIXES) or (name.endswith(CJK_NATURAL_SUFFIXES) and kind != "Person"):
+    if name.endswith(CJK_ADMIN_SUFFIXES) or (
+        name.endswith(CJK_NATURAL_SUFFIXES) and kind != "Person"
+    ):
         return "Location"
     return None
 

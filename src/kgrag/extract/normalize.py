@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 MAX_NAME_CHARS = 256
 OTHER_TYPE = "Other"
@@ -34,11 +35,29 @@ MAX_WEIGHT = 100.0
 _HTML_LINE_TAGS = re.compile(r"</?\s*(?:p|br)\s*/?\s*>", re.IGNORECASE)
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_GAP = re.compile(f"(?<=[{_CJK}])\\s+(?=[{_CJK}])")
-_PUNCT_MAP = str.maketrans({
-    "\u3000": " ", "“": '"', "”": '"', "„": '"', "‟": '"', "「": '"', "」": '"',
-    "『": '"', "』": '"', "‘": "'", "’": "'", "‚": "'", "‛": "'", "【": "[", "】": "]",
-    "〔": "(", "〕": ")", "〖": "[", "〗": "]",
-})
+_PUNCT_MAP = str.maketrans(
+    {
+        "\u3000": " ",
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "‟": '"',
+        "「": '"',
+        "」": '"',
+        "『": '"',
+        "』": '"',
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "‛": "'",
+        "【": "[",
+        "】": "]",
+        "〔": "(",
+        "〕": ")",
+        "〖": "[",
+        "〗": "]",
+    }
+)
 _QUOTES = "\"'`"
 _PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">", "《": "》", "〈": "〉"}
 _TRAILING = "。，、；：,;:"
@@ -58,8 +77,9 @@ def as_text(value: Any) -> str:
 
 def to_half_width(text: str) -> str:
     """Full-width ASCII forms (U+FF01..U+FF5E, U+3000) to plain ASCII."""
-    return "".join(chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else c
-                   for c in text).translate(_PUNCT_MAP)
+    return "".join(
+        chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else c for c in text
+    ).translate(_PUNCT_MAP)
 
 
 def drop_control(text: str) -> str:
@@ -127,8 +147,9 @@ def type_key(value: str) -> str:
 
 def _camel(text: str) -> str:
     words = [w for w in re.split(r"[\s_\-]+", text) if w]
-    return "".join(w.capitalize() if w.isupper() or w.islower() else w[0].upper() + w[1:]
-                   for w in words)
+    return "".join(
+        w.capitalize() if w.isupper() or w.islower() else w[0].upper() + w[1:] for w in words
+    )
 
 
 def normalize_type(value: Any, allowed: Sequence[str] | None = None) -> str:

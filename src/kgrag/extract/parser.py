@@ -43,7 +43,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import json_repair
 
@@ -57,24 +58,28 @@ _BS = r"\\{0,2}"  # a backslash or two, escaping the next character
 _L, _P, _H, _R = "[<\uff1c]", "[|\uff5c]", f"(?:{_BS}[#\uff03])+", "[>\uff1e]"
 _DELIM_VARIANTS = re.compile(
     f"{_BS}{_L}[ \\t]*{_BS}{_P}[ \\t]*{_H}[ \\t]*{_BS}{_P}[ \\t]*{_BS}{_R}"  # <|#|>, spaced, escaped
-    f"|{_L}?{_P}{_H}{_P}{_R}?"                   # |#|, <|#|, |#|>
-    f"|{_L}{_P}?{_H}{_P}?{_R}"                   # <|#>, <#|>, <#>
-    f"|{_L}{_P}{{1,2}}{_R}"                      # <|>, <||>
+    f"|{_L}?{_P}{_H}{_P}{_R}?"  # |#|, <|#|, |#|>
+    f"|{_L}{_P}?{_H}{_P}?{_R}"  # <|#>, <#|>, <#>
+    f"|{_L}{_P}{{1,2}}{_R}"  # <|>, <||>
 )
 _OLD_DELIM = re.compile(f"{_L}{_P}{_R}")
 _NO_GAPS = str.maketrans("", "", " \t\\")
 # a delimiter that may be text is kept between these, its "|" as _PIPE_MARK (so no D in it)
 _TEXT_OPEN, _TEXT_CLOSE, _PIPE_MARK = "\ue000", "\ue001", "\ue002"
 _MARKED = re.compile(f"{_TEXT_OPEN}([^{_TEXT_CLOSE}]*){_TEXT_CLOSE}")
-_COMPLETE = re.compile(f"(?:{_L}[ \\t]*)?{_P}[ \\t]*complete[ \\t]*{_P}[ \\t]*{_R}?"
-                       f"|{_L}[ \\t]*{_P}?[ \\t]*complete[ \\t]*{_P}?[ \\t]*{_R}",
-                       re.IGNORECASE)
+_COMPLETE = re.compile(
+    f"(?:{_L}[ \\t]*)?{_P}[ \\t]*complete[ \\t]*{_P}[ \\t]*{_R}?"
+    f"|{_L}[ \\t]*{_P}?[ \\t]*complete[ \\t]*{_P}?[ \\t]*{_R}",
+    re.IGNORECASE,
+)
 _TAG = r"""[\s("'`]*(?:entity|entities|relation|relationship|relations|relationships)["'`]?\s*"""
 _RUN_ON = re.compile(f"{re.escape(D)}(?={_TAG}{re.escape(D)})", re.IGNORECASE)
-_HASH_SEP = re.compile(f"##\\s*(?={_TAG}{re.escape(D)})|\\)\\s*(?=\\({_TAG}{re.escape(D)})",
-                       re.IGNORECASE)
-_PIPE_ROW = re.compile(r"""["'`(]*(?:entity|relation|relationship)["'`]?[ \t]*\|[^|]*\|""",
-                       re.IGNORECASE)
+_HASH_SEP = re.compile(
+    f"##\\s*(?={_TAG}{re.escape(D)})|\\)\\s*(?=\\({_TAG}{re.escape(D)})", re.IGNORECASE
+)
+_PIPE_ROW = re.compile(
+    r"""["'`(]*(?:entity|relation|relationship)["'`]?[ \t]*\|[^|]*\|""", re.IGNORECASE
+)
 _SENTENCE_END = (".", "\u3002", "!", "\uff01", "?", "\uff1f")
 _BULLET = re.compile(r"^(?:[-*\u2022+]|\d{1,3}[.)])\s+")
 _BRACKETS = re.compile(r"[\[\]{}]")
@@ -90,16 +95,75 @@ _RELATION_SECTIONS = ("relationships", "relations", "relationship", "relation", 
 _JSON_TOKEN = re.compile(r'["\\{}\[\]]')
 _JSON_ESCAPE = re.compile(r"""\\(u[0-9a-fA-F]{4}|["\\/]|[bfnrt][A-Za-z]*|)""")
 # LaTeX commands whose backslash JSON would read as a \n, \r or \t escape
-_LATEX_NRT = frozenset({
-    "nabla", "natural", "ne", "nearrow", "neg", "neq", "newline", "nexists", "ngeq", "nleq",
-    "nmid", "noindent", "nolimits", "nonumber", "not", "notin", "nparallel", "nsubseteq", "nu",
-    "nwarrow", "raisebox", "rangle", "rbrace", "rbrack", "rceil", "ref", "rfloor", "rho",
-    "right", "rightarrow", "rightharpoonup", "rightleftharpoons", "rlap", "rm", "rtimes",
-    "rvert", "rVert", "tag", "tan", "tanh", "tau", "text", "textbf", "textcolor", "textit",
-    "textnormal", "textrm", "textsc", "textsf", "textstyle", "texttt", "textwidth", "tfrac",
-    "therefore", "theta", "thicksim", "tilde", "times", "tiny", "to", "top", "triangle",
-    "triangleleft", "triangleright", "tt",
-})
+_LATEX_NRT = frozenset(
+    {
+        "nabla",
+        "natural",
+        "ne",
+        "nearrow",
+        "neg",
+        "neq",
+        "newline",
+        "nexists",
+        "ngeq",
+        "nleq",
+        "nmid",
+        "noindent",
+        "nolimits",
+        "nonumber",
+        "not",
+        "notin",
+        "nparallel",
+        "nsubseteq",
+        "nu",
+        "nwarrow",
+        "raisebox",
+        "rangle",
+        "rbrace",
+        "rbrack",
+        "rceil",
+        "ref",
+        "rfloor",
+        "rho",
+        "right",
+        "rightarrow",
+        "rightharpoonup",
+        "rightleftharpoons",
+        "rlap",
+        "rm",
+        "rtimes",
+        "rvert",
+        "rVert",
+        "tag",
+        "tan",
+        "tanh",
+        "tau",
+        "text",
+        "textbf",
+        "textcolor",
+        "textit",
+        "textnormal",
+        "textrm",
+        "textsc",
+        "textsf",
+        "textstyle",
+        "texttt",
+        "textwidth",
+        "tfrac",
+        "therefore",
+        "theta",
+        "thicksim",
+        "tilde",
+        "times",
+        "tiny",
+        "to",
+        "top",
+        "triangle",
+        "triangleleft",
+        "triangleright",
+        "tt",
+    }
+)
 
 
 def strip_reasoning(text: str) -> str:
@@ -119,7 +183,7 @@ def strip_reasoning(text: str) -> str:
                 kept = []  # no opening tag: all before it was reasoning
             inside, pos = False, tag.end()
         elif not inside:
-            kept.append(text[pos:tag.start()])
+            kept.append(text[pos : tag.start()])
             inside = True
     if not inside:
         kept.append(text[pos:])
@@ -128,7 +192,7 @@ def strip_reasoning(text: str) -> str:
 
 def _kind(line: str, match: re.Match) -> tuple[str, bool]:
     """A delimiter's spelling (without spaces and backslashes), and whether spaces surround it."""
-    before, after = line[match.start() - 1:match.start()], line[match.end():match.end() + 1]
+    before, after = line[match.start() - 1 : match.start()], line[match.end() : match.end() + 1]
     return match.group().translate(_NO_GAPS), before.isspace() and after.isspace()
 
 
@@ -146,8 +210,7 @@ def _canonical_delimiters(line: str) -> str:
     for match in matches:
         kind = _kind(line, match)
         maybe_text = kind != first and (kind[1] or bool(_OLD_DELIM.fullmatch(kind[0])))
-        pieces += [line[end:match.start()],
-                   _mark(match.group()) if maybe_text else D]
+        pieces += [line[end : match.start()], _mark(match.group()) if maybe_text else D]
         end = match.end()
     return "".join(pieces) + line[end:]
 
@@ -269,8 +332,9 @@ def _add_row(raw: list[str], out: RecordCollector, row: str, sep: str = D) -> No
         out.warn(f"dropped row of unknown kind {snippet(fields[0], 30)!r}: {snippet(row)}")
 
 
-def parse_delimited(text: str, chunk_id: str = "", file_path: str = "",
-                    entity_types: Sequence[str] | None = None) -> Extraction:
+def parse_delimited(
+    text: str, chunk_id: str = "", file_path: str = "", entity_types: Sequence[str] | None = None
+) -> Extraction:
     """Parse the delimited record format; see the module docstring."""
     out = RecordCollector(chunk_id, file_path, entity_types)
     try:
@@ -336,7 +400,7 @@ def _json_spans(text: str, limit: int = MAX_JSON_SPANS) -> list[str]:
         elif depth > 0:
             depth -= 1
             if depth == 0:
-                spans.append(text[start:i + 1])
+                spans.append(text[start : i + 1])
                 if len(spans) >= limit:
                     return spans
     if depth > 0:
@@ -359,9 +423,11 @@ def _json_candidates(text: str) -> list[str]:
 def _is_extraction(value: Any) -> bool:
     """Whether ``value`` is an object with a list of entities or relations."""
     return isinstance(value, dict) and any(
-        isinstance(v, list) and isinstance(k, str)
+        isinstance(v, list)
+        and isinstance(k, str)
         and k.strip().casefold() in _ENTITY_SECTIONS + _RELATION_SECTIONS
-        for k, v in value.items())
+        for k, v in value.items()
+    )
 
 
 def _pick_extraction(value: Any) -> Any:
@@ -425,8 +491,9 @@ def _json_items(data: Any) -> tuple[list, list]:
     return [], []
 
 
-def parse_json(text: str, chunk_id: str = "", file_path: str = "",
-               entity_types: Sequence[str] | None = None) -> Extraction:
+def parse_json(
+    text: str, chunk_id: str = "", file_path: str = "", entity_types: Sequence[str] | None = None
+) -> Extraction:
     """Parse the JSON record format; see the module docstring."""
     out = RecordCollector(chunk_id, file_path, entity_types)
     try:
@@ -438,19 +505,24 @@ def parse_json(text: str, chunk_id: str = "", file_path: str = "",
             if not isinstance(item, dict):
                 out.warn(f"dropped entity item that is not an object: {snippet(item)}")
                 continue
-            out.add_entity(_get(item, "name", "entity_name", "entity"),
-                           _get(item, "type", "entity_type"),
-                           _get(item, "description", "entity_description"), row=item)
+            out.add_entity(
+                _get(item, "name", "entity_name", "entity"),
+                _get(item, "type", "entity_type"),
+                _get(item, "description", "entity_description"),
+                row=item,
+            )
         for item in relations:
             if not isinstance(item, dict):
                 out.warn(f"dropped relation item that is not an object: {snippet(item)}")
                 continue
-            out.add_relation(_get(item, "source", "src", "source_entity", "src_id"),
-                             _get(item, "target", "tgt", "target_entity", "tgt_id"),
-                             _get(item, "keywords", "relationship_keywords", "keyword"),
-                             _get(item, "description", "relationship_description"),
-                             weight=_get(item, "weight", "strength", "relationship_strength"),
-                             row=item)
+            out.add_relation(
+                _get(item, "source", "src", "source_entity", "src_id"),
+                _get(item, "target", "tgt", "target_entity", "tgt_id"),
+                _get(item, "keywords", "relationship_keywords", "keyword"),
+                _get(item, "description", "relationship_description"),
+                weight=_get(item, "weight", "strength", "relationship_strength"),
+                row=item,
+            )
     except Exception as exc:  # a safety net: parsing model output must never raise
         out.warn(f"JSON parser failed: {exc!r}")
     return out.finish()
@@ -459,8 +531,13 @@ def parse_json(text: str, chunk_id: str = "", file_path: str = "",
 _PARSERS = {"delimited": parse_delimited, "json": parse_json}
 
 
-def parse_extraction(text: str, fmt: str = "delimited", chunk_id: str = "",
-                     file_path: str = "", entity_types: Sequence[str] | None = None) -> Extraction:
+def parse_extraction(
+    text: str,
+    fmt: str = "delimited",
+    chunk_id: str = "",
+    file_path: str = "",
+    entity_types: Sequence[str] | None = None,
+) -> Extraction:
     """Parse in the declared format; if that yields nothing, try the other one."""
     fmt = fmt if fmt in FORMATS else "delimited"
     first = _PARSERS[fmt](text, chunk_id, file_path, entity_types)

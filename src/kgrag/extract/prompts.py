@@ -22,27 +22,46 @@ The query-side prompts (keywords, answers) live in
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from kgrag.config import DEFAULT_ENTITY_TYPES
 from kgrag.extract.examples import EXAMPLES, Example
-from kgrag.extract.formats import COMPLETION_MARKER, TUPLE_DELIMITER, render
 from kgrag.extract.fences import (  # noqa: F401  (re-exported)
-    CONTEXT_HEADING, DESCRIPTIONS_HEADING, HISTORY_HEADING, INPUT_HEADING, QUESTION_HEADING,
-    Messages, fence, fenced_block_after, fill, find_fenced,
+    CONTEXT_HEADING,
+    DESCRIPTIONS_HEADING,
+    HISTORY_HEADING,
+    INPUT_HEADING,
+    QUESTION_HEADING,
+    Messages,
+    fence,
+    fenced_block_after,
+    fill,
+    find_fenced,
 )
+from kgrag.extract.formats import COMPLETION_MARKER, TUPLE_DELIMITER, render
 from kgrag.extract.query_prompts import (  # noqa: F401  (re-exported)
-    answer_messages, keywords_messages, naive_answer_messages,
+    answer_messages,
+    keywords_messages,
+    naive_answer_messages,
 )
 from kgrag.extract.templates import (
-    DELIMITED_FORMAT, EXTRACT_SYSTEM, EXTRACT_USER, GLEAN_DELIMITED, GLEAN_JSON, JSON_FORMAT,
-    SUMMARY_SYSTEM, SUMMARY_USER,
+    DELIMITED_FORMAT,
+    EXTRACT_SYSTEM,
+    EXTRACT_USER,
+    GLEAN_DELIMITED,
+    GLEAN_JSON,
+    JSON_FORMAT,
+    SUMMARY_SYSTEM,
+    SUMMARY_USER,
 )
+
 
 def _render_example(number: int, example: Example, fmt: str) -> str:
     output = render(fmt, example.entities, example.relations)
-    return (f"Example {number}\nEntity types: {', '.join(example.entity_types)}\n"
-            f"Example text:\n{fence(example.text)}\nExample output:\n{output}\n")
+    return (
+        f"Example {number}\nEntity types: {', '.join(example.entity_types)}\n"
+        f"Example text:\n{fence(example.text)}\nExample output:\n{output}\n"
+    )
 
 
 def extraction_messages(
@@ -55,14 +74,23 @@ def extraction_messages(
     """System + user messages asking for the entities and relations of ``text``."""
     examples = "\n".join(_render_example(i, ex, fmt) for i, ex in enumerate(EXAMPLES, 1))
     format_block = JSON_FORMAT if fmt == "json" else DELIMITED_FORMAT
-    values = dict(entity_types=", ".join(entity_types), language=language,
-                  d=TUPLE_DELIMITER, complete=COMPLETION_MARKER)
-    system = fill(EXTRACT_SYSTEM, format_rules=fill(format_block, **values),
-                  examples=examples, **values)
-    finish = ("Answer with the JSON object only." if fmt == "json"
-              else f"Finish with {COMPLETION_MARKER}.")
-    user = fill(EXTRACT_USER, heading=INPUT_HEADING, text=fence(text), language=language,
-                finish=finish)
+    values = dict(
+        entity_types=", ".join(entity_types),
+        language=language,
+        d=TUPLE_DELIMITER,
+        complete=COMPLETION_MARKER,
+    )
+    system = fill(
+        EXTRACT_SYSTEM, format_rules=fill(format_block, **values), examples=examples, **values
+    )
+    finish = (
+        "Answer with the JSON object only."
+        if fmt == "json"
+        else f"Finish with {COMPLETION_MARKER}."
+    )
+    user = fill(
+        EXTRACT_USER, heading=INPUT_HEADING, text=fence(text), language=language, finish=finish
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
@@ -90,6 +118,11 @@ def summary_messages(
         kind, subject = "entity", f"Kind: entity\nName: {name}"
     lines = "\n".join(json.dumps({"description": d}, ensure_ascii=False) for d in descriptions)
     system = fill(SUMMARY_SYSTEM, kind=kind, language=language, summary_length=summary_length)
-    user = fill(SUMMARY_USER, subject=subject, heading=DESCRIPTIONS_HEADING,
-                descriptions=fence(lines), kind=kind)
+    user = fill(
+        SUMMARY_USER,
+        subject=subject,
+        heading=DESCRIPTIONS_HEADING,
+        descriptions=fence(lines),
+        kind=kind,
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -8,12 +8,28 @@ with the chat model (map-reduce). Storage I/O stays with the caller.
 """
 
 from kgrag.graph.batch import BatchInput, BatchPlan, needed_keys, plan_batch
-from kgrag.graph.merge import MergePlan, group_extractions, merge_entity, merge_relation, placeholder_entity
+from kgrag.graph.merge import (
+    MergePlan,
+    group_extractions,
+    merge_entity,
+    merge_relation,
+    placeholder_entity,
+)
 from kgrag.graph.policy import MergePolicy
 from kgrag.graph.summary import apply_summaries, build_summary_messages, summarize
 
 __all__ = [
-    "BatchInput", "BatchPlan", "MergePlan", "MergePolicy", "apply_summaries",
-    "build_summary_messages", "group_extractions", "merge_entity", "merge_relation",
-    "needed_keys", "placeholder_entity", "plan_batch", "summarize",
+    "BatchInput",
+    "BatchPlan",
+    "MergePlan",
+    "MergePolicy",
+    "apply_summaries",
+    "build_summary_messages",
+    "group_extractions",
+    "merge_entity",
+    "merge_relation",
+    "needed_keys",
+    "placeholder_entity",
+    "plan_batch",
+    "summarize",
 ]

@@ -12,7 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.graph.merge import MergePlan, group_extractions, merge_entity, merge_relation, placeholder_entity
+from kgrag.graph.merge import (
+    MergePlan,
+    group_extractions,
+    merge_entity,
+    merge_relation,
+    placeholder_entity,
+)
 from kgrag.graph.policy import MergePolicy
 from kgrag.types import ExtractedRelation, Extraction
 
@@ -58,8 +64,9 @@ def needed_keys(extractions: Sequence[Extraction]) -> tuple[list[str], list[tupl
     return names, list(relations)
 
 
-def _endpoint_fragments(relations: Mapping[tuple[str, str], list[ExtractedRelation]],
-                        known: set[str]) -> dict[str, list[ExtractedRelation]]:
+def _endpoint_fragments(
+    relations: Mapping[tuple[str, str], list[ExtractedRelation]], known: set[str]
+) -> dict[str, list[ExtractedRelation]]:
     """Relation fragments per endpoint that is not ``known``, input order."""
     out: dict[str, list[ExtractedRelation]] = {}
     for key, frags in relations.items():
@@ -77,7 +84,9 @@ def plan_batch(inp: BatchInput, policy: MergePolicy) -> BatchPlan:
     """
     entities, relations = group_extractions(inp.extractions)
     nodes = {
-        name: merge_entity(name, inp.existing_nodes.get(name), frags, policy, inp.now, inp.extractor)
+        name: merge_entity(
+            name, inp.existing_nodes.get(name), frags, policy, inp.now, inp.extractor
+        )
         for name, frags in entities.items()
     }
     known = set(nodes) | set(inp.existing_nodes)

@@ -87,15 +87,20 @@ def _canonical(facts: Iterable[ChunkFacts]) -> list[ChunkFacts]:
     return sorted(facts, key=lambda c: c.order)
 
 
-def _paths_of(source_ids: Sequence[str], facts: Mapping[str, ChunkFacts],
-              policy: MergePolicy) -> list[str]:
+def _paths_of(
+    source_ids: Sequence[str], facts: Mapping[str, ChunkFacts], policy: MergePolicy
+) -> list[str]:
     """File paths of the admitted chunks, in canonical order, capped."""
     paths = f.dedup(p for cid in source_ids if cid in facts for p in facts[cid].file_paths)
     return f.cap(paths, policy.max_file_paths, policy.keep)
 
 
-def _settle(plan: MergePlan, existing: dict[str, Any] | None,
-            facts: Mapping[str, ChunkFacts], policy: MergePolicy) -> MergePlan:
+def _settle(
+    plan: MergePlan,
+    existing: dict[str, Any] | None,
+    facts: Mapping[str, ChunkFacts],
+    policy: MergePolicy,
+) -> MergePlan:
     """Canonical file paths, kept creation time, reused summary, ``changed``."""
     old = existing or {}
     plan.data["file_paths"] = _paths_of(plan.data["source_ids"], facts, policy)
@@ -111,8 +116,9 @@ def _settle(plan: MergePlan, existing: dict[str, Any] | None,
     return plan
 
 
-async def summarise_plans(plans: Sequence[MergePlan], chat: Any, *, policy: MergePolicy,
-                          language: str) -> int:
+async def summarise_plans(
+    plans: Sequence[MergePlan], chat: Any, *, policy: MergePolicy, language: str
+) -> int:
     """Run the summaries ``plans`` need and record what each was made from."""
     digests = {id(p): fragments_digest(p.needs_summary) for p in plans if p.needs_summary}
     done = await apply_summaries(plans, chat, policy=policy, language=language)
@@ -127,15 +133,21 @@ def provisional(plans: Sequence[MergePlan], policy: MergePolicy) -> list[MergePl
     waiting = [p for p in plans if p.needs_summary]
     for plan in waiting:
         frags = plan.needs_summary or []
-        plan.data["description"] = truncate_tokens(policy.tokenizer, SEP.join(frags),
-                                                   policy.summary_max_tokens)
+        plan.data["description"] = truncate_tokens(
+            policy.tokenizer, SEP.join(frags), policy.summary_max_tokens
+        )
         plan.data.pop("fragments_digest", None)
         plan.needs_summary = None
     return waiting
 
 
-def plan_entity(name: str, support: Sequence[ChunkFacts], existing: dict[str, Any] | None,
-                policy: MergePolicy, now: float) -> MergePlan | None:
+def plan_entity(
+    name: str,
+    support: Sequence[ChunkFacts],
+    existing: dict[str, Any] | None,
+    policy: MergePolicy,
+    now: float,
+) -> MergePlan | None:
     """The node ``name`` from its supporting chunks; ``None``: it no longer exists."""
     chunks = _canonical(support)
     extractor = chunks[0].extractor if chunks else "llm"
@@ -143,19 +155,27 @@ def plan_entity(name: str, support: Sequence[ChunkFacts], existing: dict[str, An
     if rows:
         plan = merge_entity(name, None, rows, policy, now, extractor)
     else:
-        rels = [r for c in chunks for r in c.relations if _valid(r) and name in (r.source, r.target)]
+        rels = [
+            r for c in chunks for r in c.relations if _valid(r) and name in (r.source, r.target)
+        ]
         if not rels:
             return None
         plan = placeholder_entity(name, rels, policy, now, extractor)
     return _settle(plan, existing, {c.chunk_id: c for c in chunks}, policy)
 
 
-def plan_relation(key: Pair, support: Sequence[ChunkFacts], existing: dict[str, Any] | None,
-                  policy: MergePolicy, now: float) -> MergePlan | None:
+def plan_relation(
+    key: Pair,
+    support: Sequence[ChunkFacts],
+    existing: dict[str, Any] | None,
+    policy: MergePolicy,
+    now: float,
+) -> MergePlan | None:
     """The edge ``key`` from its supporting chunks; ``None``: it no longer exists."""
     chunks = _canonical(support)
-    rows = [r for c in chunks for r in c.relations
-            if _valid(r) and edge_key(r.source, r.target) == key]
+    rows = [
+        r for c in chunks for r in c.relations if _valid(r) and edge_key(r.source, r.target) == key
+    ]
     if not rows:
         return None
     plan = merge_relation(key, None, rows, policy, now, chunks[0].extractor)
@@ -171,12 +191,18 @@ class KeyPlans:
     dead_edges: list[Pair]
 
 
-def plan_keys(names: Iterable[str], pairs: Iterable[Pair],
-              support: Mapping[str | Pair, Sequence[str]], facts: Mapping[str, ChunkFacts],
-              existing_nodes: Mapping[str, dict[str, Any]],
-              existing_edges: Mapping[Pair, dict[str, Any]],
-              policy: MergePolicy, now: float) -> KeyPlans:
+def plan_keys(
+    names: Iterable[str],
+    pairs: Iterable[Pair],
+    support: Mapping[str | Pair, Sequence[str]],
+    facts: Mapping[str, ChunkFacts],
+    existing_nodes: Mapping[str, dict[str, Any]],
+    existing_edges: Mapping[Pair, dict[str, Any]],
+    policy: MergePolicy,
+    now: float,
+) -> KeyPlans:
     """Recompute every touched node and edge from its supporting chunks."""
+
     def run(keys: Iterable[Any], plan: Any, existing: Mapping[Any, dict[str, Any]]):
         live, dead = {}, []
         for key in sorted(set(keys)):

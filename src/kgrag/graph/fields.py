@@ -8,7 +8,8 @@ order.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
 
 from kgrag.types import SEP
 
@@ -38,7 +39,7 @@ def cap(items: list[str], limit: int, keep: bool) -> list[str]:
         return []
     if len(items) <= limit:
         return items
-    return items[:limit] if keep else items[len(items) - limit:]
+    return items[:limit] if keep else items[len(items) - limit :]
 
 
 def dedup(items: Iterable[str]) -> list[str]:
@@ -53,8 +54,9 @@ def dedup(items: Iterable[str]) -> list[str]:
     return out
 
 
-def admit_sources(existing_ids: list[str], fragments: Sequence[Fragment],
-                  limit: int, keep: bool) -> tuple[list[str], list[Fragment]]:
+def admit_sources(
+    existing_ids: list[str], fragments: Sequence[Fragment], limit: int, keep: bool
+) -> tuple[list[str], list[Fragment]]:
     """Merge the fragments' chunk ids into ``existing_ids`` under the cap.
 
     Returns the capped id list and the fragments that count. With KEEP,
@@ -76,8 +78,9 @@ def admit_sources(existing_ids: list[str], fragments: Sequence[Fragment],
     return cap(ids, limit, keep), admitted
 
 
-def merge_file_paths(existing: list[str], fragments: Sequence[Fragment],
-                     limit: int, keep: bool) -> list[str]:
+def merge_file_paths(
+    existing: list[str], fragments: Sequence[Fragment], limit: int, keep: bool
+) -> list[str]:
     """Distinct file paths, existing first, capped like source ids."""
     merged = dedup([*existing, *(f.file_path for f in fragments)])
     return cap(merged, limit, keep)

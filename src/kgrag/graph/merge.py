@@ -62,14 +62,19 @@ def _describe(fragments: list[str], policy: MergePolicy) -> tuple[str, list[str]
     return joined, (list(fragments) if policy.summary_needed(fragments) else None)
 
 
-def merge_entity(name: str, existing: dict[str, Any] | None,
-                 fragments: Sequence[ExtractedEntity], policy: MergePolicy,
-                 now: float, extractor: str) -> MergePlan:
+def merge_entity(
+    name: str,
+    existing: dict[str, Any] | None,
+    fragments: Sequence[ExtractedEntity],
+    policy: MergePolicy,
+    now: float,
+    extractor: str,
+) -> MergePlan:
     """Merge entity ``fragments`` (input order) into the stored node ``existing``."""
     old = existing or {}
     ids, admitted = f.admit_sources(
-        f.as_list(old.get("source_ids")), fragments,
-        policy.max_source_ids_per_entity, policy.keep)
+        f.as_list(old.get("source_ids")), fragments, policy.max_source_ids_per_entity, policy.keep
+    )
     counts = f.count_types(f.seed_type_counts(old), (e.type for e in admitted))
     frags = f.description_fragments(old.get("description"), (e.description for e in admitted))
     description, needs = _describe(frags, policy)
@@ -79,7 +84,8 @@ def merge_entity(name: str, existing: dict[str, Any] | None,
         "description": description,
         "source_ids": ids,
         "file_paths": f.merge_file_paths(
-            f.as_list(old.get("file_paths")), admitted, policy.max_file_paths, policy.keep),
+            f.as_list(old.get("file_paths")), admitted, policy.max_file_paths, policy.keep
+        ),
         "extractor": old.get("extractor") or extractor,
         "created_at": old.get("created_at", now),
     }
@@ -87,9 +93,14 @@ def merge_entity(name: str, existing: dict[str, Any] | None,
     return MergePlan("entity", name, data, frags, needs, changed=data != existing)
 
 
-def merge_relation(key: tuple[str, str], existing: dict[str, Any] | None,
-                   fragments: Sequence[ExtractedRelation], policy: MergePolicy,
-                   now: float, extractor: str) -> MergePlan:
+def merge_relation(
+    key: tuple[str, str],
+    existing: dict[str, Any] | None,
+    fragments: Sequence[ExtractedRelation],
+    policy: MergePolicy,
+    now: float,
+    extractor: str,
+) -> MergePlan:
     """Merge relation ``fragments`` (input order) into the stored edge ``existing``.
 
     ``key`` must be the canonical :func:`~kgrag.storage.base.edge_key` of
@@ -101,8 +112,8 @@ def merge_relation(key: tuple[str, str], existing: dict[str, Any] | None,
             raise ValueError(f"relation {r.source!r} -> {r.target!r} does not belong to edge {key}")
     old = existing or {}
     ids, admitted = f.admit_sources(
-        f.as_list(old.get("source_ids")), fragments,
-        policy.max_source_ids_per_relation, policy.keep)
+        f.as_list(old.get("source_ids")), fragments, policy.max_source_ids_per_relation, policy.keep
+    )
     weight = float(old.get("weight") or 0.0)
     for r in admitted:  # a left fold, so batch splits give identical floats
         weight += float(r.weight)
@@ -114,10 +125,13 @@ def merge_relation(key: tuple[str, str], existing: dict[str, Any] | None,
         "weight": weight,
         "keywords": f.merge_keywords([old.get("keywords") or "", *(r.keywords for r in admitted)]),
         "description": description,
-        "directions": f.merge_directions(old.get("directions"), ((r.source, r.target) for r in admitted)),
+        "directions": f.merge_directions(
+            old.get("directions"), ((r.source, r.target) for r in admitted)
+        ),
         "source_ids": ids,
         "file_paths": f.merge_file_paths(
-            f.as_list(old.get("file_paths")), admitted, policy.max_file_paths, policy.keep),
+            f.as_list(old.get("file_paths")), admitted, policy.max_file_paths, policy.keep
+        ),
         "extractor": old.get("extractor") or extractor,
         "created_at": old.get("created_at", now),
     }
@@ -125,8 +139,13 @@ def merge_relation(key: tuple[str, str], existing: dict[str, Any] | None,
     return MergePlan("relation", key, data, frags, needs, changed=data != existing)
 
 
-def placeholder_entity(name: str, relation_fragments: Sequence[ExtractedRelation],
-                       policy: MergePolicy, now: float, extractor: str) -> MergePlan:
+def placeholder_entity(
+    name: str,
+    relation_fragments: Sequence[ExtractedRelation],
+    policy: MergePolicy,
+    now: float,
+    extractor: str,
+) -> MergePlan:
     """A node for a relation endpoint that no extraction and no stored node names.
 
     Its type is ``UNKNOWN``, its description comes from the relations'
@@ -134,15 +153,21 @@ def placeholder_entity(name: str, relation_fragments: Sequence[ExtractedRelation
     the entity outvotes the ``UNKNOWN`` type.
     """
     as_entities = [
-        ExtractedEntity(name=name, type=f.UNKNOWN, description=r.description,
-                        chunk_id=r.chunk_id, file_path=r.file_path)
+        ExtractedEntity(
+            name=name,
+            type=f.UNKNOWN,
+            description=r.description,
+            chunk_id=r.chunk_id,
+            file_path=r.file_path,
+        )
         for r in relation_fragments
     ]
     return merge_entity(name, None, as_entities, policy, now, extractor)
 
 
-def group_extractions(extractions: Sequence[Extraction]) -> tuple[
-        dict[str, list[ExtractedEntity]], dict[tuple[str, str], list[ExtractedRelation]]]:
+def group_extractions(
+    extractions: Sequence[Extraction],
+) -> tuple[dict[str, list[ExtractedEntity]], dict[tuple[str, str], list[ExtractedRelation]]]:
     """Group fragments by entity name and by canonical edge key.
 
     Keys and fragment lists follow input (chunk) order. Empty names and

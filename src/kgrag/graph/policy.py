@@ -47,7 +47,7 @@ class MergePolicy:
     tokenizer: Tokenizer = field(default_factory=get_tokenizer, compare=False, repr=False)
 
     @classmethod
-    def from_settings(cls, s: "Settings", tokenizer: Tokenizer | None = None) -> "MergePolicy":
+    def from_settings(cls, s: Settings, tokenizer: Tokenizer | None = None) -> MergePolicy:
         """The policy of ``s``; the tokenizer defaults to ``s.tokenizer``."""
         return cls(
             force_llm_summary_on_merge=s.force_llm_summary_on_merge,

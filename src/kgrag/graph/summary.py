@@ -24,8 +24,9 @@ import asyncio
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, Sequence
+from typing import Any, Literal, Protocol
 
 from kgrag.errors import ConfigError
 from kgrag.extract import prompts
@@ -46,16 +47,18 @@ _THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
 class Chat(Protocol):
     """The slice of the chat service the summariser uses."""
 
-    async def chat(self, messages: list[dict[str, str]], *, role: str,
-                   json_mode: bool = False) -> Any: ...
+    async def chat(
+        self, messages: list[dict[str, str]], *, role: str, json_mode: bool = False
+    ) -> Any: ...
 
 
 def _line(fragment: str) -> str:
     return json.dumps({"description": fragment}, ensure_ascii=False)
 
 
-def build_summary_messages(name: str | tuple[str, str], fragments: Sequence[str], language: str,
-                           length: int, kind: Kind) -> list[dict[str, str]]:
+def build_summary_messages(
+    name: str | tuple[str, str], fragments: Sequence[str], language: str, length: int, kind: Kind
+) -> list[dict[str, str]]:
     """The chat messages asking for one summary of ``fragments``.
 
     The wording lives with the other prompts (:mod:`kgrag.extract.prompts`):
@@ -63,8 +66,7 @@ def build_summary_messages(name: str | tuple[str, str], fragments: Sequence[str]
     ``---Descriptions---`` heading. A relation is named by its endpoint pair.
     """
     subject = tuple(name) if kind == "relation" and not isinstance(name, str) else name
-    return prompts.summary_messages(subject, fragments, language=language,
-                                    summary_length=length)
+    return prompts.summary_messages(subject, fragments, language=language, summary_length=length)
 
 
 def fragment_cost(tokenizer: Tokenizer, fragment: str) -> int:
@@ -82,7 +84,7 @@ def truncate_tokens(tokenizer: Tokenizer, text: str, limit: int) -> str:
     ids = tokenizer.encode(text)
     if len(ids) <= limit:
         return text
-    return tokenizer.decode(ids[:max(limit, 0)]).rstrip("\ufffd")
+    return tokenizer.decode(ids[: max(limit, 0)]).rstrip("\ufffd")
 
 
 @dataclass(slots=True)
@@ -97,8 +99,9 @@ class _Job:
     chat: Chat
 
     def messages(self, fragments: Sequence[str]) -> list[dict[str, str]]:
-        return build_summary_messages(self.name, fragments, self.language,
-                                      self.policy.summary_length_recommended, self.kind)
+        return build_summary_messages(
+            self.name, fragments, self.language, self.policy.summary_length_recommended, self.kind
+        )
 
     def budget(self) -> int:
         """Tokens left for fragment lines in one call."""
@@ -108,7 +111,8 @@ class _Job:
         if budget < _MIN_BUDGET:
             raise ConfigError(
                 f"summary_context_size={self.policy.summary_context_size} leaves no room for "
-                f"descriptions after the {overhead}-token summary prompt")
+                f"descriptions after the {overhead}-token summary prompt"
+            )
         return budget
 
     def cost(self, fragment: str) -> int:
@@ -134,8 +138,9 @@ class _Job:
         return truncate_tokens(self.tokenizer, SEP.join(fragments), fallback_tokens)
 
 
-def call_budget(name: str, kind: Kind, language: str, policy: MergePolicy,
-                tokenizer: Tokenizer | None = None) -> int:
+def call_budget(
+    name: str, kind: Kind, language: str, policy: MergePolicy, tokenizer: Tokenizer | None = None
+) -> int:
     """Tokens of fragment lines one summary call for ``name`` may carry."""
     tok = tokenizer or policy.tokenizer
     return _Job(name, kind, language, policy, tok, None).budget()  # type: ignore[arg-type]
@@ -171,9 +176,16 @@ async def _reduce_round(job: _Job, items: list[str], budget: int) -> list[str]:
     return list(await asyncio.gather(*(one(g) for g in groups)))
 
 
-async def summarize(name: str | tuple[str, str], fragments: Sequence[str], *, chat: Chat,
-                    tokenizer: Tokenizer | None = None, policy: MergePolicy,
-                    language: str = "English", kind: Kind = "entity") -> str:
+async def summarize(
+    name: str | tuple[str, str],
+    fragments: Sequence[str],
+    *,
+    chat: Chat,
+    tokenizer: Tokenizer | None = None,
+    policy: MergePolicy,
+    language: str = "English",
+    kind: Kind = "entity",
+) -> str:
     """One description condensing ``fragments`` (map-reduce when large)."""
     job = _Job(name, kind, language, policy, tokenizer or policy.tokenizer, chat)
     budget = job.budget()
@@ -203,9 +215,16 @@ def bucket_count(total_cost: int, budget: int) -> int:
     return n
 
 
-async def summarize_buckets(name: str | tuple[str, str], fragments: Sequence[str], *,
-                            chat: Chat, policy: MergePolicy, tokenizer: Tokenizer | None = None,
-                            language: str = "English", kind: Kind = "entity") -> str:
+async def summarize_buckets(
+    name: str | tuple[str, str],
+    fragments: Sequence[str],
+    *,
+    chat: Chat,
+    policy: MergePolicy,
+    tokenizer: Tokenizer | None = None,
+    language: str = "English",
+    kind: Kind = "entity",
+) -> str:
     """One description of ``fragments``: one call when they fit, else bucketed."""
     tok = tokenizer or policy.tokenizer
     job = _Job(name, kind, language, policy, tok, chat)
@@ -213,8 +232,9 @@ async def summarize_buckets(name: str | tuple[str, str], fragments: Sequence[str
     items = [x for x in fragments if x.strip()]
     total = sum(job.cost(x) for x in items)
     if total <= budget:
-        return await summarize(name, items, chat=chat, tokenizer=tok, policy=policy,
-                               language=language, kind=kind)
+        return await summarize(
+            name, items, chat=chat, tokenizer=tok, policy=policy, language=language, kind=kind
+        )
     n = bucket_count(total, budget)
     buckets: list[list[str]] = [[] for _ in range(n)]
     for frag in items:  # canonical order is kept inside each bucket
@@ -223,17 +243,24 @@ async def summarize_buckets(name: str | tuple[str, str], fragments: Sequence[str
     async def one(bucket: list[str]) -> str:
         if len(bucket) == 1:
             return bucket[0]
-        return await summarize(name, bucket, chat=chat, tokenizer=tok, policy=policy,
-                               language=language, kind=kind)
+        return await summarize(
+            name, bucket, chat=chat, tokenizer=tok, policy=policy, language=language, kind=kind
+        )
 
     parts = await asyncio.gather(*(one(b) for b in buckets if b))
-    return await summarize(name, list(parts), chat=chat, tokenizer=tok, policy=policy,
-                           language=language, kind=kind)
+    return await summarize(
+        name, list(parts), chat=chat, tokenizer=tok, policy=policy, language=language, kind=kind
+    )
 
 
-async def apply_summaries(plans: Sequence[MergePlan], chat: Chat | None, *,
-                          policy: MergePolicy, language: str = "English",
-                          tokenizer: Tokenizer | None = None) -> int:
+async def apply_summaries(
+    plans: Sequence[MergePlan],
+    chat: Chat | None,
+    *,
+    policy: MergePolicy,
+    language: str = "English",
+    tokenizer: Tokenizer | None = None,
+) -> int:
     """Summarise every plan with ``needs_summary``, concurrently.
 
     Writes the summary into ``plan.data["description"]`` and clears
@@ -250,8 +277,15 @@ async def apply_summaries(plans: Sequence[MergePlan], chat: Chat | None, *,
             text = truncate_tokens(tok, SEP.join(frags), policy.summary_max_tokens)
         else:
             subject = plan.key if plan.kind == "relation" else plan.label
-            text = await summarize_buckets(subject, frags, chat=chat, tokenizer=tok,
-                                           policy=policy, language=language, kind=plan.kind)
+            text = await summarize_buckets(
+                subject,
+                frags,
+                chat=chat,
+                tokenizer=tok,
+                policy=policy,
+                language=language,
+                kind=plan.kind,
+            )
         plan.data["description"] = text
         plan.needs_summary = None
         plan.changed = True

@@ -56,8 +56,13 @@ from kgrag.types import Chunk, Document
 
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)|[。！？；]")
 _LINE_END = re.compile(r"\n")
-_SPLIT_BY = {PARAGRAPH: _SENTENCE_END, LIST_ITEM: _SENTENCE_END, QUOTE: _SENTENCE_END,
-             TABLE: _LINE_END, CODE: _LINE_END}
+_SPLIT_BY = {
+    PARAGRAPH: _SENTENCE_END,
+    LIST_ITEM: _SENTENCE_END,
+    QUOTE: _SENTENCE_END,
+    TABLE: _LINE_END,
+    CODE: _LINE_END,
+}
 
 
 @dataclass(slots=True, frozen=True)
@@ -91,7 +96,9 @@ def _trim(content: str, a: int, b: int) -> tuple[int, int] | None:
     return (a, b) if a < b else None
 
 
-def _split_at(content: str, start: int, end: int, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+def _split_at(
+    content: str, start: int, end: int, pattern: re.Pattern[str]
+) -> list[tuple[int, int]]:
     """Stripped spans of ``content[start:end]`` cut after each match of ``pattern``."""
     spans, cursor = [], start
     for m in pattern.finditer(content, start, end):
@@ -115,8 +122,9 @@ def _fit(content: str, a: int, b: int, tok: Tokenizer, size: int) -> int:
     return lo
 
 
-def token_spans(content: str, a: int, b: int, tok: Tokenizer,
-                size: int) -> list[tuple[int, int, int]]:
+def token_spans(
+    content: str, a: int, b: int, tok: Tokenizer, size: int
+) -> list[tuple[int, int, int]]:
     """``content[a:b]`` in stripped pieces ``(start, end, tokens)`` of at most ``size`` tokens.
 
     Cut at the last space or line break of the first half-full stretch when
@@ -133,7 +141,7 @@ def token_spans(content: str, a: int, b: int, tok: Tokenizer,
         if space > a + (cut - a) // 2:
             cut = space
         if (piece := _trim(content, a, cut)) is not None:
-            out.append((*piece, tok.count(content[piece[0]:piece[1]])))
+            out.append((*piece, tok.count(content[piece[0] : piece[1]])))
         a = cut
     return out
 
@@ -145,8 +153,11 @@ def units(content: str, blocks: list[Block], tok: Tokenizer, size: int) -> list[
         if block.kind == PAGE_BREAK or block.start >= block.end:
             continue
         pattern = _SPLIT_BY.get(block.kind)  # headings stay whole
-        spans = ([(block.start, block.end)] if pattern is None
-                 else _split_at(content, block.start, block.end, pattern))
+        spans = (
+            [(block.start, block.end)]
+            if pattern is None
+            else _split_at(content, block.start, block.end, pattern)
+        )
         first = True
         for a, b in spans:
             for x, y, n in token_spans(content, a, b, tok, size):
@@ -158,22 +169,29 @@ def units(content: str, blocks: list[Block], tok: Tokenizer, size: int) -> list[
 class _Packer:
     """Greedy packing of units into chunks (see the module docstring)."""
 
-    def __init__(self, content: str, blocks: list[Block], us: list[Unit], tok: Tokenizer,
-                 size: int, overlap: int):
+    def __init__(
+        self,
+        content: str,
+        blocks: list[Block],
+        us: list[Unit],
+        tok: Tokenizer,
+        size: int,
+        overlap: int,
+    ):
         self.content, self.blocks, self.units, self.tok = content, blocks, us, tok
         self.size, self.overlap = size, overlap
         self.prefix = [0]  # tokens of the units before, each with the gap before it
         for k, u in enumerate(us):
-            gap = 0 if k == 0 or content[us[k - 1].end:u.start] == " " else 1
+            gap = 0 if k == 0 or content[us[k - 1].end : u.start] == " " else 1
             self.prefix.append(self.prefix[-1] + gap + u.tokens)
 
     def est(self, i: int, j: int) -> int:
         """Estimated tokens of units ``i..j-1`` together (a space joins for free, other gaps cost 1)."""
-        gap = 0 if i == 0 or self.content[self.units[i - 1].end:self.units[i].start] == " " else 1
+        gap = 0 if i == 0 or self.content[self.units[i - 1].end : self.units[i].start] == " " else 1
         return self.prefix[j] - self.prefix[i] - gap
 
     def real(self, i: int, j: int) -> int:
-        return self.tok.count(self.content[self.units[i].start:self.units[j - 1].end])
+        return self.tok.count(self.content[self.units[i].start : self.units[j - 1].end])
 
     def heading_level(self, c: int) -> int | None:
         """Level of the heading unit ``c`` starts, if it starts one."""
@@ -250,9 +268,12 @@ class _Locator:
         k = bisect.bisect_right(self.starts, anchor) - 1
         section = self.blocks[k].section if k >= 0 else (inside[0].section if inside else ())
         pages = [b.page for b in inside if b.page is not None]
-        loc: dict[str, Any] = {"section": list(section),
-                               "pages": [min(pages), max(pages)] if pages else None,
-                               "start": start, "end": end}
+        loc: dict[str, Any] = {
+            "section": list(section),
+            "pages": [min(pages), max(pages)] if pages else None,
+            "start": start,
+            "end": end,
+        }
         if inside and all(b.kind == CODE for b in inside):
             loc["kind"] = "code"
         return loc
@@ -263,25 +284,37 @@ def _check(size: int, overlap: int) -> None:
         raise ConfigError(f"need chunk size >= 1 and 0 <= overlap < size, got {size}/{overlap}")
 
 
-def chunk_blocks(content: str, blocks: list[Block], tokenizer: Tokenizer, size: int = 1200,
-                 overlap: int = 100) -> list[BlockPiece]:
+def chunk_blocks(
+    content: str, blocks: list[Block], tokenizer: Tokenizer, size: int = 1200, overlap: int = 100
+) -> list[BlockPiece]:
     """Chunks of ``content`` along ``blocks`` (text no block covers is chunked as paragraphs)."""
     _check(size, overlap)
     safe = usable_blocks(content, blocks)
     us = units(content, safe, tokenizer, size)
     locator = _Locator(safe)
     pieces = []
-    for order, (i, own, j) in enumerate(_Packer(content, safe, us, tokenizer, size, overlap).pack()):
+    for order, (i, own, j) in enumerate(
+        _Packer(content, safe, us, tokenizer, size, overlap).pack()
+    ):
         start, end = us[i].start, us[j - 1].end
         text = content[start:end]
         anchor = next((u for u in us[own:j] if safe[u.block].kind != HEADING), us[own])
-        pieces.append(BlockPiece(text, tokenizer.count(text), order, start, end,
-                                 locator.location(start, end, anchor.start)))
+        pieces.append(
+            BlockPiece(
+                text,
+                tokenizer.count(text),
+                order,
+                start,
+                end,
+                locator.location(start, end, anchor.start),
+            )
+        )
     return pieces
 
 
-def make_block_chunks(doc: Document, tokenizer: Tokenizer, *, size: int = 1200,
-                      overlap: int = 100) -> list[Chunk]:
+def make_block_chunks(
+    doc: Document, tokenizer: Tokenizer, *, size: int = 1200, overlap: int = 100
+) -> list[Chunk]:
     """:class:`Chunk` records of a document that has blocks (a repeated text is kept once)."""
     chunks: list[Chunk] = []
     seen: set[str] = set()
@@ -290,8 +323,17 @@ def make_block_chunks(doc: Document, tokenizer: Tokenizer, *, size: int = 1200,
         if cid in seen:
             continue
         seen.add(cid)
-        chunks.append(Chunk(id=cid, doc_id=doc.id, content=piece.content, tokens=piece.tokens,
-                            order=len(chunks), file_path=doc.file_path, location=piece.location))
+        chunks.append(
+            Chunk(
+                id=cid,
+                doc_id=doc.id,
+                content=piece.content,
+                tokens=piece.tokens,
+                order=len(chunks),
+                file_path=doc.file_path,
+                location=piece.location,
+            )
+        )
     return chunks
 
 

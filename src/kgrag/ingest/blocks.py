@@ -25,8 +25,15 @@ HEADING, PARAGRAPH, LIST_ITEM, TABLE = "heading", "paragraph", "list_item", "tab
 CODE, QUOTE, PAGE_BREAK = "code", "quote", "page_break"
 KINDS = (HEADING, PARAGRAPH, LIST_ITEM, TABLE, CODE, QUOTE, PAGE_BREAK)
 CELL_SEP = " | "  # between a table row's cells in the flat text; rows end lines
-_CODES = {"heading": "h", "paragraph": "p", "list_item": "l", "table": "t",
-          "code": "c", "quote": "q", "page_break": "b"}
+_CODES = {
+    "heading": "h",
+    "paragraph": "p",
+    "list_item": "l",
+    "table": "t",
+    "code": "c",
+    "quote": "q",
+    "page_break": "b",
+}
 _KIND_OF = {v: k for k, v in _CODES.items()}
 FORMAT_VERSION = 1
 
@@ -143,8 +150,9 @@ class BlockBuilder:
     def page_break(self, page: int | None) -> None:
         """The next blocks are on ``page`` (``None``: a break whose number is unknown)."""
         self.page = page
-        self.blocks.append(Block(PAGE_BREAK, self.length, self.length, page=page,
-                                 section=self.section()))
+        self.blocks.append(
+            Block(PAGE_BREAK, self.length, self.length, page=page, section=self.section())
+        )
 
     def build(self) -> Parsed:
         return Parsed("".join(self.parts), list(self.blocks))
@@ -229,8 +237,16 @@ def _decode_one(row: list[Any], sections: list[tuple[str, ...]], content: str) -
     rows = None
     if kind == TABLE:
         rows = tuple(tuple(line.split(CELL_SEP)) for line in content[start:end].split("\n"))
-    return Block(kind, start, end, level, sections[sid], None if page is None else int(page),
-                 rows, str(row[6]) if len(row) > 6 else None)
+    return Block(
+        kind,
+        start,
+        end,
+        level,
+        sections[sid],
+        None if page is None else int(page),
+        rows,
+        str(row[6]) if len(row) > 6 else None,
+    )
 
 
 def _ordered(blocks: list[Block]) -> list[Block]:

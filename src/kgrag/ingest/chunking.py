@@ -22,8 +22,9 @@ window holds the whole character when ``overlap > 0``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 from kgrag.errors import ConfigError
 from kgrag.ingest.block_chunker import locate_chunks, make_block_chunks
@@ -33,8 +34,12 @@ from kgrag.tokenizer import Tokenizer
 from kgrag.types import Chunk, Document
 
 __all__ = [
-    "ChunkPiece", "DEFAULT_SEPARATORS", "chunk_by_tokens", "chunk_recursive",
-    "make_chunks", "token_windows",
+    "DEFAULT_SEPARATORS",
+    "ChunkPiece",
+    "chunk_by_tokens",
+    "chunk_recursive",
+    "make_chunks",
+    "token_windows",
 ]
 
 
@@ -74,10 +79,14 @@ def _decode_window(tokenizer: Tokenizer, tokens: list[int]) -> str:
     return tokenizer.decode(tokens).strip().strip("\ufffd").strip()
 
 
-def _split_tokens(text: str, tokenizer: Tokenizer, size: int, overlap: int) -> list[tuple[str, int]]:
+def _split_tokens(
+    text: str, tokenizer: Tokenizer, size: int, overlap: int
+) -> list[tuple[str, int]]:
     tokens = tokenizer.encode(text)
-    return [(_decode_window(tokenizer, tokens[a:b]), b - a)
-            for a, b in token_windows(len(tokens), size, overlap)]
+    return [
+        (_decode_window(tokenizer, tokens[a:b]), b - a)
+        for a, b in token_windows(len(tokens), size, overlap)
+    ]
 
 
 def chunk_by_tokens(
@@ -119,21 +128,27 @@ def chunk_recursive(
 ) -> list[ChunkPiece]:
     """Separator-based chunks of at most ``size`` tokens (see :mod:`kgrag.ingest.recursive`)."""
     pieces = split_recursive(text, tokenizer, size, overlap, separators)
-    return [ChunkPiece(content=c, tokens=tokenizer.count(c), order=i)
-            for i, c in enumerate(pieces)]
+    return [ChunkPiece(content=c, tokens=tokenizer.count(c), order=i) for i, c in enumerate(pieces)]
 
 
 def _pieces(
-    text: str, tokenizer: Tokenizer, method: str, size: int, overlap: int,
-    split_by_character: str | None, split_by_character_only: bool,
+    text: str,
+    tokenizer: Tokenizer,
+    method: str,
+    size: int,
+    overlap: int,
+    split_by_character: str | None,
+    split_by_character_only: bool,
     separators: Sequence[str] | None,
 ) -> list[ChunkPiece]:
     if method == "token":
-        return chunk_by_tokens(text, tokenizer, size, overlap,
-                               split_by_character, split_by_character_only)
+        return chunk_by_tokens(
+            text, tokenizer, size, overlap, split_by_character, split_by_character_only
+        )
     if method == "recursive":
-        return chunk_recursive(text, tokenizer, size, overlap,
-                               tuple(separators or DEFAULT_SEPARATORS))
+        return chunk_recursive(
+            text, tokenizer, size, overlap, tuple(separators or DEFAULT_SEPARATORS)
+        )
     raise ConfigError(f"unknown chunker {method!r}; known: recursive, token")
 
 
@@ -154,8 +169,16 @@ def make_chunks(
     within the document yields one chunk (its first occurrence); ``order``
     is renumbered from 0 over the chunks kept.
     """
-    pieces = _pieces(doc.content, tokenizer, method, size, overlap,
-                     split_by_character, split_by_character_only, separators)
+    pieces = _pieces(
+        doc.content,
+        tokenizer,
+        method,
+        size,
+        overlap,
+        split_by_character,
+        split_by_character_only,
+        separators,
+    )
     chunks: list[Chunk] = []
     seen: set[str] = set()
     for piece in pieces:
@@ -163,8 +186,16 @@ def make_chunks(
         if cid in seen:
             continue
         seen.add(cid)
-        chunks.append(Chunk(id=cid, doc_id=doc.id, content=piece.content, tokens=piece.tokens,
-                            order=len(chunks), file_path=doc.file_path))
+        chunks.append(
+            Chunk(
+                id=cid,
+                doc_id=doc.id,
+                content=piece.content,
+                tokens=piece.tokens,
+                order=len(chunks),
+                file_path=doc.file_path,
+            )
+        )
     return chunks
 
 
@@ -178,11 +209,16 @@ def make_chunks_for_settings(doc: Document, settings, tokenizer: Tokenizer) -> l
     """
     # --- structure-aware chunking (kgrag.ingest.block_chunker) ---
     if doc.blocks and not settings.split_by_character:
-        return make_block_chunks(doc, tokenizer, size=settings.chunk_size,
-                                 overlap=settings.chunk_overlap)
+        return make_block_chunks(
+            doc, tokenizer, size=settings.chunk_size, overlap=settings.chunk_overlap
+        )
     chunks = make_chunks(
-        doc, tokenizer, method=settings.chunker, size=settings.chunk_size,
-        overlap=settings.chunk_overlap, split_by_character=settings.split_by_character,
+        doc,
+        tokenizer,
+        method=settings.chunker,
+        size=settings.chunk_size,
+        overlap=settings.chunk_overlap,
+        split_by_character=settings.split_by_character,
         split_by_character_only=settings.split_by_character_only,
     )
     if doc.blocks:

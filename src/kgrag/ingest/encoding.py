@@ -26,19 +26,47 @@ from dataclasses import dataclass, field
 SAMPLE_BYTES = 128 * 1024  # what the detector reads of a bigger file
 _BOMS = (  # UTF-32 before UTF-16: FF FE 00 00 starts with FF FE
     (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
 )
 # Decode with the superset the guess usually means (what Windows writes).
 _WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "shift_jis": "cp932", "euc_kr": "cp949"}
 # When candidates tie, the more common encoding wins (and names a group).
-_PRIOR = ["utf_8", "cp1252", "gb18030", "big5", "cp932", "shift_jis", "cp949",
-          "euc_kr", "latin_1", "cp1250", "cp1251"]
+_PRIOR = [
+    "utf_8",
+    "cp1252",
+    "gb18030",
+    "big5",
+    "cp932",
+    "shift_jis",
+    "cp949",
+    "euc_kr",
+    "latin_1",
+    "cp1250",
+    "cp1251",
+]
 # Legacy code pages nobody writes today that the detector otherwise picks
 # for short Western text (Swedish latin-1 as hp-roman8): never candidates.
-_RARE = ["hp_roman8", "mac_cyrillic", "mac_greek", "mac_iceland", "mac_latin2", "mac_roman",
-         "mac_turkish", "cp037", "cp273", "cp424", "cp500", "cp875", "cp1026", "cp1140",
-         "cp856", "cp1006"]
+_RARE = [
+    "hp_roman8",
+    "mac_cyrillic",
+    "mac_greek",
+    "mac_iceland",
+    "mac_latin2",
+    "mac_roman",
+    "mac_turkish",
+    "cp037",
+    "cp273",
+    "cp424",
+    "cp500",
+    "cp875",
+    "cp1026",
+    "cp1140",
+    "cp856",
+    "cp1006",
+]
 _TIE = 0.02  # scores this close are a tie, broken by _PRIOR
 _UNSURE_MARGIN = 0.05  # a differing runner-up this close makes the guess uncertain
 _UNSURE_CHAOS = 0.1  # text this "noisy" in the best encoding is uncertain too
@@ -60,8 +88,9 @@ class Decoded:
     warnings: list[str] = field(default_factory=list)
 
 
-def decode_bytes(data: bytes, *, override: str | None = None,
-                 declared: str | None = None) -> Decoded:
+def decode_bytes(
+    data: bytes, *, override: str | None = None, declared: str | None = None
+) -> Decoded:
     """Decode ``data`` (see the module docstring for the order)."""
     decoded = _decode(data, override, declared)
     if _looks_binary(decoded.text):
@@ -116,8 +145,9 @@ def _decode_as(data: bytes, codec: str, why: str) -> Decoded:
         return Decoded(data.decode(codec), name)
     except UnicodeDecodeError as exc:
         text = data.decode(codec, errors="replace")
-        warning = (f"bytes not valid {name} (first at offset {exc.start}, {why}) "
-                   "replaced with U+FFFD")
+        warning = (
+            f"bytes not valid {name} (first at offset {exc.start}, {why}) replaced with U+FFFD"
+        )
         return Decoded(text, name, [warning])
 
 
@@ -157,8 +187,10 @@ def detect_and_decode(data: bytes) -> Decoded:
         guess = _detect(data)  # the sample misled: look at everything
         decoded = _strict(data, guess)
     if guess is None:
-        raise UndecodableError("looks like a binary file, not text (no text encoding fits "
-                               "every byte; --encoding reads it anyway)")
+        raise UndecodableError(
+            "looks like a binary file, not text (no text encoding fits "
+            "every byte; --encoding reads it anyway)"
+        )
     if decoded is None:
         decoded = _decode_as(data, guess.encoding, "detected")
     if guess.unsure:
@@ -190,9 +222,9 @@ def _sample(data: bytes) -> bytes:
         return data[:SAMPLE_BYTES]
     first = re.search(rb"[\x80-\xff]", data)
     start = 0 if first is None else data.rfind(b"\n", 0, first.start()) + 1
-    sample = data[start:start + SAMPLE_BYTES]
+    sample = data[start : start + SAMPLE_BYTES]
     cut = sample.rfind(b"\n", len(sample) - 4096)
-    return sample if cut < 0 else sample[:cut + 1]
+    return sample if cut < 0 else sample[: cut + 1]
 
 
 def _detect(data: bytes) -> _Guess | None:
@@ -207,8 +239,9 @@ def _detect(data: bytes) -> _Guess | None:
     close = [m for score, m in ranked[1:] if best_score - score < _UNSURE_MARGIN]
     unsure = best.chaos > _UNSURE_CHAOS or bool(close)
     name = _group_name(best)
-    return _Guess(_WIDER.get(name, name), name, unsure,
-                  [_display(_group_name(m)) for m in close[:3]])
+    return _Guess(
+        _WIDER.get(name, name), name, unsure, [_display(_group_name(m)) for m in close[:3]]
+    )
 
 
 def _rank(matches: list) -> list[tuple[float, object]]:
@@ -221,10 +254,14 @@ def _rank(matches: list) -> list[tuple[float, object]]:
     French cp1252 as cp1257. Scores within :data:`_TIE` are a tie, broken
     by :data:`_PRIOR` (cp1252 before cp1250, ...), then by the detector's order.
     """
-    scored = [(m.coherence - m.chaos - _glued_symbols(str(m)[:16384]), i, m)
-              for i, m in enumerate(matches)]
+    scored = [
+        (m.coherence - m.chaos - _glued_symbols(str(m)[:16384]), i, m)
+        for i, m in enumerate(matches)
+    ]
     top = max(s for s, _, _ in scored)
-    tied = sorted((t for t in scored if t[0] >= top - _TIE), key=lambda t: (_prior(t[2]), -t[0], t[1]))
+    tied = sorted(
+        (t for t in scored if t[0] >= top - _TIE), key=lambda t: (_prior(t[2]), -t[0], t[1])
+    )
     rest = sorted((t for t in scored if t[0] < top - _TIE), key=lambda t: (-t[0], t[1]))
     return [(s, m) for s, _, m in tied + rest]
 
@@ -237,7 +274,8 @@ def _glued_symbols(text: str) -> float:
             continue
         total += 1
         if unicodedata.category(ch) in _ODD and any(
-                c.isalpha() for c in text[max(0, i - 1):i] + text[i + 1:i + 2]):
+            c.isalpha() for c in text[max(0, i - 1) : i] + text[i + 1 : i + 2]
+        ):
             odd += 1
     return odd / total if total else 0.0
 

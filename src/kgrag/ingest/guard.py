@@ -57,8 +57,11 @@ def check_file(path: Path, options: LoadOptions) -> os.stat_result:
     if not stat.S_ISREG(info.st_mode):
         raise LoaderError(str(path), "not a regular file (device, pipe or socket)")
     if info.st_size > options.max_file_bytes:
-        raise LoaderError(str(path), f"file is {size_text(info.st_size)}, over the "
-                                     f"{size_text(options.max_file_bytes)} limit (max_file_bytes)")
+        raise LoaderError(
+            str(path),
+            f"file is {size_text(info.st_size)}, over the "
+            f"{size_text(options.max_file_bytes)} limit (max_file_bytes)",
+        )
     return info
 
 
@@ -71,8 +74,10 @@ def read_bounded(path: Path, options: LoadOptions) -> bytes:
     except OSError as exc:
         raise LoaderError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
     if len(data) > limit:
-        raise LoaderError(str(path), f"file grew over the {size_text(limit)} limit "
-                                     "(max_file_bytes) while being read")
+        raise LoaderError(
+            str(path),
+            f"file grew over the {size_text(limit)} limit (max_file_bytes) while being read",
+        )
     return data
 
 
@@ -89,8 +94,11 @@ def check_length(path: Path, length: int, options: LoadOptions) -> None:
     document is refused before all of it is in memory.
     """
     if length > options.max_document_chars:
-        raise LoaderError(str(path), f"text is over the {options.max_document_chars:,} character "
-                                     "limit (max_document_chars); refused, not truncated")
+        raise LoaderError(
+            str(path),
+            f"text is over the {options.max_document_chars:,} character "
+            "limit (max_document_chars); refused, not truncated",
+        )
 
 
 def check_zip(path: Path, options: LoadOptions, kind: str) -> None:
@@ -101,9 +109,12 @@ def check_zip(path: Path, options: LoadOptions, kind: str) -> None:
     entries, directory_bytes = _end_record(path, kind)
     _check_entries(path, entries, options, kind)
     if directory_bytes > options.zip_max_entries * _CD_BYTES_PER_ENTRY:
-        raise LoaderError(str(path), f"{kind} archive's central directory is "
-                                     f"{size_text(directory_bytes)}, too big for "
-                                     f"{options.zip_max_entries:,} entries (zip_max_entries)")
+        raise LoaderError(
+            str(path),
+            f"{kind} archive's central directory is "
+            f"{size_text(directory_bytes)}, too big for "
+            f"{options.zip_max_entries:,} entries (zip_max_entries)",
+        )
     try:
         with zipfile.ZipFile(path) as archive:
             infos = archive.infolist()
@@ -115,23 +126,31 @@ def check_zip(path: Path, options: LoadOptions, kind: str) -> None:
 
 def _check_entries(path: Path, entries: int, options: LoadOptions, kind: str) -> None:
     if entries > options.zip_max_entries:
-        raise LoaderError(str(path), f"{kind} archive has {entries:,} entries, over the "
-                                     f"{options.zip_max_entries:,} limit (zip_max_entries)")
+        raise LoaderError(
+            str(path),
+            f"{kind} archive has {entries:,} entries, over the "
+            f"{options.zip_max_entries:,} limit (zip_max_entries)",
+        )
 
 
-def _check_sizes(path: Path, infos: list[zipfile.ZipInfo], options: LoadOptions,
-                 kind: str) -> None:
+def _check_sizes(path: Path, infos: list[zipfile.ZipInfo], options: LoadOptions, kind: str) -> None:
     """Total uncompressed size and compression ratios, as the central directory declares."""
     total = sum(i.file_size for i in infos)
     if total > options.zip_max_total_bytes:
-        raise LoaderError(str(path), f"{kind} archive would inflate to {size_text(total)}, over "
-                                     f"the {size_text(options.zip_max_total_bytes)} limit "
-                                     "(zip_max_total_bytes)")
+        raise LoaderError(
+            str(path),
+            f"{kind} archive would inflate to {size_text(total)}, over "
+            f"the {size_text(options.zip_max_total_bytes)} limit "
+            "(zip_max_total_bytes)",
+        )
     for ratio, what in _ratios(infos, total):
         if ratio > options.zip_max_ratio:
-            raise LoaderError(str(path), f"{kind} archive looks like a zip bomb: {what} "
-                                         f"compresses {ratio:,.0f}:1, over the "
-                                         f"{options.zip_max_ratio:g}:1 limit (zip_max_ratio)")
+            raise LoaderError(
+                str(path),
+                f"{kind} archive looks like a zip bomb: {what} "
+                f"compresses {ratio:,.0f}:1, over the "
+                f"{options.zip_max_ratio:g}:1 limit (zip_max_ratio)",
+            )
 
 
 def _ratios(infos: list[zipfile.ZipInfo], total: int) -> list[tuple[float, str]]:
@@ -158,11 +177,13 @@ def _end_record(path: Path, kind: str) -> tuple[int, int]:
         tail = f.read()
     at = tail.rfind(_EOCD)
     if at < 0 or len(tail) - at < _EOCD_SIZE:
-        raise LoaderError(str(path), f"unreadable or corrupt {kind}: not a zip archive "
-                                     "(no end of central directory)")
+        raise LoaderError(
+            str(path),
+            f"unreadable or corrupt {kind}: not a zip archive (no end of central directory)",
+        )
     entries, directory_bytes = struct.unpack_from("<HL", tail, at + 10)
     locator = at - 20
-    if locator >= 0 and tail[locator:locator + 4] == _ZIP64_LOCATOR:
+    if locator >= 0 and tail[locator : locator + 4] == _ZIP64_LOCATOR:
         big_entries, big_bytes = _zip64_record(path, tail, locator)
         entries, directory_bytes = max(entries, big_entries), max(directory_bytes, big_bytes)
     return entries, directory_bytes

@@ -17,10 +17,42 @@ from html.parser import HTMLParser
 
 _SKIP = {"script", "style", "noscript", "template", "svg"}
 _BLOCK = {
-    "address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt",
-    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4",
-    "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
-    "table", "tbody", "thead", "tfoot", "title", "tr", "ul",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "br",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "tbody",
+    "thead",
+    "tfoot",
+    "title",
+    "tr",
+    "ul",
 }
 _PARAGRAPH = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "title", "table", "ul", "ol"}
 _CELL = {"td", "th"}
@@ -30,16 +62,30 @@ PRESCAN_BYTES = 4096  # where a declaration is looked for (the HTML standard say
 _META = re.compile(
     rb"""<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)"""  # also content="...; charset=x"
     rb"""|<\?xml\b[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9._:-]+)""",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # Labels the WHATWG encoding standard reads as something wider (what browsers do).
 _LABELS = {
-    "iso-8859-1": "cp1252", "iso8859-1": "cp1252", "latin1": "cp1252", "l1": "cp1252",
-    "us-ascii": "cp1252", "ascii": "cp1252", "windows-1252": "cp1252",
-    "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030",
-    "shift_jis": "cp932", "shift-jis": "cp932", "sjis": "cp932", "windows-31j": "cp932",
-    "euc-kr": "cp949", "ks_c_5601-1987": "cp949",
+    "iso-8859-1": "cp1252",
+    "iso8859-1": "cp1252",
+    "latin1": "cp1252",
+    "l1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "windows-1252": "cp1252",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-gbk": "gb18030",
+    "shift_jis": "cp932",
+    "shift-jis": "cp932",
+    "sjis": "cp932",
+    "windows-31j": "cp932",
+    "euc-kr": "cp949",
+    "ks_c_5601-1987": "cp949",
     # a page whose declaration can be read as ASCII is not UTF-16
-    "utf-16": "utf-8", "utf-16le": "utf-8", "utf-16be": "utf-8",
+    "utf-16": "utf-8",
+    "utf-16le": "utf-8",
+    "utf-16be": "utf-8",
 }
 
 

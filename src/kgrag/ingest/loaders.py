@@ -99,8 +99,7 @@ def _newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _decode(path: Path, data: bytes, options: LoadOptions,
-            declared: str | None = None) -> Loaded:
+def _decode(path: Path, data: bytes, options: LoadOptions, declared: str | None = None) -> Loaded:
     try:
         decoded = decode_bytes(data, override=options.encoding, declared=declared)
     except UndecodableError as exc:
@@ -128,8 +127,9 @@ def load_pdf(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
 
     Extraction stops as soon as the text passes ``max_document_chars``.
     """
-    return Loaded("").parsed(parse_pdf(
-        path, str(path), check=lambda length: guard.check_length(path, length, options)))
+    return Loaded("").parsed(
+        parse_pdf(path, str(path), check=lambda length: guard.check_length(path, length, options))
+    )
 
 
 def load_docx(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
@@ -144,17 +144,21 @@ def _check(path: Path, options: LoadOptions) -> Check:
 
 def archive_loader(parse: Callable[[Path, str, Check], Parsed]) -> Loader:
     """A loader for a zip-based format parsed from the file (.pptx, .xlsx, .epub, .odt)."""
+
     def load(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
         return Loaded("").parsed(parse(path, str(path), _check(path, options)))
+
     load.__doc__ = parse.__doc__
     return load
 
 
 def text_loader(parse: Callable[[str, str, Check], Parsed]) -> Loader:
     """A loader for a text format: bytes read and decoded as for .txt, then parsed."""
+
     def load(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
         loaded = _decode(path, guard.read_bounded(path, options), options)
         return loaded.parsed(parse(loaded.text, str(path), _check(path, options)))
+
     load.__doc__ = parse.__doc__
     return load
 
@@ -214,8 +218,11 @@ def load_file(path: str | os.PathLike[str], options: LoadOptions | None = None) 
     p = Path(name)
     fmt = FORMATS.get(p.suffix.lower())
     if fmt is None:
-        raise LoaderError(name, f"unsupported file type {p.suffix or '(none)'!r}; "
-                                f"supported: {', '.join(supported_suffixes())}")
+        raise LoaderError(
+            name,
+            f"unsupported file type {p.suffix or '(none)'!r}; "
+            f"supported: {', '.join(supported_suffixes())}",
+        )
     guard.check_file(p, options)
     if fmt.zip_based:
         guard.check_zip(p, options, p.suffix.lower())
@@ -224,12 +231,19 @@ def load_file(path: str | os.PathLike[str], options: LoadOptions | None = None) 
         raise LoaderError(name, "the file contains no text")
     guard.check_text(p, loaded.text, options)
     source = str(p.resolve())
-    return Document(id=source_doc_id(source), content=loaded.text, file_path=source,
-                    source=source, warnings=loaded.warnings, blocks=loaded.blocks)
+    return Document(
+        id=source_doc_id(source),
+        content=loaded.text,
+        file_path=source,
+        source=source,
+        warnings=loaded.warnings,
+        blocks=loaded.blocks,
+    )
 
 
-def load_paths(paths: Iterable[str | os.PathLike[str]],
-               options: LoadOptions | None = None) -> LoadReport:
+def load_paths(
+    paths: Iterable[str | os.PathLike[str]], options: LoadOptions | None = None
+) -> LoadReport:
     """Load files and folders; bad files become errors, the rest go on.
 
     A file reached twice (named twice, or through a link inside the folder)

@@ -47,8 +47,13 @@ class LoadOptions:
     def __post_init__(self) -> None:
         if self.encoding is not None:
             object.__setattr__(self, "encoding", codec_name(self.encoding))
-        for name in ("max_file_bytes", "max_document_chars", "zip_max_total_bytes",
-                     "zip_max_entries", "zip_max_ratio"):
+        for name in (
+            "max_file_bytes",
+            "max_document_chars",
+            "zip_max_total_bytes",
+            "zip_max_entries",
+            "zip_max_ratio",
+        ):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)!r}")
 
@@ -71,8 +76,10 @@ def codec_name(name: str) -> str:
     try:
         info = codecs.lookup(name.strip())
     except LookupError as exc:
-        raise ConfigError(f"unknown encoding {name!r} (input_encoding / --encoding); "
-                          f"use a Python codec name such as utf-8, gb18030, cp1252") from exc
+        raise ConfigError(
+            f"unknown encoding {name!r} (input_encoding / --encoding); "
+            f"use a Python codec name such as utf-8, gb18030, cp1252"
+        ) from exc
     if not _is_text_codec(info):
         raise ConfigError(f"{name!r} is not a text encoding")
     return info.name

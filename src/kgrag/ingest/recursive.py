@@ -14,13 +14,21 @@ separator: it is too often part of numbers, abbreviations and names.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from kgrag.errors import ConfigError
 from kgrag.tokenizer import Tokenizer
 
 DEFAULT_SEPARATORS: tuple[str, ...] = (
-    "\n\n", "\n", "。", "！", "？", "；", "，", " ", "",
+    "\n\n",
+    "\n",
+    "。",
+    "！",
+    "？",
+    "；",
+    "，",
+    " ",
+    "",
 )
 
 
@@ -51,7 +59,7 @@ class _Splitter:
         if self.count(text) <= self.size:
             return [text]
         index = next(i for i, s in enumerate(separators) if s == "" or s in text)
-        sep, rest = separators[index], separators[index + 1:]
+        sep, rest = separators[index], separators[index + 1 :]
         out: list[str] = []
         fitting: list[tuple[str, int]] = []
         for part in _split_keep(text, sep):

@@ -94,8 +94,11 @@ def _judge_link(walk: _Walk, path: str) -> Generator[LoaderError, None, str | No
     if inside:
         return None if is_dir else "file"  # a linked folder inside is walked anyway
     if not walk.options.follow_symlinks:
-        yield LoaderError(path, f"symlink to {target}, outside the folder being indexed; "
-                                "skipped (use --follow-symlinks / follow_symlinks)")
+        yield LoaderError(
+            path,
+            f"symlink to {target}, outside the folder being indexed; "
+            "skipped (use --follow-symlinks / follow_symlinks)",
+        )
         return None
     return "dir" if is_dir else "file"
 

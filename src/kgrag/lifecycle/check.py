@@ -37,7 +37,7 @@ class CheckReport:
 async def _kv_all(storage: Any, ns: str) -> dict[str, dict[str, Any]]:
     kv = storage.kv(ns)
     keys = sorted(await kv.keys())
-    return {k: v for k, v in zip(keys, await kv.get_many(keys)) if v is not None}
+    return {k: v for k, v in zip(keys, await kv.get_many(keys), strict=False) if v is not None}
 
 
 @dataclass
@@ -60,8 +60,11 @@ async def _load(storage: Any) -> _State:
         {r.id: r for r in await storage.doc_status.by_status(*DocStatus)},
         await _kv_all(storage, DOC_GRAPH),
         {c: StoredChunk.from_record(c, rec) for c, rec in facts.items()},
-        await _kv_all(storage, CHUNKS), await _kv_all(storage, SUPPORT),
-        await g.get_nodes(names), await g.get_edges(pairs))
+        await _kv_all(storage, CHUNKS),
+        await _kv_all(storage, SUPPORT),
+        await g.get_nodes(names),
+        await g.get_edges(pairs),
+    )
 
 
 def _documents(st: _State, out: list[str]) -> None:
@@ -149,8 +152,14 @@ async def _vectors(storage: Any, st: _State, out: list[str], counts: dict[str, i
 async def check(storage: Any) -> CheckReport:
     """Every inconsistency between the stores (empty when the index is sound)."""
     st = await _load(storage)
-    report = CheckReport(counts={"documents": len(st.records), "chunks": len(st.chunks),
-                                 "entities": len(st.nodes), "relations": len(st.edges)})
+    report = CheckReport(
+        counts={
+            "documents": len(st.records),
+            "chunks": len(st.chunks),
+            "entities": len(st.nodes),
+            "relations": len(st.edges),
+        }
+    )
     _documents(st, report.problems)
     _chunks(st, report.problems)
     _graph(st, report.problems)

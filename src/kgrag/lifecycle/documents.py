@@ -21,11 +21,12 @@ async def all_records(storage: Any) -> list[DocRecord]:
 def _path_match(record: DocRecord, pattern: str) -> bool:
     paths = {p for p in (record.source, record.file_path) if p}
     absolute = os.path.abspath(pattern) if not os.path.isabs(pattern) else pattern
-    return any(fnmatch.fnmatchcase(p, pattern) or fnmatch.fnmatchcase(p, absolute)
-               for p in paths)
+    return any(fnmatch.fnmatchcase(p, pattern) or fnmatch.fnmatchcase(p, absolute) for p in paths)
 
 
-async def resolve(storage: Any, ids: Iterable[str] = (), paths: Iterable[str] = ()) -> list[DocRecord]:
+async def resolve(
+    storage: Any, ids: Iterable[str] = (), paths: Iterable[str] = ()
+) -> list[DocRecord]:
     """The records named by ``ids`` (ids, sources or file paths) and path globs.
 
     Raises :class:`DocumentNotFoundError` naming everything that matched
@@ -51,7 +52,8 @@ async def resolve(storage: Any, ids: Iterable[str] = (), paths: Iterable[str] = 
     if missing:
         raise DocumentNotFoundError(
             f"no indexed document matches {', '.join(map(repr, missing))} "
-            "(see `kgrag docs` for ids and paths)")
+            "(see `kgrag docs` for ids and paths)"
+        )
     return sorted(found.values(), key=lambda r: (r.enqueue_seq, r.id))
 
 
@@ -74,16 +76,22 @@ async def set_disabled(storage: Any, records: list[DocRecord], disabled: bool) -
 
 def describe(record: DocRecord) -> dict[str, Any]:
     """One document as ``kgrag docs`` shows it."""
-    return {"id": record.id, "path": record.source or record.file_path,
-            "relative_path": record.relative_path,
-            "status": record.status.value, "disabled": record.disabled,
-            "chunks": len(record.chunk_ids), "updated_at": record.updated_at,
-            "metadata": record.metadata, "warnings": [*record.load_warnings, *record.warnings],
-            "error": record.error}
+    return {
+        "id": record.id,
+        "path": record.source or record.file_path,
+        "relative_path": record.relative_path,
+        "status": record.status.value,
+        "disabled": record.disabled,
+        "chunks": len(record.chunk_ids),
+        "updated_at": record.updated_at,
+        "metadata": record.metadata,
+        "warnings": [*record.load_warnings, *record.warnings],
+        "error": record.error,
+    }
 
 
 async def list_documents(storage: Any, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
     """A page of documents (queue order) and the total count."""
     records = await all_records(storage)
-    page = records[offset: None if limit is None else offset + limit]
+    page = records[offset : None if limit is None else offset + limit]
     return {"total": len(records), "offset": offset, "documents": [describe(r) for r in page]}

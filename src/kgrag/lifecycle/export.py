@@ -35,17 +35,31 @@ async def export_graph(storage: Any, *, timestamps: bool = True) -> dict[str, An
     rows = await storage.kv(CHUNKS).get_many(chunk_ids)
     records = await storage.doc_status.by_status(*DocStatus)
     return {
-        "format": FORMAT, "version": VERSION,
+        "format": FORMAT,
+        "version": VERSION,
         "entities": [{"name": n, **_clean(nodes[n], timestamps)} for n in names],
         "relations": [_clean(edges[p], timestamps) | {"src": p[0], "tgt": p[1]} for p in pairs],
-        "chunks": [{"id": c, **{k: row.get(k) for k in _CHUNK_FIELDS}}
-                   for c, row in zip(chunk_ids, rows) if row is not None],
-        "documents": sorted(({
-            "id": r.id, "source": r.source, "file_path": r.file_path,
-            "content_hash": r.content_hash, "status": r.status.value,
-            "disabled": r.disabled, "metadata": r.metadata,
-            **({"updated_at": r.updated_at} if timestamps else {})} for r in records),
-            key=lambda d: d["id"]),
+        "chunks": [
+            {"id": c, **{k: row.get(k) for k in _CHUNK_FIELDS}}
+            for c, row in zip(chunk_ids, rows, strict=False)
+            if row is not None
+        ],
+        "documents": sorted(
+            (
+                {
+                    "id": r.id,
+                    "source": r.source,
+                    "file_path": r.file_path,
+                    "content_hash": r.content_hash,
+                    "status": r.status.value,
+                    "disabled": r.disabled,
+                    "metadata": r.metadata,
+                    **({"updated_at": r.updated_at} if timestamps else {}),
+                }
+                for r in records
+            ),
+            key=lambda d: d["id"],
+        ),
     }
 
 

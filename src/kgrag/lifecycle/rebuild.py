@@ -15,8 +15,9 @@ from kgrag.types import DocStatus
 Embed = Callable[[list[str]], Awaitable[np.ndarray]]
 
 
-async def _sync_namespace(storage: Any, ns: str, wanted: dict[str, tuple[str, dict]],
-                          embed: Embed) -> int:
+async def _sync_namespace(
+    storage: Any, ns: str, wanted: dict[str, tuple[str, dict]], embed: Embed
+) -> int:
     """Delete orphan vectors of ``ns`` and embed the missing ones; returns rows changed."""
     store = storage.vectors(ns)
     have = set(await store.ids())
@@ -38,14 +39,24 @@ async def _wanted(storage: Any) -> dict[str, dict[str, tuple[str, dict]]]:
     edges = await g.get_edges(pairs)
     kv = storage.kv(CHUNKS)
     ids = sorted(await kv.keys())
-    rows = dict(zip(ids, await kv.get_many(ids)))
+    rows = dict(zip(ids, await kv.get_many(ids), strict=False))
     return {
-        "entities": {entity_vector_id(n): (entity_text(n, d, d.get("extractor") == "nlp"),
-                                           {"name": n}) for n, d in nodes.items()},
-        "relations": {relation_vector_id(*k): (relation_text(k, d, d.get("extractor") == "nlp"),
-                                               {"src": k[0], "tgt": k[1]}) for k, d in edges.items()},
-        "chunks": {c: (r["content"], {"doc_id": r.get("doc_id"), "file_path": r.get("file_path")})
-                   for c, r in rows.items() if r is not None},
+        "entities": {
+            entity_vector_id(n): (entity_text(n, d, d.get("extractor") == "nlp"), {"name": n})
+            for n, d in nodes.items()
+        },
+        "relations": {
+            relation_vector_id(*k): (
+                relation_text(k, d, d.get("extractor") == "nlp"),
+                {"src": k[0], "tgt": k[1]},
+            )
+            for k, d in edges.items()
+        },
+        "chunks": {
+            c: (r["content"], {"doc_id": r.get("doc_id"), "file_path": r.get("file_path")})
+            for c, r in rows.items()
+            if r is not None
+        },
     }
 
 
@@ -74,7 +85,9 @@ async def _disown_facts(storage: Any) -> None:
     kv = storage.kv(FACTS)
     keys = await kv.keys()
     rows = await kv.get_many(keys)
-    await kv.upsert({k: {**r, "owners": {}} for k, r in zip(keys, rows) if r is not None})
+    await kv.upsert(
+        {k: {**r, "owners": {}} for k, r in zip(keys, rows, strict=False) if r is not None}
+    )
 
 
 async def drop_unowned_facts(storage: Any) -> int:
@@ -82,7 +95,7 @@ async def drop_unowned_facts(storage: Any) -> int:
     kv = storage.kv(FACTS)
     keys = await kv.keys()
     rows = await kv.get_many(keys)
-    dead = [k for k, r in zip(keys, rows) if r is not None and not r.get("owners")]
+    dead = [k for k, r in zip(keys, rows, strict=False) if r is not None and not r.get("owners")]
     await kv.delete(dead)
     return len(dead)
 

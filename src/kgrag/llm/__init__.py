@@ -14,6 +14,16 @@ from kgrag.llm.retry import RetryPolicy
 from kgrag.llm.service import ChatService, EmbeddingService, RerankService
 
 __all__ = [
-    "ChatRequest", "ChatResult", "ChatService", "EmbeddingService", "LLMCache", "Ledger",
-    "MemoryKV", "Models", "PriorityLimiter", "RerankService", "RetryPolicy", "build_models",
+    "ChatRequest",
+    "ChatResult",
+    "ChatService",
+    "EmbeddingService",
+    "LLMCache",
+    "Ledger",
+    "MemoryKV",
+    "Models",
+    "PriorityLimiter",
+    "RerankService",
+    "RetryPolicy",
+    "build_models",
 ]

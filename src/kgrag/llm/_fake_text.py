@@ -13,7 +13,8 @@ _QUESTION_RE = re.compile(r"(?:Query|Question)\s*:\s*", re.I)
 
 TYPES = ("Person", "Organization", "Location", "Event", "Concept")
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all also although am an and any are as at be because been
 before being below between both but by can could did do does doing down during each else
 even ever every few for from further had has have having he her here hers herself him himself
@@ -23,7 +24,8 @@ perhaps same she should since so some still such than that the their theirs them
 then there these they this those though through thus to too under until up upon us very was we
 were what when where whether which while who whom whose why will with within without would yes
 yet you your yours yourself
-""".split())
+""".split()
+)
 
 
 def last_fenced(text: str) -> str | None:

@@ -20,23 +20,34 @@ import email.utils
 import json
 import re
 import time
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from kgrag.errors import (
-    ModelError, ModelRateLimitError, ModelRequestError, ModelResponseError,
-    ModelServerError, ModelTimeoutError,
+    ModelError,
+    ModelRateLimitError,
+    ModelRequestError,
+    ModelResponseError,
+    ModelServerError,
+    ModelTimeoutError,
 )
 
 _THINK_RE = re.compile(r"^\s*<think>.*?</think>\s*", re.S)
 
 
-def make_client(base_url: str, *, api_key: str | None = None, timeout: float = 240.0,
-                max_connections: int = 32, headers: dict[str, str] | None = None,
-                transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+def make_client(
+    base_url: str,
+    *,
+    api_key: str | None = None,
+    timeout: float = 240.0,
+    max_connections: int = 32,
+    headers: dict[str, str] | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> httpx.AsyncClient:
     """One pooled client for one provider.
 
     For a plain-http endpoint no TLS is ever used, so no CA bundle is loaded
@@ -52,8 +63,9 @@ def make_client(base_url: str, *, api_key: str | None = None, timeout: float = 2
         base_url=base_url.rstrip("/"),
         headers=all_headers,
         timeout=httpx.Timeout(timeout, connect=min(timeout, 15.0)),
-        limits=httpx.Limits(max_connections=max_connections,
-                            max_keepalive_connections=max_connections),
+        limits=httpx.Limits(
+            max_connections=max_connections, max_keepalive_connections=max_connections
+        ),
         verify=not plain_http,
         transport=transport,
     )
@@ -132,7 +144,9 @@ def transport_error(exc: httpx.HTTPError, what: str) -> ModelError:
     return ModelResponseError(f"{what}: {type(exc).__name__}: {exc}")
 
 
-async def post_json(client: httpx.AsyncClient, path: str, payload: dict[str, Any], what: str) -> Any:
+async def post_json(
+    client: httpx.AsyncClient, path: str, payload: dict[str, Any], what: str
+) -> Any:
     """POST ``payload`` as JSON and return the decoded JSON answer."""
     try:
         resp = await client.post(path, json=payload)
@@ -146,8 +160,9 @@ async def post_json(client: httpx.AsyncClient, path: str, payload: dict[str, Any
 
 
 @asynccontextmanager
-async def stream_lines(client: httpx.AsyncClient, path: str, payload: dict[str, Any],
-                       what: str) -> AsyncIterator[AsyncIterator[str]]:
+async def stream_lines(
+    client: httpx.AsyncClient, path: str, payload: dict[str, Any], what: str
+) -> AsyncIterator[AsyncIterator[str]]:
     """POST ``payload`` and yield an iterator over the response's text lines."""
     try:
         async with client.stream("POST", path, json=payload) as resp:

@@ -13,8 +13,9 @@ concurrency limit serves lower priority numbers first.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -22,8 +23,13 @@ Role = Literal["extract", "glean", "summary", "keywords", "answer", "embed", "re
 
 # Lower runs first when calls queue on the shared limit.
 PRIORITY: dict[str, int] = {
-    "keywords": 5, "answer": 5, "rerank": 5, "summary": 8, "embed": 9,
-    "glean": 9, "extract": 10,  # finish started chunks before starting new ones
+    "keywords": 5,
+    "answer": 5,
+    "rerank": 5,
+    "summary": 8,
+    "embed": 9,
+    "glean": 9,
+    "extract": 10,  # finish started chunks before starting new ones
 }
 
 
@@ -64,6 +70,7 @@ class ChatProvider(Protocol):
         When ``usage`` is given, the provider fills in its token counts and
         ``finish_reason`` (and the whole ``text``) once the stream ends.
         """
+
     async def aclose(self) -> None: ...
 
 
@@ -78,7 +85,9 @@ class EmbeddingProvider(Protocol):
     identity: str
     max_tokens: int
 
-    async def embed(self, texts: list[str], kind: Literal["document", "query"] = "document") -> np.ndarray: ...
+    async def embed(
+        self, texts: list[str], kind: Literal["document", "query"] = "document"
+    ) -> np.ndarray: ...
     async def aclose(self) -> None: ...
 
 
@@ -86,6 +95,9 @@ class EmbeddingProvider(Protocol):
 class RerankProvider(Protocol):
     identity: str
 
-    async def rerank(self, query: str, documents: list[str], top_n: int | None = None) -> list[tuple[int, float]]:
+    async def rerank(
+        self, query: str, documents: list[str], top_n: int | None = None
+    ) -> list[tuple[int, float]]:
         """(index into documents, relevance score), best first."""
+
     async def aclose(self) -> None: ...

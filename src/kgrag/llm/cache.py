@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from kgrag.llm.base import ChatRequest, ChatResult
 
@@ -23,14 +24,18 @@ NAMESPACE = "llm_cache"
 _VERSION = "kgrag-llm-cache-1"
 
 
-def _field(h: "hashlib._Hash", value: str) -> None:
+def _field(h: hashlib._Hash, value: str) -> None:
     data = value.encode("utf-8", "surrogatepass")
     h.update(len(data).to_bytes(8, "big"))
     h.update(data)
 
 
 def _text(content: Any) -> str:
-    return content if isinstance(content, str) else json.dumps(content, sort_keys=True, ensure_ascii=False)
+    return (
+        content
+        if isinstance(content, str)
+        else json.dumps(content, sort_keys=True, ensure_ascii=False)
+    )
 
 
 def cache_key(identity: str, request: ChatRequest) -> str:
@@ -59,16 +64,24 @@ class LLMCache:
         row = await self.kv.get(key)
         if not row or not isinstance(row.get("text"), str):
             return None
-        return ChatResult(text=row["text"], prompt_tokens=int(row.get("prompt_tokens", 0)),
-                          completion_tokens=int(row.get("completion_tokens", 0)),
-                          finish_reason="stop", cached=True)
+        return ChatResult(
+            text=row["text"],
+            prompt_tokens=int(row.get("prompt_tokens", 0)),
+            completion_tokens=int(row.get("completion_tokens", 0)),
+            finish_reason="stop",
+            cached=True,
+        )
 
     async def put(self, key: str, result: ChatResult, role: str, tag: str | None = None) -> bool:
         """Store ``result`` unless it was truncated; True when stored."""
         if result.finish_reason == "length":
             return False
-        row = {"text": result.text, "prompt_tokens": result.prompt_tokens,
-               "completion_tokens": result.completion_tokens, "role": role}
+        row = {
+            "text": result.text,
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+            "role": role,
+        }
         if tag:
             row["tag"] = tag
         await self.kv.upsert({key: row})
@@ -81,7 +94,7 @@ class LLMCache:
             return 0
         keys = await self.kv.keys()
         rows = await self.kv.get_many(keys)
-        dead = [k for k, row in zip(keys, rows) if row and row.get("tag") in wanted]
+        dead = [k for k, row in zip(keys, rows, strict=False) if row and row.get("tag") in wanted]
         await self.kv.delete(dead)
         return len(dead)
 

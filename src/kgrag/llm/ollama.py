@@ -8,7 +8,8 @@ URL is the server root (``http://localhost:11434``); a trailing ``/v1`` or
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Literal
+from collections.abc import AsyncIterator
+from typing import Any, Literal
 
 import numpy as np
 
@@ -47,28 +48,36 @@ class OllamaChatProvider(_OllamaURL, HTTPChatProvider):
             options["num_predict"] = request.max_tokens
         extra = dict(request.extra)
         options.update(extra.pop("options", {}))
-        payload: dict[str, Any] = {"model": self.model, "messages": request.messages,
-                                   "stream": stream, "options": options}
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": request.messages,
+            "stream": stream,
+            "options": options,
+        }
         if request.json_mode:
             payload["format"] = "json"
         payload.update(extra)
         return payload
 
     async def chat(self, request: ChatRequest) -> ChatResult:
-        body = await _http.post_json(self._client, "/api/chat", self._payload(request, False),
-                                     self.identity)
+        body = await _http.post_json(
+            self._client, "/api/chat", self._payload(request, False), self.identity
+        )
         try:
             text = body["message"].get("content") or ""
         except (KeyError, TypeError, AttributeError) as exc:
             raise ModelResponseError(f"{self.identity}: no message in the answer") from exc
         return _result(_http.strip_think(text), body, request)
 
-    async def stream(self, request: ChatRequest, usage: ChatResult | None = None) -> AsyncIterator[str]:
+    async def stream(
+        self, request: ChatRequest, usage: ChatResult | None = None
+    ) -> AsyncIterator[str]:
         """Yield content pieces of an NDJSON stream; fill ``usage`` at the end."""
         parts: list[str] = []
         last: dict[str, Any] = {}
-        async with _http.stream_lines(self._client, "/api/chat", self._payload(request, True),
-                                      self.identity) as lines:
+        async with _http.stream_lines(
+            self._client, "/api/chat", self._payload(request, True), self.identity
+        ) as lines:
             async for line in lines:
                 if not line.strip():
                     continue
@@ -84,24 +93,32 @@ class OllamaChatProvider(_OllamaURL, HTTPChatProvider):
         if usage is not None:
             done = _result("".join(parts), last, request)
             usage.text, usage.finish_reason = done.text, done.finish_reason
-            usage.prompt_tokens, usage.completion_tokens = done.prompt_tokens, done.completion_tokens
+            usage.prompt_tokens, usage.completion_tokens = (
+                done.prompt_tokens,
+                done.completion_tokens,
+            )
 
 
 class OllamaEmbeddingProvider(_OllamaURL, HTTPEmbeddingProvider):
     """Embeddings from a model served by Ollama (``/api/embed``)."""
 
-    async def embed(self, texts: list[str], kind: Literal["document", "query"] = "document") -> np.ndarray:
+    async def embed(
+        self, texts: list[str], kind: Literal["document", "query"] = "document"
+    ) -> np.ndarray:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        body = await _http.post_json(self._client, "/api/embed",
-                                     {"model": self.model, "input": texts}, self.identity)
+        body = await _http.post_json(
+            self._client, "/api/embed", {"model": self.model, "input": texts}, self.identity
+        )
         try:
             rows = np.asarray(body["embeddings"], dtype=np.float32)
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelResponseError(f"{self.identity}: malformed embeddings answer") from exc
         if rows.ndim != 2 or rows.shape[0] != len(texts):
-            raise ModelResponseError(f"{self.identity}: {rows.shape[0] if rows.ndim else 0} "
-                                     f"embeddings for {len(texts)} inputs")
+            raise ModelResponseError(
+                f"{self.identity}: {rows.shape[0] if rows.ndim else 0} "
+                f"embeddings for {len(texts)} inputs"
+            )
         return rows
 
 
@@ -110,7 +127,8 @@ def _result(text: str, body: dict[str, Any], request: ChatRequest) -> ChatResult
     if prompt is None:
         prompt = sum(approx_tokens(str(m.get("content") or "")) for m in request.messages)
     return ChatResult(
-        text=text, prompt_tokens=int(prompt),
+        text=text,
+        prompt_tokens=int(prompt),
         completion_tokens=int(body.get("eval_count") or approx_tokens(text)),
         finish_reason=body.get("done_reason") or ("stop" if body.get("done") else None),
     )

@@ -8,7 +8,8 @@ URL is the one ending in ``/v1`` (or the vendor's equivalent).
 from __future__ import annotations
 
 import base64
-from typing import Any, AsyncIterator, Literal
+from collections.abc import AsyncIterator
+from typing import Any, Literal
 
 import numpy as np
 
@@ -28,7 +29,8 @@ class OpenAIChatProvider(HTTPChatProvider):
 
     def _payload(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
         payload: dict[str, Any] = {
-            "model": self.model, "messages": request.messages,
+            "model": self.model,
+            "messages": request.messages,
             "temperature": request.temperature,
         }
         if request.max_tokens:
@@ -42,8 +44,9 @@ class OpenAIChatProvider(HTTPChatProvider):
         return payload
 
     async def chat(self, request: ChatRequest) -> ChatResult:
-        body = await _http.post_json(self._client, "/chat/completions",
-                                     self._payload(request, False), self.identity)
+        body = await _http.post_json(
+            self._client, "/chat/completions", self._payload(request, False), self.identity
+        )
         try:
             choice = body["choices"][0]
             text = choice["message"].get("content") or ""
@@ -57,13 +60,16 @@ class OpenAIChatProvider(HTTPChatProvider):
             finish_reason=choice.get("finish_reason"),
         )
 
-    async def stream(self, request: ChatRequest, usage: ChatResult | None = None) -> AsyncIterator[str]:
+    async def stream(
+        self, request: ChatRequest, usage: ChatResult | None = None
+    ) -> AsyncIterator[str]:
         """Yield content deltas of an SSE stream; fill ``usage`` at the end."""
         parts: list[str] = []
         finish: str | None = None
         counts: dict[str, Any] = {}
-        async with _http.stream_lines(self._client, "/chat/completions",
-                                      self._payload(request, True), self.identity) as lines:
+        async with _http.stream_lines(
+            self._client, "/chat/completions", self._payload(request, True), self.identity
+        ) as lines:
             async for line in lines:
                 if not line.startswith("data:"):
                     continue
@@ -106,15 +112,21 @@ class OpenAIEmbeddingProvider(HTTPEmbeddingProvider):
     def settings_kwargs(cls, settings: Any) -> dict[str, Any]:
         return {**super().settings_kwargs(settings), "dimensions": settings.embedding_dim}
 
-    async def embed(self, texts: list[str], kind: Literal["document", "query"] = "document") -> np.ndarray:
+    async def embed(
+        self, texts: list[str], kind: Literal["document", "query"] = "document"
+    ) -> np.ndarray:
         # The OpenAI API rejects empty strings; a space embeds as "nothing".
         payload: dict[str, Any] = {"model": self.model, "input": [t or " " for t in texts]}
         if self.dimensions:
             payload["dimensions"] = self.dimensions
         if self._base64:
             try:
-                body = await _http.post_json(self._client, "/embeddings",
-                                             {**payload, "encoding_format": "base64"}, self.identity)
+                body = await _http.post_json(
+                    self._client,
+                    "/embeddings",
+                    {**payload, "encoding_format": "base64"},
+                    self.identity,
+                )
                 return _decode(body, len(texts), self.identity)
             except ModelRequestError as exc:
                 if "encoding" not in str(exc).lower():

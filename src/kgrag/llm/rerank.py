@@ -17,29 +17,51 @@ from kgrag.llm import _http
 class HTTPRerankProvider:
     """A rerank endpoint reached over HTTP."""
 
-    def __init__(self, base_url: str, model: str | None = None, *, api_key: str | None = None,
-                 timeout: float = 60.0, kind: str = "cohere", max_connections: int = 16,
-                 transport: Any = None):
+    def __init__(
+        self,
+        base_url: str,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        kind: str = "cohere",
+        max_connections: int = 16,
+        transport: Any = None,
+    ):
         if not base_url:
             raise ConfigError("a reranker needs rerank_base_url (the full endpoint URL)")
         self.model = model
         self.identity = f"{kind}:{model or 'default'}@{_http.host_of(base_url)}"
         self._url = base_url
-        self._client = _http.make_client(base_url, api_key=api_key, timeout=timeout,
-                                         max_connections=max_connections, transport=transport)
+        self._client = _http.make_client(
+            base_url,
+            api_key=api_key,
+            timeout=timeout,
+            max_connections=max_connections,
+            transport=transport,
+        )
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "HTTPRerankProvider":
-        return cls(settings.rerank_base_url or "", settings.rerank_model,
-                   api_key=settings.rerank_api_key, timeout=settings.llm_timeout,
-                   kind=settings.rerank_provider or "cohere")
+    def from_settings(cls, settings: Any) -> HTTPRerankProvider:
+        return cls(
+            settings.rerank_base_url or "",
+            settings.rerank_model,
+            api_key=settings.rerank_api_key,
+            timeout=settings.llm_timeout,
+            kind=settings.rerank_provider or "cohere",
+        )
 
-    async def rerank(self, query: str, documents: list[str], top_n: int | None = None) -> list[tuple[int, float]]:
+    async def rerank(
+        self, query: str, documents: list[str], top_n: int | None = None
+    ) -> list[tuple[int, float]]:
         """(index into documents, relevance score), best first."""
         if not documents:
             return []
-        payload: dict[str, Any] = {"query": query, "documents": documents,
-                                   "top_n": top_n or len(documents)}
+        payload: dict[str, Any] = {
+            "query": query,
+            "documents": documents,
+            "top_n": top_n or len(documents),
+        }
         if self.model:
             payload["model"] = self.model
         body = await _http.post_json(self._client, self._url, payload, self.identity)

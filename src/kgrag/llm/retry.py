@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Awaitable, Callable, TypeVar
+from typing import TypeVar
 
 from kgrag.errors import ModelRateLimitError, ModelServerError, ModelTimeoutError
 
@@ -23,8 +24,8 @@ class RetryPolicy:
     """How often and how long to wait between attempts."""
 
     max_retries: int = 6
-    base: float = 0.5         # first backoff, seconds
-    cap: float = 30.0         # longest backoff, seconds
+    base: float = 0.5  # first backoff, seconds
+    cap: float = 30.0  # longest backoff, seconds
     max_retry_after: float = 300.0  # longest server-requested wait honoured
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
@@ -37,7 +38,7 @@ class RetryPolicy:
         if retry_after is not None:
             wait = min(max(retry_after, 0.0), self.max_retry_after)
             return wait + random.uniform(0.0, wait * 0.1)
-        backoff = min(self.cap, self.base * (2 ** attempt))
+        backoff = min(self.cap, self.base * (2**attempt))
         return random.uniform(backoff / 2, backoff)
 
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from typing import Any, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
 from kgrag.errors import ModelTimeoutError
 from kgrag.llm.base import PRIORITY, ChatRequest, ChatResult, Role
@@ -48,9 +49,18 @@ def _accepted(accept: Accept | None, result: ChatResult) -> bool:
 class ChatService:
     """Chat calls through cache, retry, limiter and ledger."""
 
-    def __init__(self, provider: Any, *, cache: LLMCache | None, limiter: PriorityLimiter,
-                 ledger: Ledger, retry: RetryPolicy | None = None, temperature: float = 0.0,
-                 max_tokens: int | None = None, timeout: float | None = None):
+    def __init__(
+        self,
+        provider: Any,
+        *,
+        cache: LLMCache | None,
+        limiter: PriorityLimiter,
+        ledger: Ledger,
+        retry: RetryPolicy | None = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        timeout: float | None = None,
+    ):
         self.provider = provider
         self.cache, self.limiter, self.ledger = cache, limiter, ledger
         self.retry = retry or RetryPolicy()
@@ -61,15 +71,32 @@ class ChatService:
     def identity(self) -> str:
         return self.provider.identity
 
-    def _request(self, messages: Sequence[dict[str, str]], role: Role, json_mode: bool,
-                 max_tokens: int | None) -> ChatRequest:
-        return ChatRequest(messages=list(messages), role=role, json_mode=json_mode,
-                           max_tokens=max_tokens or self.max_tokens, temperature=self.temperature)
+    def _request(
+        self,
+        messages: Sequence[dict[str, str]],
+        role: Role,
+        json_mode: bool,
+        max_tokens: int | None,
+    ) -> ChatRequest:
+        return ChatRequest(
+            messages=list(messages),
+            role=role,
+            json_mode=json_mode,
+            max_tokens=max_tokens or self.max_tokens,
+            temperature=self.temperature,
+        )
 
-    async def chat(self, messages: Sequence[dict[str, str]], *, role: Role = "answer",
-                   json_mode: bool = False, max_tokens: int | None = None,
-                   use_cache: bool = True, accept: Accept | None = None,
-                   tag: str | None = None) -> ChatResult:
+    async def chat(
+        self,
+        messages: Sequence[dict[str, str]],
+        *,
+        role: Role = "answer",
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+        use_cache: bool = True,
+        accept: Accept | None = None,
+        tag: str | None = None,
+    ) -> ChatResult:
         """One answer. Identical concurrent requests share one call.
 
         ``tag`` is stored with a cached answer (the extractor tags answers
@@ -105,8 +132,9 @@ class ChatService:
             return None
         return hit
 
-    async def _lead(self, key: str, request: ChatRequest, accept: Accept | None,
-                    tag: str | None = None) -> ChatResult:
+    async def _lead(
+        self, key: str, request: ChatRequest, accept: Accept | None, tag: str | None = None
+    ) -> ChatResult:
         """Make the call others with the same key wait for; cache it if accepted."""
         future: asyncio.Future[ChatResult | None] = asyncio.get_running_loop().create_future()
         self._inflight.setdefault(key, future)
@@ -135,13 +163,19 @@ class ChatService:
                         result = await self.provider.chat(request)
                 except TimeoutError as exc:
                     raise ModelTimeoutError(
-                        f"{self.identity}: no answer within {self.timeout} s") from exc
+                        f"{self.identity}: no answer within {self.timeout} s"
+                    ) from exc
                 usage["prompt_tokens"] = result.prompt_tokens
                 usage["completion_tokens"] = result.completion_tokens
         return result
 
-    async def stream(self, messages: Sequence[dict[str, str]], *, role: Role = "answer",
-                     max_tokens: int | None = None) -> AsyncIterator[str]:
+    async def stream(
+        self,
+        messages: Sequence[dict[str, str]],
+        *,
+        role: Role = "answer",
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[str]:
         """Yield the answer in pieces (never cached).
 
         Failures before the first piece are retried; later ones propagate.
@@ -166,12 +200,17 @@ class ChatService:
                 await pieces.aclose()
             finally:
                 self.limiter.release()
-                self.ledger.record(role, prompt_tokens=usage.prompt_tokens,
-                                   completion_tokens=usage.completion_tokens,
-                                   seconds=time.perf_counter() - start, error=failed)
+                self.ledger.record(
+                    role,
+                    prompt_tokens=usage.prompt_tokens,
+                    completion_tokens=usage.completion_tokens,
+                    seconds=time.perf_counter() - start,
+                    error=failed,
+                )
 
-    async def _open_stream(self, request: ChatRequest,
-                           usage: ChatResult) -> tuple[AsyncIterator[str], str | None]:
+    async def _open_stream(
+        self, request: ChatRequest, usage: ChatResult
+    ) -> tuple[AsyncIterator[str], str | None]:
         """Take a slot and read the first piece; on failure give the slot back."""
         await self.limiter.acquire(PRIORITY.get(request.role, 10))
         pieces = self.provider.stream(request, usage=usage)
@@ -197,8 +236,14 @@ class ChatService:
 class RerankService:
     """Rerank calls through retry, limiter and ledger (role "rerank")."""
 
-    def __init__(self, provider: Any, *, limiter: PriorityLimiter, ledger: Ledger,
-                 retry: RetryPolicy | None = None):
+    def __init__(
+        self,
+        provider: Any,
+        *,
+        limiter: PriorityLimiter,
+        ledger: Ledger,
+        retry: RetryPolicy | None = None,
+    ):
         self.provider, self.limiter, self.ledger = provider, limiter, ledger
         self.retry = retry or RetryPolicy()
 
@@ -206,15 +251,18 @@ class RerankService:
     def identity(self) -> str:
         return self.provider.identity
 
-    async def rerank(self, query: str, documents: Sequence[str],
-                     top_n: int | None = None) -> list[tuple[int, float]]:
+    async def rerank(
+        self, query: str, documents: Sequence[str], top_n: int | None = None
+    ) -> list[tuple[int, float]]:
         """(index into documents, score), best first; at most ``top_n``."""
         docs = list(documents)
         if not docs:
             return []
         return await call_with_retry(self.retry, lambda: self._attempt(query, docs, top_n))
 
-    async def _attempt(self, query: str, docs: list[str], top_n: int | None) -> list[tuple[int, float]]:
+    async def _attempt(
+        self, query: str, docs: list[str], top_n: int | None
+    ) -> list[tuple[int, float]]:
         async with self.limiter.slot(PRIORITY["rerank"]):
             with self.ledger.timed("rerank") as usage:
                 usage["prompt_tokens"] = (len(query) * len(docs) + sum(map(len, docs))) // 4

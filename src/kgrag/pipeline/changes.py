@@ -124,8 +124,18 @@ Embed = Callable[[list[str]], Awaitable[np.ndarray]]
 class ChangeApplier:
     """Applies :class:`Change` objects to one storage (see the module docstring)."""
 
-    def __init__(self, storage: Any, *, policy: MergePolicy, chat: Any, language: str,
-                 extractor_kind: str, extract: Extract, embed: Embed, vectors: GraphVectors):
+    def __init__(
+        self,
+        storage: Any,
+        *,
+        policy: MergePolicy,
+        chat: Any,
+        language: str,
+        extractor_kind: str,
+        extract: Extract,
+        embed: Embed,
+        vectors: GraphVectors,
+    ):
         self.storage = storage
         self.policy, self.chat, self.language = policy, chat, language
         self.kind, self._extract, self._embed = extractor_kind, extract, embed
@@ -140,12 +150,17 @@ class ChangeApplier:
         names, pairs = _touched(work.chunks.values())
         await self._load_support(work, names, pairs)
         graph = self.storage.graph
-        old_nodes, old_edges = await graph.get_nodes(sorted(names)), await graph.get_edges(sorted(pairs))
-        plans = plan_keys(names, pairs, work.support, work.facts, old_nodes, old_edges,
-                          self.policy, time.time())
+        old_nodes, old_edges = (
+            await graph.get_nodes(sorted(names)),
+            await graph.get_edges(sorted(pairs)),
+        )
+        plans = plan_keys(
+            names, pairs, work.support, work.facts, old_nodes, old_edges, self.policy, time.time()
+        )
         waiting = await self._summaries(plans)
-        embedded = await self.graph_vectors.prepare(plans.plan, old_nodes, old_edges,
-                                                    skip={p.key for p in waiting})
+        embedded = await self.graph_vectors.prepare(
+            plans.plan, old_nodes, old_edges, skip={p.key for p in waiting}
+        )
         rows = await self._chunk_rows(work)
         async with self.storage.transaction():
             await self._write_chunks(work, rows)
@@ -158,8 +173,9 @@ class ChangeApplier:
     async def _summaries(self, plans: KeyPlans) -> list[MergePlan]:
         """Summaries now without a chat model (cheap); with one, later (see ``finish``)."""
         if self.chat is None:
-            await summarise_plans(plans.plan.all(), None, policy=self.policy,
-                                  language=self.language)
+            await summarise_plans(
+                plans.plan.all(), None, policy=self.policy, language=self.language
+            )
             return []
         return provisional(plans.plan.all(), self.policy)
 
@@ -174,19 +190,24 @@ class ChangeApplier:
         names = [k for k in keys if isinstance(k, str)]
         pairs = [k for k in keys if isinstance(k, tuple)]
         stored = await self.storage.kv(SUPPORT).get_many([support_key(k) for k in keys])
-        support = {k: (rec or {}).get("chunks", []) for k, rec in zip(keys, stored)}
+        support = {k: (rec or {}).get("chunks", []) for k, rec in zip(keys, stored, strict=False)}
         ids = sorted({c for cs in support.values() for c in cs})
-        facts = {c: self.cache.facts(StoredChunk.from_record(c, rec))
-                 for c, rec in zip(ids, await self.storage.kv(FACTS).get_many(ids))
-                 if rec is not None and rec.get("owners")}
+        facts = {
+            c: self.cache.facts(StoredChunk.from_record(c, rec))
+            for c, rec in zip(ids, await self.storage.kv(FACTS).get_many(ids), strict=False)
+            if rec is not None and rec.get("owners")
+        }
         graph = self.storage.graph
         old_nodes, old_edges = await graph.get_nodes(names), await graph.get_edges(pairs)
-        plans = plan_keys(names, pairs, support, facts, old_nodes, old_edges,
-                          self.policy, time.time())
-        await summarise_plans(plans.plan.all(), self.chat, policy=self.policy,
-                              language=self.language)
-        embedded = await self.graph_vectors.prepare(plans.plan, old_nodes, old_edges,
-                                                    force=set(keys))
+        plans = plan_keys(
+            names, pairs, support, facts, old_nodes, old_edges, self.policy, time.time()
+        )
+        await summarise_plans(
+            plans.plan.all(), self.chat, policy=self.policy, language=self.language
+        )
+        embedded = await self.graph_vectors.prepare(
+            plans.plan, old_nodes, old_edges, force=set(keys)
+        )
         async with self.storage.transaction():
             await graph.upsert_nodes({k: p.data for k, p in plans.plan.nodes.items() if p.changed})
             await graph.upsert_edges({k: p.data for k, p in plans.plan.edges.items() if p.changed})
@@ -204,7 +225,7 @@ class ChangeApplier:
             affected.update(c.id for c in version.chunks)
         ids = sorted(affected)
         stored = await self.storage.kv(FACTS).get_many(ids)
-        for cid, rec in zip(ids, stored):
+        for cid, rec in zip(ids, stored, strict=False):
             if rec is not None:
                 work.stored[cid] = rec
                 chunk = StoredChunk.from_record(cid, rec)
@@ -227,7 +248,12 @@ class ChangeApplier:
             if chunk.id in version.vectors:
                 work.vectors[chunk.id] = version.vectors[chunk.id]
             if stored is not None:
-                stored.owners[doc] = [version.sort_key, chunk.order, chunk.file_path, chunk.location]
+                stored.owners[doc] = [
+                    version.sort_key,
+                    chunk.order,
+                    chunk.file_path,
+                    chunk.location,
+                ]
 
     async def _fill_missing(self, work: _Work) -> None:
         """Chunks another change dropped after this document was prepared: do them now."""
@@ -235,11 +261,14 @@ class ChangeApplier:
             doc = version.record.id
             for chunk in version.chunks:
                 if chunk.id not in work.chunks:
-                    stored = StoredChunk.from_extraction(chunk.id, self.kind, await self._extract(chunk))
+                    stored = StoredChunk.from_extraction(
+                        chunk.id, self.kind, await self._extract(chunk)
+                    )
                     work.chunks[chunk.id] = stored
                 stored = work.chunks[chunk.id]
                 stored.owners.setdefault(
-                    doc, [version.sort_key, chunk.order, chunk.file_path, chunk.location])
+                    doc, [version.sort_key, chunk.order, chunk.file_path, chunk.location]
+                )
         unstored = await self.storage.kv(CHUNKS).missing(list(work.chunks))
         for version in work.change.add:
             for chunk in version.chunks:
@@ -250,7 +279,7 @@ class ChangeApplier:
         need = [c for c in need if c not in work.vectors]
         if need:
             vecs = await self._embed([work.new_chunks[c].content for c in need])
-            work.vectors.update(zip(need, vecs))
+            work.vectors.update(zip(need, vecs, strict=False))
 
     async def _load_support(self, work: _Work, names: set[str], pairs: set[Pair]) -> None:
         """Supporting chunks of every touched key after the change, and their facts."""
@@ -258,13 +287,13 @@ class ChangeApplier:
         stored = await self.storage.kv(SUPPORT).get_many([support_key(k) for k in keys])
         dead, live = set(work.dead()), work.live()
         holders = _holders(live.values())
-        for key, rec in zip(keys, stored):
+        for key, rec in zip(keys, stored, strict=False):
             chunks = set(rec.get("chunks", []) if rec else []) - dead
             chunks.update(holders.get(key, ()))
             work.support[key] = sorted(chunks)
         work.facts = {c: self.cache.facts(s) for c, s in live.items()}
         others = sorted({c for cs in work.support.values() for c in cs} - set(work.facts))
-        for cid, rec in zip(others, await self.storage.kv(FACTS).get_many(others)):
+        for cid, rec in zip(others, await self.storage.kv(FACTS).get_many(others), strict=False):
             if rec is not None and rec.get("owners"):
                 work.facts[cid] = self.cache.facts(StoredChunk.from_record(cid, rec))
 
@@ -273,7 +302,7 @@ class ChangeApplier:
         live = work.live()
         known = [c for c in sorted(live) if c not in work.new_chunks]
         before: dict[str, dict[str, Any]] = {}
-        for cid, row in zip(known, await self.storage.kv(CHUNKS).get_many(known)):
+        for cid, row in zip(known, await self.storage.kv(CHUNKS).get_many(known), strict=False):
             if row is not None:
                 before[cid] = row
         rows = {cid: dict(row) for cid, row in before.items()}
@@ -282,8 +311,13 @@ class ChangeApplier:
                 rows[cid] = {"content": chunk.content, "tokens": chunk.tokens}
         for cid, row in rows.items():
             doc, (_, order, path, *rest) = live[cid].owner()
-            row.update(doc_id=doc, order=int(order), file_path=path,
-                       doc_ids=sorted(live[cid].owners), location=rest[0] if rest else {})
+            row.update(
+                doc_id=doc,
+                order=int(order),
+                file_path=path,
+                doc_ids=sorted(live[cid].owners),
+                location=rest[0] if rest else {},
+            )
         return {cid: row for cid, row in rows.items() if row != before.get(cid)}
 
     # -- writing ---------------------------------------------------------------
@@ -302,8 +336,10 @@ class ChangeApplier:
         fresh = [c for c in sorted(work.new_chunks) if c in live]
         if fresh:
             await s.vectors("chunks").upsert(
-                fresh, np.stack([work.vectors[c] for c in fresh]),
-                [{"doc_id": rows[c]["doc_id"], "file_path": rows[c]["file_path"]} for c in fresh])
+                fresh,
+                np.stack([work.vectors[c] for c in fresh]),
+                [{"doc_id": rows[c]["doc_id"], "file_path": rows[c]["file_path"]} for c in fresh],
+            )
             if s.lexical is not None:
                 await s.lexical.add({c: rows[c]["content"] for c in fresh})
 
@@ -326,7 +362,8 @@ class ChangeApplier:
             await s.kv(FULL_DOCS).delete(gone)
             await s.doc_status.delete(gone)
         await s.kv(DOC_GRAPH).upsert(
-            {v.record.id: {"chunks": [c.id for c in v.chunks]} for v in work.change.add})
+            {v.record.id: {"chunks": [c.id for c in v.chunks]} for v in work.change.add}
+        )
         if work.change.add:
             await s.doc_status.upsert([v.record for v in work.change.add])
         kinds = {s_.extractor for s_ in work.live().values()}
@@ -371,4 +408,5 @@ def _stats(work: _Work, plans: KeyPlans) -> ChangeStats:
         nodes_written=sum(1 for p in plans.plan.nodes.values() if p.changed),
         nodes_deleted=len(plans.dead_nodes),
         edges_written=sum(1 for p in plans.plan.edges.values() if p.changed),
-        edges_deleted=len(plans.dead_edges))
+        edges_deleted=len(plans.dead_edges),
+    )

@@ -56,16 +56,26 @@ def _gone(record: DocRecord) -> bool:
     return bool(src) and os.path.isabs(src) and not os.path.exists(src)
 
 
-def _new_record(doc: Document, digest: str, seq: int, now: float,
-                old: DocRecord | None) -> DocRecord:
+def _new_record(
+    doc: Document, digest: str, seq: int, now: float, old: DocRecord | None
+) -> DocRecord:
     return DocRecord(
-        id=doc.id, status=DocStatus.PENDING, file_path=doc.file_path,
-        content_length=len(doc.content), content_summary=summary_text(doc.content),
-        enqueue_seq=seq, created_at=old.created_at if old else now, updated_at=now,
-        source=doc.source, content_hash=digest,
+        id=doc.id,
+        status=DocStatus.PENDING,
+        file_path=doc.file_path,
+        content_length=len(doc.content),
+        content_summary=summary_text(doc.content),
+        enqueue_seq=seq,
+        created_at=old.created_at if old else now,
+        updated_at=now,
+        source=doc.source,
+        content_hash=digest,
         metadata=dict(doc.metadata) if doc.metadata or old is None else dict(old.metadata),
-        disabled=old.disabled if old else False, replaces=list(doc.replaces),
-        load_warnings=list(doc.warnings), relative_path=doc.relative_path)
+        disabled=old.disabled if old else False,
+        replaces=list(doc.replaces),
+        load_warnings=list(doc.warnings),
+        relative_path=doc.relative_path,
+    )
 
 
 def _full_doc(doc: Document) -> dict[str, Any]:
@@ -105,8 +115,9 @@ class Enqueuer:
         await self._write(queue, touched)
         return report
 
-    def _classify(self, doc: Document, digest: str, old: DocRecord | None,
-                  by_hash: dict[str, list[DocRecord]]) -> tuple[str, DocRecord | None]:
+    def _classify(
+        self, doc: Document, digest: str, old: DocRecord | None, by_hash: dict[str, list[DocRecord]]
+    ) -> tuple[str, DocRecord | None]:
         """The kind of ``doc`` and, for a move, the record it moves from."""
         if old is not None:
             if old.content_hash != digest or doc.replaces:
@@ -124,8 +135,9 @@ class Enqueuer:
             out.setdefault(record.content_hash, []).append(record)
         return out
 
-    async def _write(self, queue: list[tuple[Document, str, DocRecord | None]],
-                     touched: list[DocRecord]) -> None:
+    async def _write(
+        self, queue: list[tuple[Document, str, DocRecord | None]], touched: list[DocRecord]
+    ) -> None:
         if not queue and not touched:
             return
         seq, now = await self.storage.doc_status.next_seq(), time.time()

@@ -68,22 +68,38 @@ class StoredChunk:
     @classmethod
     def from_extraction(cls, chunk_id: str, extractor: str, ex: Extraction) -> StoredChunk:
         return cls(
-            chunk_id, extractor,
+            chunk_id,
+            extractor,
             entities=[[e.name, e.type, e.description] for e in ex.entities],
-            relations=[[r.source, r.target, r.keywords, r.description, float(r.weight)]
-                       for r in ex.relations],
-            warnings=list(ex.warnings), error=ex.error)
+            relations=[
+                [r.source, r.target, r.keywords, r.description, float(r.weight)]
+                for r in ex.relations
+            ],
+            warnings=list(ex.warnings),
+            error=ex.error,
+        )
 
     @classmethod
     def from_record(cls, chunk_id: str, rec: dict[str, Any]) -> StoredChunk:
-        return cls(chunk_id, rec.get("extractor", "llm"), rec.get("entities", []),
-                   rec.get("relations", []), rec.get("warnings", []), rec.get("error"),
-                   {k: list(v) for k, v in rec.get("owners", {}).items()})
+        return cls(
+            chunk_id,
+            rec.get("extractor", "llm"),
+            rec.get("entities", []),
+            rec.get("relations", []),
+            rec.get("warnings", []),
+            rec.get("error"),
+            {k: list(v) for k, v in rec.get("owners", {}).items()},
+        )
 
     def to_record(self) -> dict[str, Any]:
-        return {"extractor": self.extractor, "entities": self.entities,
-                "relations": self.relations, "warnings": self.warnings,
-                "error": self.error, "owners": dict(sorted(self.owners.items()))}
+        return {
+            "extractor": self.extractor,
+            "entities": self.entities,
+            "relations": self.relations,
+            "warnings": self.warnings,
+            "error": self.error,
+            "owners": dict(sorted(self.owners.items())),
+        }
 
     def keys(self) -> tuple[set[str], set[Pair]]:
         """Entity names (entities and relation endpoints) and edge keys of the extraction."""
@@ -105,10 +121,16 @@ class StoredChunk:
         _, (sort_key, order, path, *_) = self.owner()
         paths = sorted({str(v[2]) for v in self.owners.values()})
         return ChunkFacts(
-            self.chunk_id, (str(sort_key), int(order)), paths, self.extractor,
+            self.chunk_id,
+            (str(sort_key), int(order)),
+            paths,
+            self.extractor,
             entities=[ExtractedEntity(n, t, d, self.chunk_id, path) for n, t, d in self.entities],
-            relations=[ExtractedRelation(s, t, k, d, float(w), self.chunk_id, path)
-                       for s, t, k, d, w in self.relations])
+            relations=[
+                ExtractedRelation(s, t, k, d, float(w), self.chunk_id, path)
+                for s, t, k, d, w in self.relations
+            ],
+        )
 
 
 class PendingSummaries:

@@ -75,10 +75,15 @@ class Indexer:
         self.storage = deps.storage
         self._enqueuer = Enqueuer(deps.storage)
         self.applier = ChangeApplier(
-            deps.storage, policy=MergePolicy.from_settings(deps.settings, tokenizer=deps.tokenizer),
-            chat=deps.chat, language=deps.settings.language, extractor_kind=deps.extractor_kind,
-            extract=self._extract_chunk, embed=self._embed,  # blocks: skips code-only chunks
-            vectors=GraphVectors(deps.storage, self._embed))
+            deps.storage,
+            policy=MergePolicy.from_settings(deps.settings, tokenizer=deps.tokenizer),
+            chat=deps.chat,
+            language=deps.settings.language,
+            extractor_kind=deps.extractor_kind,
+            extract=self._extract_chunk,
+            embed=self._embed,  # blocks: skips code-only chunks
+            vectors=GraphVectors(deps.storage, self._embed),
+        )
 
     async def _embed(self, texts: list[str]) -> np.ndarray:
         return await self.deps.embed.embed(texts, kind="document")
@@ -88,8 +93,9 @@ class Indexer:
         return await self._enqueuer.enqueue(docs)
 
     # -- process -----------------------------------------------------------
-    async def process(self, *, retry_failed: bool = False,
-                      progress: ProgressSink | None = None) -> ProcessReport:
+    async def process(
+        self, *, retry_failed: bool = False, progress: ProgressSink | None = None
+    ) -> ProcessReport:
         progress = progress or NullProgress()
         started = time.perf_counter()
         todo = await self._todo(retry_failed)
@@ -111,8 +117,9 @@ class Indexer:
             todo += [r for r in await ds.by_status(DocStatus.PROCESSED) if r.warnings]
         return sorted(todo, key=lambda r: (r.enqueue_seq, r.id))
 
-    async def _run(self, todo: list[DocRecord], report: ProcessReport,
-                   progress: ProgressSink) -> None:
+    async def _run(
+        self, todo: list[DocRecord], report: ProcessReport, progress: ProgressSink
+    ) -> None:
         # Two limits: documents being extracted, and documents in flight
         # (extracted, waiting for their turn to commit). A finished extraction
         # frees its slot at once, so a slow commit never leaves the LLM idle;
@@ -125,27 +132,32 @@ class Indexer:
         tasks = []
         for index, record in enumerate(todo):
             await in_flight.acquire()  # acquired in order: no turn can starve
-            task = asyncio.create_task(
-                self._one(record, index, gate, extracting, report, progress))
+            task = asyncio.create_task(self._one(record, index, gate, extracting, report, progress))
             task.add_done_callback(lambda _t: in_flight.release())
             tasks.append(task)
         await asyncio.gather(*tasks)
 
-    async def _one(self, record: DocRecord, index: int, gate: Turnstile,
-                   extracting: asyncio.Semaphore, report: ProcessReport,
-                   progress: ProgressSink) -> None:
+    async def _one(
+        self,
+        record: DocRecord,
+        index: int,
+        gate: Turnstile,
+        extracting: asyncio.Semaphore,
+        report: ProcessReport,
+        progress: ProgressSink,
+    ) -> None:
         version, error = None, None
         try:
             async with extracting:
                 version = await self._prepare(record, progress)
-        except Exception as exc:  # noqa: BLE001 - one document never fails the batch
+        except Exception as exc:
             error = exc
         async with gate.turn(index):
             if error is None and version is not None:
                 retract, record.replaces = [record.id, *record.replaces], []
                 try:
                     await self.applier.apply(Change(add=[version], remove=retract))
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     error = exc
             if error is not None:
                 await self._fail(record, error)
@@ -159,10 +171,20 @@ class Indexer:
         stored = await self.storage.kv(FULL_DOCS).get(record.id)
         if stored is None:
             raise RuntimeError(f"document text missing from the store ({record.id})")
-        doc = Document(id=record.id, content=stored["content"], file_path=stored["file_path"],
-                       blocks=decode_blocks(stored.get("blocks"), stored["content"]))  # blocks
-        chunks = list({c.id: c for c in reversed(make_chunks_for_settings(
-            doc, self.deps.settings, self.deps.tokenizer))}.values())[::-1]
+        doc = Document(
+            id=record.id,
+            content=stored["content"],
+            file_path=stored["file_path"],
+            blocks=decode_blocks(stored.get("blocks"), stored["content"]),
+        )  # blocks
+        chunks = list(
+            {
+                c.id: c
+                for c in reversed(
+                    make_chunks_for_settings(doc, self.deps.settings, self.deps.tokenizer)
+                )
+            }.values()
+        )[::-1]
         progress.chunks_found(len(chunks))
         record.status, record.updated_at = DocStatus.PROCESSING, time.time()
         record.chunk_ids, record.error = [c.id for c in chunks], None
@@ -170,10 +192,15 @@ class Indexer:
         todo, embed = await self._not_stored(chunks)
         extractions, vectors = await asyncio.gather(
             _gather_all([self._extract(c, progress) for c in todo]),
-            self._embed([c.content for c in embed]) if embed else _no_vectors())
-        version = NewVersion(record, record.source or record.id, chunks,
-                             dict(zip([c.id for c in todo], extractions)),
-                             dict(zip([c.id for c in embed], vectors)))
+            self._embed([c.content for c in embed]) if embed else _no_vectors(),
+        )
+        version = NewVersion(
+            record,
+            record.source or record.id,
+            chunks,
+            dict(zip([c.id for c in todo], extractions, strict=False)),
+            dict(zip([c.id for c in embed], vectors, strict=False)),
+        )
         self._judge(record, chunks, version.extractions)
         return version
 
@@ -182,8 +209,11 @@ class Indexer:
         ids = [c.id for c in chunks]
         facts = await self.storage.kv(FACTS).get_many(ids)
         kind = self.deps.extractor_kind
-        todo = [c for c, f in zip(chunks, facts)
-                if f is None or f.get("error") or f.get("extractor", kind) != kind]
+        todo = [
+            c
+            for c, f in zip(chunks, facts, strict=False)
+            if f is None or f.get("error") or f.get("extractor", kind) != kind
+        ]
         have = await self.storage.vectors("chunks").get_metas(ids)
         return todo, [c for c in chunks if c.id not in have]
 
@@ -198,18 +228,25 @@ class Indexer:
             return Extraction()
         return await self.deps.extractor.extract(chunk)
 
-    def _judge(self, record: DocRecord, chunks: list[Chunk],
-               extractions: dict[str, Extraction]) -> None:
+    def _judge(
+        self, record: DocRecord, chunks: list[Chunk], extractions: dict[str, Extraction]
+    ) -> None:
         """Record chunk problems on the document; fail it above the allowed fraction."""
         failed = [(cid, ex.error) for cid, ex in extractions.items() if ex.error]
         record.warnings = [f"{cid}: {reason}" for cid, reason in failed]
-        record.warnings += [f"{cid}: {w}" for cid, ex in extractions.items()
-                            if not ex.error for w in ex.warnings if "recovered" in w or "malformed" in w]
+        record.warnings += [
+            f"{cid}: {w}"
+            for cid, ex in extractions.items()
+            if not ex.error
+            for w in ex.warnings
+            if "recovered" in w or "malformed" in w
+        ]
         limit = self.deps.settings.max_failed_chunk_fraction
         if chunks and failed and len(failed) / len(chunks) > limit:
             raise ExtractionError(
                 f"{len(failed)} of {len(chunks)} chunks yielded nothing usable "
-                f"(more than {limit:.0%}); first: {failed[0][0]}: {failed[0][1]}")
+                f"(more than {limit:.0%}); first: {failed[0][0]}: {failed[0][1]}"
+            )
         record.status, record.error, record.updated_at = DocStatus.PROCESSED, None, time.time()
 
     async def _fail(self, record: DocRecord, error: BaseException) -> None:

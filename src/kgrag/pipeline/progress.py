@@ -20,11 +20,20 @@ class ProgressSink(Protocol):
 
 
 class NullProgress:
-    def start(self, documents: int) -> None: pass
-    def chunks_found(self, count: int) -> None: pass
-    def chunk_extracted(self, entities: int, relations: int) -> None: pass
-    def document_done(self, ok: bool) -> None: pass
-    def stop(self) -> None: pass
+    def start(self, documents: int) -> None:
+        pass
+
+    def chunks_found(self, count: int) -> None:
+        pass
+
+    def chunk_extracted(self, entities: int, relations: int) -> None:
+        pass
+
+    def document_done(self, ok: bool) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
 
 
 class RichProgress:
@@ -45,10 +54,16 @@ class RichProgress:
         self._chunks_total = self._chunks_done = 0
         self._entities = self._relations = self._failed = 0
         self._bar = Progress(
-            TextColumn("[bold]indexing"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("docs"), TextColumn("{task.fields[detail]}"),
-            TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-            console=Console(stderr=True), transient=False,
+            TextColumn("[bold]indexing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("docs"),
+            TextColumn("{task.fields[detail]}"),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=False,
         )
         self._task = None
 

@@ -52,20 +52,48 @@ class GraphVectors:
     def __init__(self, storage: Any, embed: Embed):
         self.storage, self._embed = storage, embed
 
-    async def prepare(self, plan: BatchPlan, old_nodes: Mapping[str, dict[str, Any]],
-                      old_edges: Mapping[Pair, dict[str, Any]], *,
-                      skip: Collection[Any] = (), force: Collection[Any] = ()) -> Embedded:
+    async def prepare(
+        self,
+        plan: BatchPlan,
+        old_nodes: Mapping[str, dict[str, Any]],
+        old_edges: Mapping[Pair, dict[str, Any]],
+        *,
+        skip: Collection[Any] = (),
+        force: Collection[Any] = (),
+    ) -> Embedded:
         """Embed the changed plans whose vector text differs from the stored one.
 
         Keys in ``skip`` are left alone (their summary is still to come);
         keys in ``force`` are embedded whatever changed.
         """
-        names = [n for n, p in plan.nodes.items() if n in force or n not in skip and p.changed and (
-            n not in old_nodes or entity_text(n, old_nodes[n], _compact(old_nodes[n]))
-            != entity_text(n, p.data, _compact(p.data)))]
-        pairs = [k for k, p in plan.edges.items() if k in force or k not in skip and p.changed and (
-            k not in old_edges or relation_text(k, old_edges[k], _compact(old_edges[k]))
-            != relation_text(k, p.data, _compact(p.data)))]
+        names = [
+            n
+            for n, p in plan.nodes.items()
+            if n in force
+            or (
+                n not in skip
+                and p.changed
+                and (
+                    n not in old_nodes
+                    or entity_text(n, old_nodes[n], _compact(old_nodes[n]))
+                    != entity_text(n, p.data, _compact(p.data))
+                )
+            )
+        ]
+        pairs = [
+            k
+            for k, p in plan.edges.items()
+            if k in force
+            or (
+                k not in skip
+                and p.changed
+                and (
+                    k not in old_edges
+                    or relation_text(k, old_edges[k], _compact(old_edges[k]))
+                    != relation_text(k, p.data, _compact(p.data))
+                )
+            )
+        ]
         texts = [entity_text(n, plan.nodes[n].data, _compact(plan.nodes[n].data)) for n in names]
         texts += [relation_text(k, plan.edges[k].data, _compact(plan.edges[k].data)) for k in pairs]
         out = Embedded(names, pairs)
@@ -73,7 +101,9 @@ class GraphVectors:
             out.vectors = await self._embed(texts)
         return out
 
-    async def write(self, embedded: Embedded, dead_nodes: list[str], dead_edges: list[Pair]) -> None:
+    async def write(
+        self, embedded: Embedded, dead_nodes: list[str], dead_edges: list[Pair]
+    ) -> None:
         """Upsert the new vectors and delete those of removed nodes and edges."""
         s, n = self.storage, len(embedded.names)
         if dead_nodes:
@@ -82,9 +112,13 @@ class GraphVectors:
             await s.vectors("relations").delete([relation_vector_id(*k) for k in dead_edges])
         if embedded.names:
             await s.vectors("entities").upsert(
-                [entity_vector_id(x) for x in embedded.names], embedded.vectors[:n],
-                [{"name": x} for x in embedded.names])
+                [entity_vector_id(x) for x in embedded.names],
+                embedded.vectors[:n],
+                [{"name": x} for x in embedded.names],
+            )
         if embedded.pairs:
             await s.vectors("relations").upsert(
-                [relation_vector_id(*k) for k in embedded.pairs], embedded.vectors[n:],
-                [{"src": k[0], "tgt": k[1]} for k in embedded.pairs])
+                [relation_vector_id(*k) for k in embedded.pairs],
+                embedded.vectors[n:],
+                [{"src": k[0], "tgt": k[1]} for k in embedded.pairs],
+            )

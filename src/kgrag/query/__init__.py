@@ -14,5 +14,13 @@ from kgrag.query.modes import get_mode, mode_names, register_mode
 from kgrag.query.param import QueryParam, QueryResult
 from kgrag.query.trace import render_trace, where_lost
 
-__all__ = ["QueryEngine", "QueryParam", "QueryResult", "render_trace", "where_lost", "register_mode", "get_mode",
-           "mode_names"]
+__all__ = [
+    "QueryEngine",
+    "QueryParam",
+    "QueryResult",
+    "get_mode",
+    "mode_names",
+    "register_mode",
+    "render_trace",
+    "where_lost",
+]

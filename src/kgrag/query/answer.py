@@ -11,7 +11,8 @@ answer to a different query.
 from __future__ import annotations
 
 import re
-from typing import Any, AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -24,22 +25,33 @@ from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_te
 MAX_SENTENCES = 4
 _MAX_CANDIDATES = 96
 _CHUNKS_READ = 8
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(\[]?[A-Z0-9])|(?<=[。！？；])|\n\s*\n|\n(?=\s*[-*•#])")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])\s+(?=[\"'“‘(\[]?[A-Z0-9])|(?<=[。！？；])|\n\s*\n|\n(?=\s*[-*•#])"
+)
 
 
 def _history(param: QueryParam) -> list[dict[str, str]]:
-    return [{"role": str(t["role"]), "content": str(t["content"])} for t in param.conversation_history]
+    return [
+        {"role": str(t["role"]), "content": str(t["content"])} for t in param.conversation_history
+    ]
 
 
-def answer_messages(question: str, context: str, param: QueryParam, graph: bool = True) -> list[dict[str, str]]:
+def answer_messages(
+    question: str, context: str, param: QueryParam, graph: bool = True
+) -> list[dict[str, str]]:
     """The answer prompt: instructions, the conversation, then context and question.
 
     ``graph`` picks the knowledge-graph wording; without it (no entities or
     relations in the context) the document-excerpt wording.
     """
     build = prompts.answer_messages if graph else prompts.naive_answer_messages
-    return build(question, context, response_type=param.response_type,
-                 user_prompt=param.user_prompt or "", history=_history(param))
+    return build(
+        question,
+        context,
+        response_type=param.response_type,
+        user_prompt=param.user_prompt or "",
+        history=_history(param),
+    )
 
 
 def bypass_messages(question: str, param: QueryParam) -> list[dict[str, str]]:
@@ -71,7 +83,7 @@ def split_sentences(text: str) -> list[str]:
 def _candidates(chunks: Sequence[ChunkHit], refs: Sequence[str]) -> list[tuple[str, str]]:
     seen: set[str] = set()
     out = []
-    for chunk, ref in zip(chunks[:_CHUNKS_READ], refs):
+    for chunk, ref in zip(chunks[:_CHUNKS_READ], refs, strict=False):
         for sentence in split_sentences(chunk.content):
             if sentence not in seen:
                 seen.add(sentence)
@@ -85,21 +97,35 @@ def _graph_fallback(entities: Sequence[EntityHit], relations: Sequence[RelationH
     return [" ".join(line.split()) for line in lines if line.strip()]
 
 
-async def extractive_answer(question_vector: np.ndarray, chunks: Sequence[ChunkHit], refs: Sequence[str],
-                            references: Sequence[dict[str, str]], embed: Any,
-                            graph: tuple[Sequence[EntityHit], Sequence[RelationHit]] = ((), ())) -> str:
+async def extractive_answer(
+    question_vector: np.ndarray,
+    chunks: Sequence[ChunkHit],
+    refs: Sequence[str],
+    references: Sequence[dict[str, str]],
+    embed: Any,
+    graph: tuple[Sequence[EntityHit], Sequence[RelationHit]] = ((), ()),
+) -> str:
     """The sentences of the top chunks most similar to the question, with their references."""
     candidates = _candidates(chunks, refs)
     lines: list[str] = []
     if candidates:
         vectors = await embed.embed([s for s, _ in candidates], kind="document")
-        scores = np.asarray(vectors, dtype=np.float32) @ np.asarray(question_vector, dtype=np.float32)
+        scores = np.asarray(vectors, dtype=np.float32) @ np.asarray(
+            question_vector, dtype=np.float32
+        )
         best = sorted(range(len(candidates)), key=lambda i: (-float(scores[i]), i))[:MAX_SENTENCES]
-        lines = [f'{n}. "{candidates[i][0]}" [{candidates[i][1]}]' for n, i in enumerate(best, start=1)]
+        lines = [
+            f'{n}. "{candidates[i][0]}" [{candidates[i][1]}]' for n, i in enumerate(best, start=1)
+        ]
     else:
         lines = [f"{n}. {text}" for n, text in enumerate(_graph_fallback(*graph), start=1)]
     parts = [P.NO_LLM_NOTE, "Best supporting passages:\n" + "\n".join(lines)]
     if references:
-        parts.append("### References\n" + "\n".join(  # with page / section (context.reference_line)
-            reference_line(r["reference_id"], r["file_path"], r.get("location", "")) for r in references))
+        parts.append(
+            "### References\n"
+            + "\n".join(  # with page / section (context.reference_line)
+                reference_line(r["reference_id"], r["file_path"], r.get("location", ""))
+                for r in references
+            )
+        )
     return "\n\n".join(parts)

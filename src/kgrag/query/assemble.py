@@ -17,14 +17,25 @@ import numpy as np
 from kgrag.errors import QueryError
 from kgrag.query.answer import answer_messages, render_prompt
 from kgrag.query.context import (
-    BUFFER_TOKENS, Fitted, SectionBudget, chunk_line, entity_line, entity_name, fit, fit_chunks,
-    reference_ids, relation_line, relation_name, render_context, skeleton_tokens,
+    BUFFER_TOKENS,
+    Fitted,
+    SectionBudget,
+    chunk_line,
+    entity_line,
+    entity_name,
+    fit,
+    fit_chunks,
+    reference_ids,
+    relation_line,
+    relation_name,
+    render_context,
+    skeleton_tokens,
 )
 from kgrag.query.filters import resolve_filter
 from kgrag.query.keywords import KeywordSet, resolve_keywords
 from kgrag.query.modes import ModeSpec
 from kgrag.query.param import QueryParam
-from kgrag.query.records import ChunkHit, EntityHit, RelationHit, Retrieved, RetrievalContext
+from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, Retrieved
 from kgrag.query.retrieve_chunks import graph_chunks, select_chunks
 from kgrag.query.trace import Trace
 
@@ -70,12 +81,17 @@ class Assembly:
 def _vector_texts(question: str, kws: KeywordSet, spec: ModeSpec, trace: Trace) -> dict[str, str]:
     """Text to embed per slot; a missing keyword level borrows the other one."""
     texts = {"query": question}
-    for slot, own, other, label in (("low", kws.low, kws.high, "low"), ("high", kws.high, kws.low, "high")):
+    for slot, own, other, label in (
+        ("low", kws.low, kws.high, "low"),
+        ("high", kws.high, kws.low, "high"),
+    ):
         if slot not in spec.vectors:
             continue
         words = own or other
         if words and not own:
-            trace.note("keywords", f"no {label}-level keywords: that route searched the other level's")
+            trace.note(
+                "keywords", f"no {label}-level keywords: that route searched the other level's"
+            )
         if words:
             texts[slot] = ", ".join(words)
     return texts
@@ -96,29 +112,58 @@ async def embed_question(embed: Any, texts: dict[str, str]) -> dict[str, np.ndar
 def _reason(kind: str, own_limit: str, own: int, budget: int, p: QueryParam) -> str:
     if budget >= own:
         return f"{own_limit} {own} exhausted ({kind} section budget)"
-    return (f"max_total_tokens {p.max_total_tokens} exhausted ({kind} section got {budget} tokens "
-            f"after the prompt, question and other sections)")
+    return (
+        f"max_total_tokens {p.max_total_tokens} exhausted ({kind} section got {budget} tokens "
+        f"after the prompt, question and other sections)"
+    )
 
 
-def _fit_graph(found_e: list[EntityHit], found_r: list[RelationHit], room: int, p: QueryParam,
-               svc: Services, trace: Trace) -> tuple[Fitted, Fitted]:
+def _fit_graph(
+    found_e: list[EntityHit],
+    found_r: list[RelationHit],
+    room: int,
+    p: QueryParam,
+    svc: Services,
+    trace: Trace,
+) -> tuple[Fitted, Fitted]:
     e_budget = max(min(p.max_entity_tokens, room), 0)
-    ents = fit(found_e, entity_line, SectionBudget(e_budget, _reason("entity", "max_entity_tokens",
-               p.max_entity_tokens, e_budget, p)), svc.tokenizer, trace, "entity", entity_name)
+    ents = fit(
+        found_e,
+        entity_line,
+        SectionBudget(
+            e_budget, _reason("entity", "max_entity_tokens", p.max_entity_tokens, e_budget, p)
+        ),
+        svc.tokenizer,
+        trace,
+        "entity",
+        entity_name,
+    )
     r_budget = max(min(p.max_relation_tokens, room - ents.tokens), 0)
-    rels = fit(found_r, relation_line, SectionBudget(r_budget, _reason("relation", "max_relation_tokens",
-               p.max_relation_tokens, r_budget, p)), svc.tokenizer, trace, "relation", relation_name)
+    rels = fit(
+        found_r,
+        relation_line,
+        SectionBudget(
+            r_budget, _reason("relation", "max_relation_tokens", p.max_relation_tokens, r_budget, p)
+        ),
+        svc.tokenizer,
+        trace,
+        "relation",
+        relation_name,
+    )
     return ents, rels
 
 
 def bare_prompt_tokens(tokenizer: Any, question: str, param: QueryParam) -> int:
     """Tokens of the answer prompt with an empty context (the larger of its two wordings)."""
-    return max(tokenizer.count(render_prompt(answer_messages(question, "", param, graph)))
-               for graph in (True, False))
+    return max(
+        tokenizer.count(render_prompt(answer_messages(question, "", param, graph)))
+        for graph in (True, False)
+    )
 
 
-async def _chunk_section(ctx: RetrievalContext, svc: Services, found: Retrieved, ents: Fitted,
-                         rels: Fitted, budget: int) -> tuple[Fitted, int]:
+async def _chunk_section(
+    ctx: RetrievalContext, svc: Services, found: Retrieved, ents: Fitted, rels: Fitted, budget: int
+) -> tuple[Fitted, int]:
     """Chunks of every route that fit ``budget``, and how many chunk_top_k cut."""
     routes = [found.chunks]
     if found.graph_chunks:
@@ -128,13 +173,20 @@ async def _chunk_section(ctx: RetrievalContext, svc: Services, found: Retrieved,
     return fit_chunks(selected, SectionBudget(budget, reason), svc.tokenizer, ctx.trace), cut
 
 
-async def assemble(svc: Services, question: str, param: QueryParam, spec: ModeSpec, trace: Trace) -> Assembly:
+async def assemble(
+    svc: Services, question: str, param: QueryParam, spec: ModeSpec, trace: Trace
+) -> Assembly:
     """Retrieve for ``question`` in mode ``spec`` and build the budgeted context."""
     doc_filter = await resolve_filter(svc.storage, param)
     applied = doc_filter.describe()
     trace.set("filter", applied)
-    kws = await resolve_keywords(question, param.hl_keywords, param.ll_keywords, svc.chat, svc.language) \
-        if spec.keywords else KeywordSet(source="unused")
+    kws = (
+        await resolve_keywords(
+            question, param.hl_keywords, param.ll_keywords, svc.chat, svc.language
+        )
+        if spec.keywords
+        else KeywordSet(source="unused")
+    )
     trace.set("keywords", kws.to_dict())
     if spec.keywords and kws.empty:
         trace.note("keywords", "no keywords: nothing was searched")
@@ -148,13 +200,41 @@ async def assemble(svc: Services, question: str, param: QueryParam, spec: ModeSp
     c_budget = max(room - ents.tokens - rels.tokens, 0)
     chunks, cut = await _chunk_section(ctx, svc, found, ents, rels, c_budget)
     refs, references = reference_ids(chunks.items)
-    lines = [chunk_line(c, r) for c, r in zip(chunks.items, refs)]
+    lines = [chunk_line(c, r) for c, r in zip(chunks.items, refs, strict=False)]
     context = render_context(ents.lines, rels.lines, lines, references)
-    tokens = {"entities": ents.tokens, "relations": rels.tokens, "chunks": chunks.tokens,
-              "prompt_without_context": fixed, "chunk_budget": c_budget}
-    truncated = {"entities": ents.dropped, "relations": rels.dropped, "chunks": chunks.dropped,
-                 "chunks_past_chunk_top_k": cut}
-    trace.set("final", {"entities": len(ents.items), "relations": len(rels.items), "chunks": len(chunks.items),
-                        "tokens": tokens})
-    return Assembly("ok" if context else "no_context", kws, vectors, ents.items, rels.items, chunks.items,
-                    refs, references, context, tokens, truncated, applied)
+    tokens = {
+        "entities": ents.tokens,
+        "relations": rels.tokens,
+        "chunks": chunks.tokens,
+        "prompt_without_context": fixed,
+        "chunk_budget": c_budget,
+    }
+    truncated = {
+        "entities": ents.dropped,
+        "relations": rels.dropped,
+        "chunks": chunks.dropped,
+        "chunks_past_chunk_top_k": cut,
+    }
+    trace.set(
+        "final",
+        {
+            "entities": len(ents.items),
+            "relations": len(rels.items),
+            "chunks": len(chunks.items),
+            "tokens": tokens,
+        },
+    )
+    return Assembly(
+        "ok" if context else "no_context",
+        kws,
+        vectors,
+        ents.items,
+        rels.items,
+        chunks.items,
+        refs,
+        references,
+        context,
+        tokens,
+        truncated,
+        applied,
+    )

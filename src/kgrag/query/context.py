@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from kgrag.query import prompts as P
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_text
@@ -30,13 +31,26 @@ BUFFER_TOKENS = 200
 
 
 def entity_line(e: EntityHit) -> str:
-    return json.dumps({"entity": e.name, "type": e.data.get("entity_type", "UNKNOWN"),
-                       "description": description_text(e.data)}, ensure_ascii=False)
+    return json.dumps(
+        {
+            "entity": e.name,
+            "type": e.data.get("entity_type", "UNKNOWN"),
+            "description": description_text(e.data),
+        },
+        ensure_ascii=False,
+    )
 
 
 def relation_line(r: RelationHit) -> str:
-    return json.dumps({"entity1": r.src, "entity2": r.tgt, "keywords": r.data.get("keywords", ""),
-                       "description": description_text(r.data)}, ensure_ascii=False)
+    return json.dumps(
+        {
+            "entity1": r.src,
+            "entity2": r.tgt,
+            "keywords": r.data.get("keywords", ""),
+            "description": description_text(r.data),
+        },
+        ensure_ascii=False,
+    )
 
 
 def chunk_line(c: ChunkHit, reference_id: str) -> str:
@@ -87,8 +101,16 @@ class SectionBudget:
     reason: str
 
 
-def fit(items: Sequence[Any], to_line: Callable[[Any], str], budget: SectionBudget, tokenizer: Any,
-        trace: Trace, kind: str, name: Callable[[Any], str], extra_cost=None) -> Fitted:
+def fit(
+    items: Sequence[Any],
+    to_line: Callable[[Any], str],
+    budget: SectionBudget,
+    tokenizer: Any,
+    trace: Trace,
+    kind: str,
+    name: Callable[[Any], str],
+    extra_cost=None,
+) -> Fitted:
     """The longest prefix of ``items`` whose lines fit ``budget`` (+1 token a line break).
 
     ``extra_cost(item, kept_items)`` adds tokens an item brings elsewhere.
@@ -100,7 +122,9 @@ def fit(items: Sequence[Any], to_line: Callable[[Any], str], budget: SectionBudg
         if out.tokens + cost > budget.tokens:
             out.dropped = len(items) - i
             for rest in items[i:]:
-                trace.drop("truncation", kind, name(rest), budget.reason, getattr(rest, "score", None))
+                trace.drop(
+                    "truncation", kind, name(rest), budget.reason, getattr(rest, "score", None)
+                )
             break
         out.items.append(item)
         out.lines.append(line)
@@ -123,8 +147,10 @@ def reference_ids(chunks: Sequence[ChunkHit]) -> tuple[list[str], list[dict[str,
         first.setdefault(key, i)
     order = sorted(per_key, key=lambda k: (-per_file[k[0]], first[k[0]], -per_key[k], first[k]))
     ids = {key: str(n) for n, key in enumerate(order, start=1)}
-    refs = [{"reference_id": ids[k], "file_path": k[0], **({"location": k[1]} if k[1] else {})}
-            for k in order]
+    refs = [
+        {"reference_id": ids[k], "file_path": k[0], **({"location": k[1]} if k[1] else {})}
+        for k in order
+    ]
     return [ids[k] for k in keys], refs
 
 
@@ -132,8 +158,12 @@ def _section(header: str, lines: list[str], lang: str = "json") -> str:
     return f"{header}\n{P.fenced(chr(10).join(lines), lang)}"
 
 
-def render_context(entity_lines: list[str], relation_lines: list[str], chunk_lines: list[str],
-                   references: list[dict[str, str]]) -> str:
+def render_context(
+    entity_lines: list[str],
+    relation_lines: list[str],
+    chunk_lines: list[str],
+    references: list[dict[str, str]],
+) -> str:
     """The context text; empty sections are left out."""
     parts = []
     if entity_lines:
@@ -143,15 +173,22 @@ def render_context(entity_lines: list[str], relation_lines: list[str], chunk_lin
     if chunk_lines:
         parts.append(_section(P.CHUNKS_HEADER, chunk_lines))
     if references:
-        ref_lines = [reference_line(r["reference_id"], r["file_path"], r.get("location", ""))
-                     for r in references]
+        ref_lines = [
+            reference_line(r["reference_id"], r["file_path"], r.get("location", ""))
+            for r in references
+        ]
         parts.append(_section(P.REFERENCES_HEADER, ref_lines, ""))
     return "\n\n".join(parts)
 
 
 def skeleton_tokens(tokenizer: Any) -> int:
     """Tokens of the section headers and fences with every section present."""
-    return tokenizer.count(render_context(["x"], ["x"], ["x"], [{"reference_id": "1", "file_path": "x"}])) - 4
+    return (
+        tokenizer.count(
+            render_context(["x"], ["x"], ["x"], [{"reference_id": "1", "file_path": "x"}])
+        )
+        - 4
+    )
 
 
 def entity_name(e: EntityHit) -> str:
@@ -166,8 +203,11 @@ def chunk_name(c: ChunkHit) -> str:
     return c.id
 
 
-def fit_chunks(chunks: Sequence[ChunkHit], budget: SectionBudget, tokenizer: Any, trace: Trace) -> Fitted:
+def fit_chunks(
+    chunks: Sequence[ChunkHit], budget: SectionBudget, tokenizer: Any, trace: Trace
+) -> Fitted:
     """Chunks that fit ``budget``, each charged for its reference line when it brings a new one."""
+
     def new_file_cost(chunk: ChunkHit, kept: list[ChunkHit]) -> int:
         key = reference_key(chunk)
         if any(reference_key(k) == key for k in kept):
@@ -175,5 +215,13 @@ def fit_chunks(chunks: Sequence[ChunkHit], budget: SectionBudget, tokenizer: Any
         return tokenizer.count(reference_line("999", *key)) + 1
 
     # Reference ids of up to three digits tokenise alike, so "0" stands in for the real one.
-    return fit(chunks, lambda c: chunk_line(c, "0"), budget, tokenizer, trace, "chunk", chunk_name,
-               extra_cost=new_file_cost)
+    return fit(
+        chunks,
+        lambda c: chunk_line(c, "0"),
+        budget,
+        tokenizer,
+        trace,
+        "chunk",
+        chunk_name,
+        extra_cost=new_file_cost,
+    )

@@ -14,24 +14,44 @@ def _score(value: float | None) -> float | None:
 
 
 def entity_data(e: EntityHit) -> dict[str, Any]:
-    return {"entity_name": e.name, "entity_type": e.data.get("entity_type", "UNKNOWN"),
-            "description": description_text(e.data), "source_ids": as_list(e.data.get("source_ids")),
-            "file_paths": as_list(e.data.get("file_paths")), "degree": e.degree,
-            "score": _score(e.score), "route": e.route}
+    return {
+        "entity_name": e.name,
+        "entity_type": e.data.get("entity_type", "UNKNOWN"),
+        "description": description_text(e.data),
+        "source_ids": as_list(e.data.get("source_ids")),
+        "file_paths": as_list(e.data.get("file_paths")),
+        "degree": e.degree,
+        "score": _score(e.score),
+        "route": e.route,
+    }
 
 
 def relation_data(r: RelationHit) -> dict[str, Any]:
-    return {"src_id": r.src, "tgt_id": r.tgt, "keywords": r.data.get("keywords", ""),
-            "description": description_text(r.data), "weight": r.weight,
-            "source_ids": as_list(r.data.get("source_ids")),
-            "file_paths": as_list(r.data.get("file_paths")), "degree": r.degree,
-            "score": _score(r.score), "route": r.route}
+    return {
+        "src_id": r.src,
+        "tgt_id": r.tgt,
+        "keywords": r.data.get("keywords", ""),
+        "description": description_text(r.data),
+        "weight": r.weight,
+        "source_ids": as_list(r.data.get("source_ids")),
+        "file_paths": as_list(r.data.get("file_paths")),
+        "degree": r.degree,
+        "score": _score(r.score),
+        "route": r.route,
+    }
 
 
 def chunk_data(c: ChunkHit, reference_id: str) -> dict[str, Any]:
-    return {"chunk_id": c.id, "content": c.content, "file_path": c.file_path, "doc_id": c.doc_id,
-            "reference_id": reference_id, "score": _score(c.score), "route": c.route,
-            "location": dict(c.location)}  # section, pages, offsets (block chunker)
+    return {
+        "chunk_id": c.id,
+        "content": c.content,
+        "file_path": c.file_path,
+        "doc_id": c.doc_id,
+        "reference_id": reference_id,
+        "score": _score(c.score),
+        "route": c.route,
+        "location": dict(c.location),
+    }  # section, pages, offsets (block chunker)
 
 
 def assembly_data(question: str, param: QueryParam, asm: Assembly, rerank: bool) -> dict[str, Any]:
@@ -43,7 +63,7 @@ def assembly_data(question: str, param: QueryParam, asm: Assembly, rerank: bool)
         "keywords": asm.keywords.to_dict(),
         "entities": [entity_data(e) for e in asm.entities],
         "relations": [relation_data(r) for r in asm.relations],
-        "chunks": [chunk_data(c, ref) for c, ref in zip(asm.chunks, asm.chunk_refs)],
+        "chunks": [chunk_data(c, ref) for c, ref in zip(asm.chunks, asm.chunk_refs, strict=False)],
         "references": list(asm.references),
         "tokens": dict(asm.tokens),
         "truncated": dict(asm.truncated),

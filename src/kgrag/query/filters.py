@@ -85,8 +85,11 @@ class FilterSpec:
     @classmethod
     def from_param(cls, param: Any) -> FilterSpec:
         where = getattr(param, "where", None) or {}
-        return cls(_strings(getattr(param, "doc_ids", None)), _strings(getattr(param, "path_glob", None)),
-                   tuple(sorted((str(k), str(v)) for k, v in where.items())))
+        return cls(
+            _strings(getattr(param, "doc_ids", None)),
+            _strings(getattr(param, "path_glob", None)),
+            tuple(sorted((str(k), str(v)) for k, v in where.items())),
+        )
 
     @property
     def given(self) -> bool:
@@ -100,7 +103,11 @@ class FilterSpec:
         return all(k in meta and str(meta[k]) == v for k, v in self.where)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"doc_ids": list(self.doc_ids), "path_glob": list(self.path_glob), "where": dict(self.where)}
+        return {
+            "doc_ids": list(self.doc_ids),
+            "path_glob": list(self.path_glob),
+            "where": dict(self.where),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +131,9 @@ class Selection:
 class DocFilter:
     """One query's verdicts on documents, chunks and graph keys (support read once per key)."""
 
-    def __init__(self, storage: Any, spec: FilterSpec = FilterSpec(), selection: Selection | None = None):
+    def __init__(
+        self, storage: Any, spec: FilterSpec = FilterSpec(), selection: Selection | None = None
+    ):
         self.storage, self.spec, self.selection = storage, spec, selection
         self._support: dict[Key, list[str]] = {}
 
@@ -158,7 +167,11 @@ class DocFilter:
 
     def chunk_reason(self, chunk_id: str) -> str:
         """Why ``chunk_id`` is not allowed (for the trace)."""
-        return DISABLED if self.selection is not None and chunk_id in self.selection.blocked else NOT_SELECTED
+        return (
+            DISABLED
+            if self.selection is not None and chunk_id in self.selection.blocked
+            else NOT_SELECTED
+        )
 
     async def allowed_keys(self, keys: Iterable[Key]) -> set[Key]:
         """The entity names / relation pairs among ``keys`` one of whose supporting chunks is allowed."""
@@ -168,7 +181,10 @@ class DocFilter:
         todo = [k for k in keys if k not in self._support]
         if todo:
             rows = await self.storage.kv(SUPPORT).get_many([support_key(k) for k in todo])
-            self._support.update((k, list(r.get("chunks", [])) if r else []) for k, r in zip(todo, rows))
+            self._support.update(
+                (k, list(r.get("chunks", [])) if r else [])
+                for k, r in zip(todo, rows, strict=False)
+            )
         return {k for k in keys if any(self.allows_chunk_id(c) for c in self._support[k])}
 
     def key_reason(self, key: Key) -> str:
@@ -186,8 +202,12 @@ class DocFilter:
     def describe(self) -> dict[str, Any]:
         """What was applied, for ``query_data`` and the trace."""
         sel = self.selection
-        out: dict[str, Any] = {"active": sel is not None, **self.spec.to_dict(),
-                               "documents": None, "disabled": sorted(sel.disabled) if sel else []}
+        out: dict[str, Any] = {
+            "active": sel is not None,
+            **self.spec.to_dict(),
+            "documents": None,
+            "disabled": sorted(sel.disabled) if sel else [],
+        }
         if sel is not None and sel.docs is not None:
             out["documents"] = len(sel.docs)
         if sel is not None and sel.excluded:
@@ -235,12 +255,14 @@ def named_documents(given: Iterable[str], records: list[DocRecord]) -> set[str]:
     if missing:
         raise DocumentNotFoundError(
             f"query filter: no indexed document has the id {', '.join(map(repr, missing))} "
-            "(see `kgrag docs` for ids and paths)")
+            "(see `kgrag docs` for ids and paths)"
+        )
     return found
 
 
-def _select(records: list[DocRecord], spec: FilterSpec,
-            named: set[str] | None) -> tuple[list[DocRecord], dict[str, str]]:
+def _select(
+    records: list[DocRecord], spec: FilterSpec, named: set[str] | None
+) -> tuple[list[DocRecord], dict[str, str]]:
     """(retrievable records passing ``spec``, named documents left out and why)."""
     allowed: list[DocRecord] = []
     excluded: dict[str, str] = {}
@@ -265,12 +287,17 @@ async def chunks_of(storage: Any, records: list[DocRecord]) -> frozenset[str]:
     return frozenset(c for row in rows if row for c in row.get("chunks", []))
 
 
-async def _owned_only_by(storage: Any, chunk_ids: frozenset[str], docs: frozenset[str]) -> frozenset[str]:
+async def _owned_only_by(
+    storage: Any, chunk_ids: frozenset[str], docs: frozenset[str]
+) -> frozenset[str]:
     """Those of ``chunk_ids`` that no document outside ``docs`` contains."""
     ids = sorted(chunk_ids)
     rows = await storage.kv(CHUNKS).get_many(ids) if ids else []
-    return frozenset(c for c, row in zip(ids, rows)
-                     if row is None or all(d in docs for d in chunk_owners(row)))
+    return frozenset(
+        c
+        for c, row in zip(ids, rows, strict=False)
+        if row is None or all(d in docs for d in chunk_owners(row))
+    )
 
 
 def _hit_key(kind: str, meta: dict[str, Any]) -> Key | None:
@@ -290,18 +317,25 @@ def hit_gate(flt: DocFilter, kind: str) -> Gate | None:
     if not flt.is_active:
         return None
     if kind == "chunk":
+
         async def chunks(hits: list[Any]) -> list[str | None]:
             return [None if flt.allows_chunk_id(h.id) else flt.chunk_reason(h.id) for h in hits]
+
         return chunks
 
     async def keyed(hits: list[Any]) -> list[str | None]:
         keys = [_hit_key(kind, h.meta) for h in hits]
         ok = await flt.allowed_keys(k for k in keys if k is not None)
-        return [None if k in ok else flt.key_reason(k) if k is not None else UNSUPPORTED for k in keys]
+        return [
+            None if k in ok else flt.key_reason(k) if k is not None else UNSUPPORTED for k in keys
+        ]
+
     return keyed
 
 
-async def keep_allowed(flt: DocFilter, keys: list[Key], trace: Any, *, kind: str, route: str) -> list[Key]:
+async def keep_allowed(
+    flt: DocFilter, keys: list[Key], trace: Any, *, kind: str, route: str
+) -> list[Key]:
     """``keys`` (in order) less those the filter does not allow, each traced at stage ``filter``."""
     if not flt.is_active:
         return list(keys)

@@ -9,9 +9,11 @@ and organisations are low-level, other nouns and verbs high-level.
 
 from __future__ import annotations
 
+import itertools
 import re
 
-_STOP = frozenset("""
+_STOP = frozenset(
+    """
 a about above after again against all also am an and any are aren't as at be because been before
 being below between both but by can can't could did didn't do does doesn't doing don't down during
 each either else ever every few for from further get gets got had has have having he her here hers
@@ -23,7 +25,8 @@ this those though through thus to too under until up upon us very via was wasn't
 what whatever when where whether which while who whom whose why will with within without would yet
 you your yours yourself yourselves explain describe list give show know known think find found
 one two three kind kinds sort thing things way ways
-""".split())
+""".split()
+)
 
 # Words allowed inside a capitalised phrase: "Bank of England", "Tale of Two Cities".
 _CONNECTORS = frozenset({"of", "the", "de", "la", "von", "van", "and", "&"})
@@ -64,7 +67,9 @@ def _flush(run: list[str], into: list[str]) -> None:
         cuts = [i for i, w in enumerate(run) if w.lower() in _JOINERS]
         if cuts:  # "Marian Gold and Jung Eun-ji": two names, or one ("Procter and Gamble")
             bounds = [-1, *cuts, len(run)]
-            into.extend(" ".join(run[a + 1:b]) for a, b in zip(bounds, bounds[1:]) if b > a + 1)
+            into.extend(
+                " ".join(run[a + 1 : b]) for a, b in itertools.pairwise(bounds) if b > a + 1
+            )
     run.clear()
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import json_repair
 
 from kgrag.errors import ModelError
-from kgrag.query.heuristic import heuristic_keywords
 from kgrag.extract.prompts import keywords_messages
+from kgrag.query.heuristic import heuristic_keywords
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,11 @@ class KeywordSet:
         return not self.high and not self.low
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"high_level": self.high, "low_level": self.low, "source": self.source}
+        out: dict[str, Any] = {
+            "high_level": self.high,
+            "low_level": self.low,
+            "source": self.source,
+        }
         if self.error:
             out["error"] = self.error
         return out
@@ -75,14 +79,17 @@ def parse_keywords(text: str) -> tuple[list[str], list[str]]:
         data = next((d for d in data if isinstance(d, dict)), {})
     if not isinstance(data, dict):
         return [], []
-    return (clean_keywords(data.get("high_level_keywords")),
-            clean_keywords(data.get("low_level_keywords")))
+    return (
+        clean_keywords(data.get("high_level_keywords")),
+        clean_keywords(data.get("low_level_keywords")),
+    )
 
 
 async def _from_llm(question: str, chat: Any, language: str) -> KeywordSet:
     try:
-        result = await chat.chat(keywords_messages(question, language=language), role="keywords",
-                                 json_mode=True)
+        result = await chat.chat(
+            keywords_messages(question, language=language), role="keywords", json_mode=True
+        )
     except ModelError as exc:
         log.warning("keywords call failed, using heuristic keywords: %s", exc)
         high, low = heuristic_keywords(question)
@@ -91,8 +98,9 @@ async def _from_llm(question: str, chat: Any, language: str) -> KeywordSet:
     return KeywordSet(high, low, "cache" if result.cached else "llm")
 
 
-async def resolve_keywords(question: str, hl: list[str], ll: list[str], chat: Any,
-                           language: str = "English") -> KeywordSet:
+async def resolve_keywords(
+    question: str, hl: list[str], ll: list[str], chat: Any, language: str = "English"
+) -> KeywordSet:
     """The keywords to search for.
 
     Caller-supplied keywords win; otherwise the chat model is asked (for

@@ -16,11 +16,11 @@ question and the conversation go straight to the chat model.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Iterable
 
 from kgrag.errors import QueryError
-from kgrag.query.records import Retrieved, RetrievalContext
+from kgrag.query.records import RetrievalContext, Retrieved
 from kgrag.query.retrieve_chunks import direct_chunks
 from kgrag.query.retrieve_kg import global_route, hybrid_route, local_route
 
@@ -40,8 +40,13 @@ _MODES: dict[str, ModeSpec] = {}
 _LAZY = {"ppr": "kgrag.query.retrieve_ppr"}
 
 
-def register_mode(name: str, retrieve: Retrieve | None, *, vectors: Iterable[str] = ("query",),
-                  keywords: bool | None = None) -> None:
+def register_mode(
+    name: str,
+    retrieve: Retrieve | None,
+    *,
+    vectors: Iterable[str] = ("query",),
+    keywords: bool | None = None,
+) -> None:
     """Register (or replace) the mode ``name``.
 
     ``keywords`` defaults to whether ``vectors`` names ``low`` or ``high``.

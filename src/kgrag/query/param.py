@@ -18,8 +18,13 @@ from kgrag.errors import QueryError
 Mode = Literal["naive", "local", "global", "hybrid", "mix", "bypass", "ppr"]
 
 _SETTINGS_FIELDS = (
-    "top_k", "chunk_top_k", "max_entity_tokens", "max_relation_tokens",
-    "max_total_tokens", "cosine_threshold", "related_chunk_number",
+    "top_k",
+    "chunk_top_k",
+    "max_entity_tokens",
+    "max_relation_tokens",
+    "max_total_tokens",
+    "cosine_threshold",
+    "related_chunk_number",
 )
 
 
@@ -65,13 +70,15 @@ class QueryParam:
     where: dict[str, str] | None = None
 
     @classmethod
-    def from_settings(cls, settings: Any, **overrides: Any) -> "QueryParam":
+    def from_settings(cls, settings: Any, **overrides: Any) -> QueryParam:
         """Defaults from ``settings`` (a :class:`kgrag.config.Settings`), then ``overrides``."""
-        values = {name: getattr(settings, name) for name in _SETTINGS_FIELDS if settings is not None}
+        values = {
+            name: getattr(settings, name) for name in _SETTINGS_FIELDS if settings is not None
+        }
         values.update(overrides)
         return cls(**values)
 
-    def replace(self, **changes: Any) -> "QueryParam":
+    def replace(self, **changes: Any) -> QueryParam:
         """A copy with ``changes`` applied."""
         return dataclasses.replace(self, **changes)
 
@@ -90,10 +97,14 @@ class QueryParam:
             if value is not None and not isinstance(value, (list, tuple, str)):
                 raise QueryError(f"{name} must be a list of strings, got {type(value).__name__}")
         if self.where is not None and not isinstance(self.where, dict):
-            raise QueryError(f"where must be a dict of metadata pairs, got {type(self.where).__name__}")
+            raise QueryError(
+                f"where must be a dict of metadata pairs, got {type(self.where).__name__}"
+            )
         for turn in self.conversation_history:
             if not isinstance(turn, dict) or "role" not in turn or "content" not in turn:
-                raise QueryError("conversation_history items must be {'role': ..., 'content': ...} dicts")
+                raise QueryError(
+                    "conversation_history items must be {'role': ..., 'content': ...} dicts"
+                )
 
 
 @dataclass(slots=True)

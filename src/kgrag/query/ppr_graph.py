@@ -22,8 +22,8 @@ from __future__ import annotations
 import asyncio
 import re
 import weakref
-from itertools import chain, repeat
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -42,8 +42,10 @@ _WORD = re.compile(r"\w+")
 # A trailing qualifier a question leaves out: "The Prestige (film)" is matched as "The Prestige" too.
 _QUALIFIER = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_COMMON = frozenset("the a an of and in on at to for by with is was he she it his her they this that "
-                    "first second one two new old may will can".split())
+_COMMON = frozenset(
+    "the a an of and in on at to for by with is was he she it his her they this that "
+    "first second one two new old may will can".split()
+)
 
 
 def name_key(name: str) -> str:
@@ -54,12 +56,18 @@ def name_key(name: str) -> str:
 def question_keys(question: str) -> set[str]:
     """Every word n-gram (and CJK character n-gram) of ``question``, as :func:`name_key` forms."""
     words = _WORD.findall(question.casefold())
-    keys = {" ".join(words[i:j]) for i in range(len(words))
-            for j in range(i + 1, min(i + MAX_NAME_WORDS, len(words)) + 1)}
+    keys = {
+        " ".join(words[i:j])
+        for i in range(len(words))
+        for j in range(i + 1, min(i + MAX_NAME_WORDS, len(words)) + 1)
+    }
     for word in words:
         if _CJK.search(word):
-            keys.update(word[i:j] for i in range(len(word))
-                        for j in range(i + 2, min(i + MAX_CJK_CHARS, len(word)) + 1))
+            keys.update(
+                word[i:j]
+                for i in range(len(word))
+                for j in range(i + 2, min(i + MAX_CJK_CHARS, len(word)) + 1)
+            )
     return keys
 
 
@@ -110,12 +118,16 @@ class PPRGraph:
     ee_pairs: np.ndarray  # int64 (M, 2): entity - entity edges
     ee_weights: np.ndarray  # float64 (M,): their stored weights
     ec_pairs: np.ndarray  # int64 (L, 2): (entity, chunk node) pairs
-    ec_sim: np.ndarray  # float64 (L,): cosine of the entity's and the chunk's vectors (0 if either is missing)
+    ec_sim: (
+        np.ndarray
+    )  # float64 (L,): cosine of the entity's and the chunk's vectors (0 if either is missing)
     signature: tuple[int, ...]
     names: dict[str, list[int]] = field(default_factory=dict)
     entity_index: dict[str, int] = field(default_factory=dict)
     chunk_index: dict[str, int] = field(default_factory=dict)
-    entity_chunks: np.ndarray = field(init=False)  # int64 (E,): chunks each entity was extracted from
+    entity_chunks: np.ndarray = field(
+        init=False
+    )  # int64 (E,): chunks each entity was extracted from
     _degrees: np.ndarray = field(init=False)
     _transitions: dict[EdgeWeights, Transition] = field(default_factory=dict)
 
@@ -153,8 +165,14 @@ class PPRGraph:
             self._transitions[weights] = _csr(n_e + len(self.chunks), src, dst, w)
         return self._transitions[weights]
 
-    def walk(self, seeds: np.ndarray, damping: float, weights: EdgeWeights = EdgeWeights(),
-             tol: float = 1e-5, max_iter: int = 60) -> np.ndarray:
+    def walk(
+        self,
+        seeds: np.ndarray,
+        damping: float,
+        weights: EdgeWeights = EdgeWeights(),
+        tol: float = 1e-5,
+        max_iter: int = 60,
+    ) -> np.ndarray:
         """Personalised PageRank from the ``seeds`` distribution, by power iteration.
 
         Mass on dangling nodes returns to the seeds. The result sums to 1.
@@ -196,17 +214,19 @@ async def _entity_sources(graph: Any, names: list[str]) -> list[list[str]]:
     """The ``source_ids`` of every node, read in batches."""
     out: list[list[str]] = []
     for i in range(0, len(names), BATCH):
-        part = names[i:i + BATCH]
+        part = names[i : i + BATCH]
         nodes = await graph.get_nodes(part)
         out.extend(as_list((nodes.get(n) or {}).get("source_ids")) for n in part)
     return out
 
 
-def _entity_edges(rows: list[tuple[str, str, float]], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+def _entity_edges(
+    rows: list[tuple[str, str, float]], index: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray]:
     """(pairs of entity indexes, weights) of the graph's edges; self-loops and dangling ends dropped."""
     if not rows:
         return np.zeros((0, 2), np.int64), np.zeros(0)
-    a_names, b_names, weights = zip(*rows)
+    a_names, b_names, weights = zip(*rows, strict=False)
     a = np.fromiter(map(index.get, a_names, repeat(-1)), np.int64, len(rows))
     b = np.fromiter(map(index.get, b_names, repeat(-1)), np.int64, len(rows))
     w = np.array([x if x is not None else 1.0 for x in weights], dtype=np.float64)
@@ -221,8 +241,12 @@ async def signature(storage: Any) -> tuple[int, int, int, int]:
     an edit that keeps the counts (a superseded document) rebuilds too.
     """
     g = storage.graph
-    counts = await asyncio.gather(storage.get_meta("graph_version"), g.node_count(),
-                                  g.edge_count(), storage.kv("text_chunks").count())
+    counts = await asyncio.gather(
+        storage.get_meta("graph_version"),
+        g.node_count(),
+        g.edge_count(),
+        storage.kv("text_chunks").count(),
+    )
     return tuple(int(c or 0) for c in counts)  # type: ignore[return-value]
 
 
@@ -235,7 +259,9 @@ async def build_graph(storage: Any) -> PPRGraph:
     c_index = {c: len(entities) + j for j, c in enumerate(chunks)}
     sources = await _entity_sources(storage.graph, entities)
     ec_src = np.repeat(np.arange(len(entities)), [len(ids) for ids in sources])
-    ec_dst = np.fromiter(map(c_index.get, chain.from_iterable(sources), repeat(-1)), np.int64, len(ec_src))
+    ec_dst = np.fromiter(
+        map(c_index.get, chain.from_iterable(sources), repeat(-1)), np.int64, len(ec_src)
+    )
     n = len(entities) + len(chunks)
     keys = np.unique(ec_src[ec_dst >= 0] * n + ec_dst[ec_dst >= 0])
     ee, ee_w = _entity_edges(await storage.graph.all_edges(), e_index)
@@ -244,7 +270,10 @@ async def build_graph(storage: Any) -> PPRGraph:
         for key in {name_key(name), name_key(_QUALIFIER.sub("", name))}:
             names.setdefault(key, []).append(i)
     alias = _alias_edges(names)
-    ee, ee_w = np.concatenate([ee, alias]), np.concatenate([ee_w, np.full(len(alias), ALIAS_WEIGHT)])
+    ee, ee_w = (
+        np.concatenate([ee, alias]),
+        np.concatenate([ee_w, np.full(len(alias), ALIAS_WEIGHT)]),
+    )
     ec = np.stack([keys // n, keys % n], axis=1)
     sim = await _pair_similarity(storage, entities, chunks, ec)
     return PPRGraph(entities, chunks, ee, ee_w, ec, sim, sig, names, e_index, c_index)
@@ -260,7 +289,9 @@ def _alias_edges(names: dict[str, list[int]]) -> np.ndarray:
     return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
 
-async def _pair_similarity(storage: Any, entities: list[str], chunks: list[str], ec: np.ndarray) -> np.ndarray:
+async def _pair_similarity(
+    storage: Any, entities: list[str], chunks: list[str], ec: np.ndarray
+) -> np.ndarray:
     """Cosine of each (entity, chunk) pair's stored vectors; 0 where either vector is missing."""
     sim = np.zeros(len(ec))
     if not len(ec):
@@ -277,19 +308,21 @@ async def _pair_similarity(storage: Any, entities: list[str], chunks: list[str],
     store, n_e = storage.vectors("entities"), len(entities)
     bounds = np.searchsorted(ec[:, 0], np.arange(0, n_e + BATCH, BATCH))  # ec is sorted by entity
     for b, lo in enumerate(range(0, n_e, BATCH)):
-        part = entities[lo:lo + BATCH]
+        part = entities[lo : lo + BATCH]
         got = await store.get_vectors([entity_vector_id(n) for n in part])
         e_mat = np.zeros((len(part), dim), np.float32)
         for k, name in enumerate(part):
             v = got.get(entity_vector_id(name))
             if v is not None and len(v) == dim:
                 e_mat[k] = v
-        pairs = ec[bounds[b]:bounds[b + 1]]
-        sim[bounds[b]:bounds[b + 1]] = np.einsum("ij,ij->i", e_mat[pairs[:, 0] - lo], c_mat[pairs[:, 1] - n_e])
+        pairs = ec[bounds[b] : bounds[b + 1]]
+        sim[bounds[b] : bounds[b + 1]] = np.einsum(
+            "ij,ij->i", e_mat[pairs[:, 0] - lo], c_mat[pairs[:, 1] - n_e]
+        )
     return sim
 
 
-_CACHE: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
 async def cached_graph(storage: Any) -> tuple[PPRGraph, bool]:

@@ -37,10 +37,20 @@ async def direct_chunks(ctx: RetrievalContext) -> list[ChunkHit]:
     """Chunks similar to the question, fused with BM25 hits when there are any."""
     p, trace = ctx.param, ctx.trace
     dense, lexical = await asyncio.gather(
-        vector_search(ctx.storage, "chunks", ctx.vectors["query"], p.chunk_top_k, p.cosine_threshold,
-                      trace, route="chunks", kind="chunk", query=ctx.question,
-                      gate=hit_gate(ctx.doc_filter, "chunk")),
-        lexical_hits(ctx, p.chunk_top_k))
+        vector_search(
+            ctx.storage,
+            "chunks",
+            ctx.vectors["query"],
+            p.chunk_top_k,
+            p.cosine_threshold,
+            trace,
+            route="chunks",
+            kind="chunk",
+            query=ctx.question,
+            gate=hit_gate(ctx.doc_filter, "chunk"),
+        ),
+        lexical_hits(ctx, p.chunk_top_k),
+    )
     if not lexical:
         return [ChunkHit(h.id, float(h.score), "vector") for h in dense]
     dense_ids = [h.id for h in dense]
@@ -54,7 +64,9 @@ async def direct_chunks(ctx: RetrievalContext) -> list[ChunkHit]:
     return [ChunkHit(cid, score, routes[cid]) for cid, score in fused]
 
 
-async def lexical_hits(ctx: RetrievalContext, k: int, route: str = "lexical") -> list[tuple[str, float]]:
+async def lexical_hits(
+    ctx: RetrievalContext, k: int, route: str = "lexical"
+) -> list[tuple[str, float]]:
     """The ``k`` best BM25 chunks for the question that the filter allows.
 
     None without a lexical index or when it fails.
@@ -69,15 +81,17 @@ async def lexical_hits(ctx: RetrievalContext, k: int, route: str = "lexical") ->
         log.warning("lexical search failed, using vector hits only: %s", exc)
         ctx.trace.note("retrieval", f"lexical search failed ({route}): {exc}")
         return []
-    ctx.trace.candidates(route, "chunk", [{"id": c, "score": round(float(s), 4)} for c, s in hits],
-                         query=text)
+    ctx.trace.candidates(
+        route, "chunk", [{"id": c, "score": round(float(s), 4)} for c, s in hits], query=text
+    )
     for cid, score in refused:
         ctx.trace.drop("filter", "chunk", cid, ctx.doc_filter.chunk_reason(cid), score, route)
     return hits
 
 
-async def _lexical_search(index: Any, text: str, k: int,
-                          flt: DocFilter) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+async def _lexical_search(
+    index: Any, text: str, k: int, flt: DocFilter
+) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     """(the ``k`` best allowed hits, the refused hits ranked above the last of them).
 
     While a filter is active and fewer than ``k`` hits pass, the index is
@@ -103,8 +117,9 @@ def _pick(ids: list[str], sims: dict[str, float], n: int, taken: set[str]) -> li
     return ranked[:n]
 
 
-async def graph_chunks(ctx: RetrievalContext, entities: list[EntityHit],
-                       relations: list[RelationHit]) -> tuple[list[ChunkHit], list[ChunkHit]]:
+async def graph_chunks(
+    ctx: RetrievalContext, entities: list[EntityHit], relations: list[RelationHit]
+) -> tuple[list[ChunkHit], list[ChunkHit]]:
     """(entity chunks, relation chunks), each ranked by similarity to the question."""
     n = ctx.param.related_chunk_number
     if n <= 0 or (not entities and not relations):
@@ -119,15 +134,24 @@ async def graph_chunks(ctx: RetrievalContext, entities: list[EntityHit],
         _note_filtered_sources(trace, flt, [*entities, *relations])
     for cid in wanted:
         if cid not in sims:
-            trace.drop("graph", "chunk", cid, "source chunk id has no chunk vector (deleted or not indexed)")
+            trace.drop(
+                "graph",
+                "chunk",
+                cid,
+                "source chunk id has no chunk vector (deleted or not indexed)",
+            )
     out = []
     for route, items, id_lists in (("entity", entities, e_ids), ("relation", relations, r_ids)):
         taken: set[str] = set()
-        for item, ids in zip(items, id_lists):
+        for item, ids in zip(items, id_lists, strict=False):
             taken.update(_pick(ids, sims, n, taken))
-        hits = sorted((ChunkHit(cid, sims[cid], route) for cid in taken), key=lambda c: (-c.score, c.id))
+        hits = sorted(
+            (ChunkHit(cid, sims[cid], route) for cid in taken), key=lambda c: (-c.score, c.id)
+        )
         if trace.enabled:
-            trace.candidates(f"{route}/chunks", "chunk", [{"id": c.id, "score": round(c.score, 4)} for c in hits])
+            trace.candidates(
+                f"{route}/chunks", "chunk", [{"id": c.id, "score": round(c.score, 4)} for c in hits]
+            )
         out.append(hits)
     return out[0], out[1]
 
@@ -148,10 +172,18 @@ def _note_filtered_sources(trace, flt: DocFilter, items: list[EntityHit | Relati
     """One note for the source chunks of kept items that the filter removed (they can be many)."""
     if not trace.enabled:
         return
-    refused = {i for item in items for i in as_list(item.data.get("source_ids")) if not flt.allows_chunk_id(i)}
+    refused = {
+        i
+        for item in items
+        for i in as_list(item.data.get("source_ids"))
+        if not flt.allows_chunk_id(i)
+    }
     if refused:
-        trace.note("filter", f"{len(refused)} source chunk(s) of the kept entities and relations "
-                             "filtered out (document not selected or disabled)")
+        trace.note(
+            "filter",
+            f"{len(refused)} source chunk(s) of the kept entities and relations "
+            "filtered out (document not selected or disabled)",
+        )
 
 
 def _similarities(vectors: dict[str, np.ndarray], query: np.ndarray) -> dict[str, float]:
@@ -160,18 +192,20 @@ def _similarities(vectors: dict[str, np.ndarray], query: np.ndarray) -> dict[str
     ids = list(vectors)
     matrix = np.stack([np.asarray(vectors[i], dtype=np.float32) for i in ids])
     scores = matrix @ np.asarray(query, dtype=np.float32)
-    return {i: float(s) for i, s in zip(ids, scores)}
+    return {i: float(s) for i, s in zip(ids, scores, strict=False)}
 
 
 async def _load(ctx: RetrievalContext, hits: list[ChunkHit]) -> list[ChunkHit]:
     """Fill in the texts of ``hits``; drop (and trace) ids missing from ``text_chunks`` or filtered out."""
     todo = [h for h in hits if not h.loaded]
     rows = await ctx.storage.kv("text_chunks").get_many([h.id for h in todo]) if todo else []
-    for hit, row in zip(todo, rows):
+    for hit, row in zip(todo, rows, strict=False):
         if row is None:
             ctx.trace.drop("graph", "chunk", hit.id, "chunk id not found in text_chunks")
         elif not ctx.doc_filter.allows_chunk(row):
-            ctx.trace.drop("filter", "chunk", hit.id, ctx.doc_filter.chunk_reason(hit.id), hit.score, hit.route)
+            ctx.trace.drop(
+                "filter", "chunk", hit.id, ctx.doc_filter.chunk_reason(hit.id), hit.score, hit.route
+            )
         else:
             hit.content = str(row.get("content", ""))
             hit.file_path = str(row.get("file_path") or "unknown_source")
@@ -181,8 +215,9 @@ async def _load(ctx: RetrievalContext, hits: list[ChunkHit]) -> list[ChunkHit]:
     return [h for h in hits if h.loaded]
 
 
-async def select_chunks(ctx: RetrievalContext, routes: list[list[ChunkHit]],
-                        rerank: Any) -> tuple[list[ChunkHit], int]:
+async def select_chunks(
+    ctx: RetrievalContext, routes: list[list[ChunkHit]], rerank: Any
+) -> tuple[list[ChunkHit], int]:
     """Merge the routes round-robin, rerank if asked, keep ``chunk_top_k`` and read their texts.
 
     Returns the kept chunks and how many ``chunk_top_k`` cut.
@@ -198,7 +233,13 @@ async def select_chunks(ctx: RetrievalContext, routes: list[list[ChunkHit]],
         kept += await _load(ctx, rest[:need])
         rest = rest[need:]
     for c in rest:
-        trace.drop("truncation", "chunk", c.id, f"past chunk_top_k {p.chunk_top_k} (route {c.route})", c.score)
+        trace.drop(
+            "truncation",
+            "chunk",
+            c.id,
+            f"past chunk_top_k {p.chunk_top_k} (route {c.route})",
+            c.score,
+        )
     return kept, len(rest)
 
 
@@ -216,6 +257,7 @@ async def _rerank(ctx: RetrievalContext, chunks: list[ChunkHit], rerank: Any) ->
     for i, c in enumerate(chunks):
         if i not in seen:
             ctx.trace.drop("rerank", "chunk", c.id, "not among the reranker's top results", c.score)
-    ctx.trace.candidates("rerank", "chunk", [{"id": c.id, "score": round(c.score, 4)} for c in ranked])
+    ctx.trace.candidates(
+        "rerank", "chunk", [{"id": c.id, "score": round(c.score, 4)} for c in ranked]
+    )
     return ranked
-

@@ -24,7 +24,6 @@ from kgrag.query.search import round_robin, vector_search
 from kgrag.query.trace import relation_id
 from kgrag.storage.base import edge_key
 
-
 # The fewest tokens one relation line (plus its line break) can cost.
 MIN_RELATION_TOKENS = 12
 
@@ -40,16 +39,27 @@ async def local_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rela
         return [], []
     p, trace = ctx.param, ctx.trace
     hits = await vector_search(
-        ctx.storage, "entities", vector, p.top_k, p.cosine_threshold, trace,
-        route="local", kind="entity", query=_keywords_text(ctx.keywords.low),
-        label=lambda h: str(h.meta.get("name", h.id)), gate=hit_gate(ctx.doc_filter, "entity"))
+        ctx.storage,
+        "entities",
+        vector,
+        p.top_k,
+        p.cosine_threshold,
+        trace,
+        route="local",
+        kind="entity",
+        query=_keywords_text(ctx.keywords.low),
+        label=lambda h: str(h.meta.get("name", h.id)),
+        gate=hit_gate(ctx.doc_filter, "entity"),
+    )
     names = list(dict.fromkeys(str(h.meta["name"]) for h in hits if h.meta.get("name")))
     scores = {str(h.meta.get("name")): float(h.score) for h in hits}
     graph = ctx.storage.graph
     nodes, edges_by_node = await asyncio.gather(graph.get_nodes(names), graph.node_edges(names))
     for name in names:
         if name not in nodes:
-            trace.drop("graph", "entity", name, "entity vector has no graph node", scores[name], "local")
+            trace.drop(
+                "graph", "entity", name, "entity vector has no graph node", scores[name], "local"
+            )
     found = [n for n in names if n in nodes]
     degrees = {n: len(edges_by_node.get(n, [])) for n in found}
     pairs = list(dict.fromkeys(edge_key(*pair) for n in found for pair in edges_by_node.get(n, [])))
@@ -58,19 +68,33 @@ async def local_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rela
     degrees.update(await graph.node_degrees(neighbours) if neighbours else {})
     ranked = _rank_by_degree(pairs, degrees, p.max_relation_tokens, trace)
     edges = await graph.get_edges(ranked)
-    relations = [RelationHit(a, b, edges[(a, b)], None, degrees.get(a, 0) + degrees.get(b, 0), "local")
-                 for a, b in ranked if (a, b) in edges]
+    relations = [
+        RelationHit(a, b, edges[(a, b)], None, degrees.get(a, 0) + degrees.get(b, 0), "local")
+        for a, b in ranked
+        if (a, b) in edges
+    ]
     relations.sort(key=lambda r: (-r.degree, -r.weight))
     entities = [EntityHit(n, nodes[n], scores[n], degrees.get(n, 0), "local") for n in found]
     if trace.enabled:
-        trace.candidates("local/edges", "relation",
-                         [{"id": relation_id(r.src, r.tgt), "score": None, "degree": r.degree,
-                           "weight": r.weight} for r in relations])
+        trace.candidates(
+            "local/edges",
+            "relation",
+            [
+                {
+                    "id": relation_id(r.src, r.tgt),
+                    "score": None,
+                    "degree": r.degree,
+                    "weight": r.weight,
+                }
+                for r in relations
+            ],
+        )
     return entities, relations
 
 
-def _rank_by_degree(pairs: list[tuple[str, str]], degrees: dict[str, int], max_tokens: int,
-                    trace) -> list[tuple[str, str]]:
+def _rank_by_degree(
+    pairs: list[tuple[str, str]], degrees: dict[str, int], max_tokens: int, trace
+) -> list[tuple[str, str]]:
     """Pairs by edge degree, cut where no later one could fit ``max_tokens``.
 
     A relation line costs at least :data:`MIN_RELATION_TOKENS`, so at most
@@ -78,6 +102,7 @@ def _rank_by_degree(pairs: list[tuple[str, str]], degrees: dict[str, int], max_t
     tied in degree with the last of those are kept too (their weights
     decide), up to twice that many.
     """
+
     def degree(pair: tuple[str, str]) -> int:
         return degrees.get(pair[0], 0) + degrees.get(pair[1], 0)
 
@@ -91,8 +116,13 @@ def _rank_by_degree(pairs: list[tuple[str, str]], degrees: dict[str, int], max_t
         end += 1
     if trace.enabled:
         for pair in ranked[end:]:
-            trace.drop("truncation", "relation", relation_id(*pair),
-                       f"ranked {limit}+ by degree: cannot fit max_relation_tokens {max_tokens}", route="local")
+            trace.drop(
+                "truncation",
+                "relation",
+                relation_id(*pair),
+                f"ranked {limit}+ by degree: cannot fit max_relation_tokens {max_tokens}",
+                route="local",
+            )
     return ranked[:end]
 
 
@@ -103,10 +133,20 @@ async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rel
         return [], []
     p, trace = ctx.param, ctx.trace
     hits = await vector_search(
-        ctx.storage, "relations", vector, p.top_k, p.cosine_threshold, trace,
-        route="global", kind="relation", query=_keywords_text(ctx.keywords.high),
-        label=lambda h: relation_id(*edge_key(str(h.meta.get("src", h.id)), str(h.meta.get("tgt", "")))),
-        gate=hit_gate(ctx.doc_filter, "relation"))
+        ctx.storage,
+        "relations",
+        vector,
+        p.top_k,
+        p.cosine_threshold,
+        trace,
+        route="global",
+        kind="relation",
+        query=_keywords_text(ctx.keywords.high),
+        label=lambda h: relation_id(
+            *edge_key(str(h.meta.get("src", h.id)), str(h.meta.get("tgt", "")))
+        ),
+        gate=hit_gate(ctx.doc_filter, "relation"),
+    )
     scored: dict[tuple[str, str], float] = {}
     for h in hits:
         if h.meta.get("src") is not None and h.meta.get("tgt") is not None:
@@ -115,20 +155,38 @@ async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rel
     edges = await graph.get_edges(list(scored))
     for pair, score in scored.items():
         if pair not in edges:
-            trace.drop("graph", "relation", relation_id(*pair), "relation vector has no graph edge", score, "global")
+            trace.drop(
+                "graph",
+                "relation",
+                relation_id(*pair),
+                "relation vector has no graph edge",
+                score,
+                "global",
+            )
     pairs = [pair for pair in scored if pair in edges]
     names = list(dict.fromkeys(x for pair in pairs for x in pair))
     names = await keep_allowed(ctx.doc_filter, names, trace, kind="entity", route="global")
     nodes, degrees = await asyncio.gather(graph.get_nodes(names), graph.node_degrees(names))
     for name in names:
         if name not in nodes:
-            trace.drop("graph", "entity", name, "relation endpoint has no graph node", route="global")
-    relations = [RelationHit(a, b, edges[(a, b)], scored[(a, b)], degrees.get(a, 0) + degrees.get(b, 0),
-                             "global") for a, b in pairs]
-    entities = [EntityHit(n, nodes[n], None, degrees.get(n, 0), "global") for n in names if n in nodes]
+            trace.drop(
+                "graph", "entity", name, "relation endpoint has no graph node", route="global"
+            )
+    relations = [
+        RelationHit(
+            a, b, edges[(a, b)], scored[(a, b)], degrees.get(a, 0) + degrees.get(b, 0), "global"
+        )
+        for a, b in pairs
+    ]
+    entities = [
+        EntityHit(n, nodes[n], None, degrees.get(n, 0), "global") for n in names if n in nodes
+    ]
     if trace.enabled:
-        trace.candidates("global/endpoints", "entity",
-                         [{"id": e.name, "score": None, "degree": e.degree} for e in entities])
+        trace.candidates(
+            "global/endpoints",
+            "entity",
+            [{"id": e.name, "score": None, "degree": e.degree} for e in entities],
+        )
     return entities, relations
 
 

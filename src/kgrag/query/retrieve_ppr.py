@@ -39,7 +39,7 @@ import numpy as np
 from kgrag.query.filters import MAX_WIDENINGS, OVERFETCH, hit_gate, keep_allowed
 from kgrag.query.modes import register_mode
 from kgrag.query.ppr_graph import EdgeWeights, PPRGraph, cached_graph
-from kgrag.query.records import ChunkHit, EntityHit, RelationHit, Retrieved, RetrievalContext
+from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, Retrieved
 from kgrag.query.retrieve_chunks import lexical_hits
 from kgrag.query.search import rrf_fuse, vector_search
 from kgrag.query.trace import relation_id
@@ -79,7 +79,9 @@ def _rank_weights(n: int, offset: float) -> np.ndarray:
     return 1.0 / (np.arange(n) + offset)
 
 
-async def _entity_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings) -> dict[int, float]:
+async def _entity_seeds(
+    ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings
+) -> dict[int, float]:
     """Entity index -> seed weight, before specificity."""
     p, trace = ctx.param, ctx.trace
     seeds: dict[int, float] = {}
@@ -88,13 +90,21 @@ async def _entity_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings
         vector = ctx.vectors.get(slot)
         if vector is None or cfg.vector_weight <= 0:
             continue
-        hits = await vector_search(ctx.storage, "entities", vector, min(p.top_k, cfg.entity_seed_k),
-                                   p.cosine_threshold, trace,
-                                   route=f"ppr/entities/{slot}", kind="entity", query=text,
-                                   label=lambda h: str(h.meta.get("name", h.id)),
-                                   gate=hit_gate(ctx.doc_filter, "entity"))
+        hits = await vector_search(
+            ctx.storage,
+            "entities",
+            vector,
+            min(p.top_k, cfg.entity_seed_k),
+            p.cosine_threshold,
+            trace,
+            route=f"ppr/entities/{slot}",
+            kind="entity",
+            query=text,
+            label=lambda h: str(h.meta.get("name", h.id)),
+            gate=hit_gate(ctx.doc_filter, "entity"),
+        )
         names = [str(h.meta.get("name", "")) for h in hits]
-        for name, w in zip(names, _rank_weights(len(names), cfg.rank_offset)):
+        for name, w in zip(names, _rank_weights(len(names), cfg.rank_offset), strict=False):
             if name in graph.entity_index:
                 i = graph.entity_index[name]
                 seeds[i] = seeds.get(i, 0.0) + cfg.vector_weight * float(w)
@@ -107,32 +117,45 @@ async def _entity_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings
     return seeds
 
 
-async def _name_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings,
-                      seeds: dict[int, float]) -> None:
+async def _name_seeds(
+    ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings, seeds: dict[int, float]
+) -> None:
     """Add the entities named literally in the question (those the filter allows) to ``seeds``."""
     names = [graph.entities[i] for i in graph.match_names(ctx.question)]
-    for name in await keep_allowed(ctx.doc_filter, names, ctx.trace, kind="entity", route="ppr/names"):
+    for name in await keep_allowed(
+        ctx.doc_filter, names, ctx.trace, kind="entity", route="ppr/names"
+    ):
         i = graph.entity_index[name]
         seeds[i] = seeds.get(i, 0.0) + cfg.name_weight
 
 
-async def _relation_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings,
-                          seeds: dict[int, float]) -> None:
+async def _relation_seeds(
+    ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings, seeds: dict[int, float]
+) -> None:
     """Add the endpoints of the relations most similar to the question to ``seeds``."""
-    hits = await vector_search(ctx.storage, "relations", ctx.vectors["query"],
-                               min(ctx.param.top_k, cfg.entity_seed_k),
-                               ctx.param.cosine_threshold, ctx.trace, route="ppr/relations", kind="relation",
-                               query=ctx.question,
-                               label=lambda h: relation_id(str(h.meta.get("src")), str(h.meta.get("tgt"))),
-                               gate=hit_gate(ctx.doc_filter, "relation"))
-    for h, w in zip(hits, _rank_weights(len(hits), cfg.rank_offset)):
+    hits = await vector_search(
+        ctx.storage,
+        "relations",
+        ctx.vectors["query"],
+        min(ctx.param.top_k, cfg.entity_seed_k),
+        ctx.param.cosine_threshold,
+        ctx.trace,
+        route="ppr/relations",
+        kind="relation",
+        query=ctx.question,
+        label=lambda h: relation_id(str(h.meta.get("src")), str(h.meta.get("tgt"))),
+        gate=hit_gate(ctx.doc_filter, "relation"),
+    )
+    for h, w in zip(hits, _rank_weights(len(hits), cfg.rank_offset), strict=False):
         for end in (h.meta.get("src"), h.meta.get("tgt")):
             i = graph.entity_index.get(str(end))
             if i is not None:
                 seeds[i] = seeds.get(i, 0.0) + cfg.relation_weight * float(w) / 2
 
 
-async def _chunk_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings) -> dict[int, float]:
+async def _chunk_seeds(
+    ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings
+) -> dict[int, float]:
     """Chunk node -> seed weight from dense and BM25 search (best first).
 
     A weighted reciprocal-rank fusion: a chunk at rank r of a list gets
@@ -141,12 +164,25 @@ async def _chunk_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings)
     """
     k, p = max(ctx.param.chunk_top_k, cfg.chunk_seed_k), ctx.param
     dense, lexical = await asyncio.gather(
-        vector_search(ctx.storage, "chunks", ctx.vectors["query"], k, p.cosine_threshold, ctx.trace,
-                      route="ppr/chunks/dense", kind="chunk", query=ctx.question,
-                      gate=hit_gate(ctx.doc_filter, "chunk")),
-        lexical_hits(ctx, k if cfg.lexical_weight > 0 else 0, route="ppr/lexical"))
-    fused = rrf_fuse([[h.id for h in dense], [c for c, _ in lexical]], k=cfg.chunk_rank_offset - 1,
-                     weights=[1.0, cfg.lexical_weight])
+        vector_search(
+            ctx.storage,
+            "chunks",
+            ctx.vectors["query"],
+            k,
+            p.cosine_threshold,
+            ctx.trace,
+            route="ppr/chunks/dense",
+            kind="chunk",
+            query=ctx.question,
+            gate=hit_gate(ctx.doc_filter, "chunk"),
+        ),
+        lexical_hits(ctx, k if cfg.lexical_weight > 0 else 0, route="ppr/lexical"),
+    )
+    fused = rrf_fuse(
+        [[h.id for h in dense], [c for c, _ in lexical]],
+        k=cfg.chunk_rank_offset - 1,
+        weights=[1.0, cfg.lexical_weight],
+    )
     seeds: dict[int, float] = {}
     for cid, w in fused[:k]:
         if cid in graph.chunk_index:
@@ -156,8 +192,9 @@ async def _chunk_seeds(ctx: RetrievalContext, graph: PPRGraph, cfg: PPRSettings)
     return seeds
 
 
-def seed_vector(graph: PPRGraph, entity_seeds: dict[int, float], chunk_seeds: dict[int, float],
-                cfg: PPRSettings) -> np.ndarray:
+def seed_vector(
+    graph: PPRGraph, entity_seeds: dict[int, float], chunk_seeds: dict[int, float], cfg: PPRSettings
+) -> np.ndarray:
     """The personalisation vector: entity and chunk groups normalised, then weighted."""
     s = np.zeros(graph.size)
     if entity_seeds:
@@ -175,9 +212,16 @@ def seed_vector(graph: PPRGraph, entity_seeds: dict[int, float], chunk_seeds: di
 def _trace_seeds(ctx: RetrievalContext, graph: PPRGraph, s: np.ndarray) -> None:
     n_e = len(graph.entities)
     order = np.argsort(-s)
-    ents = [{"id": graph.entities[i], "score": round(float(s[i]), 5)} for i in order if i < n_e and s[i] > 0]
-    chunks = [{"id": graph.chunks[i - n_e], "score": round(float(s[i]), 5)}
-              for i in order if i >= n_e and s[i] > 0]
+    ents = [
+        {"id": graph.entities[i], "score": round(float(s[i]), 5)}
+        for i in order
+        if i < n_e and s[i] > 0
+    ]
+    chunks = [
+        {"id": graph.chunks[i - n_e], "score": round(float(s[i]), 5)}
+        for i in order
+        if i >= n_e and s[i] > 0
+    ]
     ctx.trace.candidates("ppr/seeds", "entity", ents, query=ctx.question)
     ctx.trace.candidates("ppr/seeds", "chunk", chunks, query=ctx.question)
 
@@ -201,43 +245,68 @@ def _top(scores: np.ndarray, n: int, first: list[int] | None = None) -> np.ndarr
 
 def _allowed_chunk_mass(ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray) -> np.ndarray:
     """The chunks' mass, zero for those the filter does not allow (traced when they would have ranked)."""
-    flt, chunk_mass = ctx.doc_filter, mass[len(graph.entities):]
+    flt, chunk_mass = ctx.doc_filter, mass[len(graph.entities) :]
     if not flt.is_active:
         return chunk_mass
-    allowed = np.fromiter((flt.allows_chunk_id(c) for c in graph.chunks), dtype=bool, count=len(graph.chunks))
+    allowed = np.fromiter(
+        (flt.allows_chunk_id(c) for c in graph.chunks), dtype=bool, count=len(graph.chunks)
+    )
     if ctx.trace.enabled:
         for j in _top(chunk_mass, ctx.param.chunk_top_k):
             if not allowed[j]:
                 cid = graph.chunks[j]
-                ctx.trace.drop("filter", "chunk", cid, flt.chunk_reason(cid), float(chunk_mass[j]), "ppr")
+                ctx.trace.drop(
+                    "filter", "chunk", cid, flt.chunk_reason(cid), float(chunk_mass[j]), "ppr"
+                )
     return np.where(allowed, chunk_mass, 0.0)
 
 
-def _rank_chunks(ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray, direct: list[int]) -> list[ChunkHit]:
+def _rank_chunks(
+    ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray, direct: list[int]
+) -> list[ChunkHit]:
     """The ``chunk_top_k`` allowed chunks by mass (ties in direct-search order); near misses traced."""
     n_e, k, trace = len(graph.entities), ctx.param.chunk_top_k, ctx.trace
     chunk_mass = _allowed_chunk_mass(ctx, graph, mass)
     order = _top(chunk_mass, k + (TRACE_MARGIN if trace.enabled else 0), [j - n_e for j in direct])
     hits = [ChunkHit(graph.chunks[j], float(chunk_mass[j]), "ppr") for j in order]
     if trace.enabled:
-        trace.candidates("ppr/chunks", "chunk", [{"id": h.id, "score": round(h.score, 6)} for h in hits])
+        trace.candidates(
+            "ppr/chunks", "chunk", [{"id": h.id, "score": round(h.score, 6)} for h in hits]
+        )
         for h in hits[k:]:
-            trace.drop("retrieval", "chunk", h.id, f"PageRank mass ranked past chunk_top_k {k}", h.score, "ppr")
+            trace.drop(
+                "retrieval",
+                "chunk",
+                h.id,
+                f"PageRank mass ranked past chunk_top_k {k}",
+                h.score,
+                "ppr",
+            )
     return hits[:k]
 
 
-async def _graph_items(ctx: RetrievalContext, graph: PPRGraph,
-                       mass: np.ndarray) -> tuple[list[EntityHit], list[RelationHit]]:
+async def _graph_items(
+    ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray
+) -> tuple[list[EntityHit], list[RelationHit]]:
     """The ``top_k`` allowed entities by PageRank mass, and the allowed relations among them."""
     n_e = len(graph.entities)
     top = await _top_entities(ctx, graph, mass)
     names = [graph.entities[i] for i in top]
     nodes = await ctx.storage.graph.get_nodes(names)
-    entities = [EntityHit(graph.entities[i], nodes[graph.entities[i]], float(mass[i]), graph.degree(int(i)), "ppr")
-                for i in top if graph.entities[i] in nodes]
+    entities = [
+        EntityHit(
+            graph.entities[i], nodes[graph.entities[i]], float(mass[i]), graph.degree(int(i)), "ppr"
+        )
+        for i in top
+        if graph.entities[i] in nodes
+    ]
     keep = np.zeros(n_e, dtype=bool)
     keep[top] = True
-    pairs = graph.ee_pairs[keep[graph.ee_pairs[:, 0]] & keep[graph.ee_pairs[:, 1]]] if n_e else graph.ee_pairs
+    pairs = (
+        graph.ee_pairs[keep[graph.ee_pairs[:, 0]] & keep[graph.ee_pairs[:, 1]]]
+        if n_e
+        else graph.ee_pairs
+    )
     pair_mass = mass[pairs[:, 0]] + mass[pairs[:, 1]] if len(pairs) else np.zeros(0)
     wanted = len(pairs) if ctx.doc_filter.is_active else ctx.param.top_k
     chosen = pairs[_top(pair_mass, wanted)] if len(pairs) else pairs
@@ -245,9 +314,20 @@ async def _graph_items(ctx: RetrievalContext, graph: PPRGraph,
     keys = [(a, b) if a <= b else (b, a) for a, b in keys]
     edges = await ctx.storage.graph.get_edges(keys)
     keys = [k for k in keys if k in edges]
-    keys = (await keep_allowed(ctx.doc_filter, keys, ctx.trace, kind="relation", route="ppr"))[:ctx.param.top_k]
-    relations = [RelationHit(a, b, edges[(a, b)], float(mass[graph.entity_index[a]] + mass[graph.entity_index[b]]),
-                             0, "ppr") for a, b in keys]
+    keys = (await keep_allowed(ctx.doc_filter, keys, ctx.trace, kind="relation", route="ppr"))[
+        : ctx.param.top_k
+    ]
+    relations = [
+        RelationHit(
+            a,
+            b,
+            edges[(a, b)],
+            float(mass[graph.entity_index[a]] + mass[graph.entity_index[b]]),
+            0,
+            "ppr",
+        )
+        for a, b in keys
+    ]
     return entities, relations
 
 
@@ -261,14 +341,16 @@ async def _top_entities(ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray
         top = _top(mass[:n_e], size)
         names = [graph.entities[i] for i in top]
         ok = await flt.allowed_keys(names)
-        kept = [int(i) for i, name in zip(top, names) if name in ok]
+        kept = [int(i) for i, name in zip(top, names, strict=False) if name in ok]
         if len(kept) >= k or len(top) < size:
             break
         size *= OVERFETCH
     if ctx.trace.enabled:
-        for i, name in zip(top[:k], names[:k]):
+        for i, name in zip(top[:k], names[:k], strict=False):
             if name not in ok:
-                ctx.trace.drop("filter", "entity", name, flt.key_reason(name), float(mass[i]), "ppr")
+                ctx.trace.drop(
+                    "filter", "entity", name, flt.key_reason(name), float(mass[i]), "ppr"
+                )
     return np.array(kept[:k], dtype=np.int64)
 
 
@@ -278,10 +360,14 @@ async def ppr(ctx: RetrievalContext, cfg: PPRSettings | None = None) -> Retrieve
     started = time.perf_counter()
     graph, built = await cached_graph(ctx.storage)
     if built:
-        ctx.trace.note("retrieval", f"ppr graph built: {len(graph.entities)} entities, {len(graph.chunks)} "
-                                    f"chunks in {time.perf_counter() - started:.2f}s")
-    entity_seeds, chunk_seeds = await asyncio.gather(_entity_seeds(ctx, graph, cfg),
-                                                     _chunk_seeds(ctx, graph, cfg))
+        ctx.trace.note(
+            "retrieval",
+            f"ppr graph built: {len(graph.entities)} entities, {len(graph.chunks)} "
+            f"chunks in {time.perf_counter() - started:.2f}s",
+        )
+    entity_seeds, chunk_seeds = await asyncio.gather(
+        _entity_seeds(ctx, graph, cfg), _chunk_seeds(ctx, graph, cfg)
+    )
     s = seed_vector(graph, entity_seeds, chunk_seeds, cfg)
     if not s.any():
         ctx.trace.note("retrieval", "ppr: no seed entity or chunk found")

@@ -41,16 +41,34 @@ class _Cut:
     name: Callable[[VectorHit], str]
 
 
-async def vector_search(storage: Any, namespace: str, vector: np.ndarray, top_k: int,
-                        threshold: float, trace: Trace, *, route: str, kind: str,
-                        query: str = "", label=None, gate: Gate | None = None) -> list[VectorHit]:
+async def vector_search(
+    storage: Any,
+    namespace: str,
+    vector: np.ndarray,
+    top_k: int,
+    threshold: float,
+    trace: Trace,
+    *,
+    route: str,
+    kind: str,
+    query: str = "",
+    label=None,
+    gate: Gate | None = None,
+) -> list[VectorHit]:
     """The best ``top_k`` hits of ``namespace`` scoring at least ``threshold`` (and passing ``gate``).
 
     ``label(hit)`` names a hit in the trace (default: its id).
     """
     if top_k <= 0:
         return []
-    cut = _Cut(top_k, threshold, TRACE_MARGIN if trace.enabled else 0, route, kind, label or (lambda h: h.id))
+    cut = _Cut(
+        top_k,
+        threshold,
+        TRACE_MARGIN if trace.enabled else 0,
+        route,
+        kind,
+        label or (lambda h: h.id),
+    )
     store = storage.vectors(namespace)
     if gate is None:
         hits, why = await _query(store, vector, top_k + cut.margin), {}
@@ -59,8 +77,12 @@ async def vector_search(storage: Any, namespace: str, vector: np.ndarray, top_k:
     passing = [h for h in hits if h.id not in why]
     kept = [h for h in passing[:top_k] if h.score >= threshold]
     if trace.enabled:
-        trace.candidates(route, kind, [{"id": cut.name(h), "score": round(float(h.score), 4)} for h in kept],
-                         query=query)
+        trace.candidates(
+            route,
+            kind,
+            [{"id": cut.name(h), "score": round(float(h.score), 4)} for h in kept],
+            query=query,
+        )
         _trace_misses(trace, passing, cut)
         _trace_filtered(trace, hits, why, kept, cut)
     return kept
@@ -72,14 +94,15 @@ async def _query(store: Any, vector: np.ndarray, k: int) -> list[VectorHit]:
     return hits
 
 
-async def _gated_query(store: Any, vector: np.ndarray, cut: _Cut,
-                       gate: Gate) -> tuple[list[VectorHit], dict[str, str]]:
+async def _gated_query(
+    store: Any, vector: np.ndarray, cut: _Cut, gate: Gate
+) -> tuple[list[VectorHit], dict[str, str]]:
     """Hits (best first) and, per hit id the gate refused, why; widened until ``top_k`` pass."""
     asked, why, judged = cut.top_k, {}, set()
     for _ in range(MAX_WIDENINGS + 1):
         hits = await _query(store, vector, asked + cut.margin)
         fresh = [h for h in hits if h.score >= cut.threshold and h.id not in judged]
-        for hit, reason in zip(fresh, await gate(fresh)):
+        for hit, reason in zip(fresh, await gate(fresh), strict=False):
             judged.add(hit.id)
             if reason:
                 why[hit.id] = reason
@@ -93,17 +116,31 @@ async def _gated_query(store: Any, vector: np.ndarray, cut: _Cut,
 def _trace_misses(trace: Trace, passing: list[VectorHit], cut: _Cut) -> None:
     """Hits the threshold removed, and those just past ``top_k``."""
     route = cut.route
-    for h in passing[:cut.top_k]:
+    for h in passing[: cut.top_k]:
         if h.score < cut.threshold:
-            trace.drop("retrieval", cut.kind, cut.name(h), f"below cosine_threshold {cut.threshold} ({route})",
-                       h.score, route)
-    for h in passing[cut.top_k:cut.top_k + cut.margin]:
+            trace.drop(
+                "retrieval",
+                cut.kind,
+                cut.name(h),
+                f"below cosine_threshold {cut.threshold} ({route})",
+                h.score,
+                route,
+            )
+    for h in passing[cut.top_k : cut.top_k + cut.margin]:
         if h.score >= cut.threshold:
-            trace.drop("retrieval", cut.kind, cut.name(h), f"ranked past top_k {cut.top_k} ({route})", h.score, route)
+            trace.drop(
+                "retrieval",
+                cut.kind,
+                cut.name(h),
+                f"ranked past top_k {cut.top_k} ({route})",
+                h.score,
+                route,
+            )
 
 
-def _trace_filtered(trace: Trace, hits: list[VectorHit], why: dict[str, str], kept: list[VectorHit],
-                    cut: _Cut) -> None:
+def _trace_filtered(
+    trace: Trace, hits: list[VectorHit], why: dict[str, str], kept: list[VectorHit], cut: _Cut
+) -> None:
     """Hits the gate refused that would otherwise have ranked within ``top_k``."""
     floor = kept[-1].score if len(kept) >= cut.top_k else float("-inf")
     for h in hits:
@@ -111,15 +148,16 @@ def _trace_filtered(trace: Trace, hits: list[VectorHit], why: dict[str, str], ke
             trace.drop("filter", cut.kind, cut.name(h), why[h.id], h.score, cut.route)
 
 
-def rrf_fuse(rankings: list[list[str]], k: float = 60,
-             weights: list[float] | None = None) -> list[tuple[str, float]]:
+def rrf_fuse(
+    rankings: list[list[str]], k: float = 60, weights: list[float] | None = None
+) -> list[tuple[str, float]]:
     """Reciprocal-rank fusion of id rankings: (id, score), best first.
 
     An id at 0-based ``rank`` of ranking ``i`` gets ``weights[i] / (k + rank + 1)``
     (weights default to 1). Ties keep the order in which ids were first seen.
     """
     scores: dict[str, float] = {}
-    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings)):
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings), strict=False):
         for rank, item in enumerate(ranking):
             scores[item] = scores.get(item, 0.0) + weight / (k + rank + 1)
     order = {item: i for i, item in enumerate(scores)}

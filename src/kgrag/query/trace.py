@@ -21,8 +21,18 @@ from typing import Any
 
 STAGES = ("keywords", "retrieval", "filter", "graph", "rerank", "truncation")
 # Routes run concurrently; the trace lists them in this order whatever finished first.
-ROUTE_ORDER = ("local", "local/edges", "global", "global/endpoints", "chunks", "lexical", "chunks/rrf",
-               "entity/chunks", "relation/chunks", "rerank")
+ROUTE_ORDER = (
+    "local",
+    "local/edges",
+    "global",
+    "global/endpoints",
+    "chunks",
+    "lexical",
+    "chunks/rrf",
+    "entity/chunks",
+    "relation/chunks",
+    "rerank",
+)
 
 _HINTS = {
     "retrieval": "check the keywords, the embedding, cosine_threshold and top_k",
@@ -30,7 +40,7 @@ _HINTS = {
     "graph": "check the graph keys, edge endpoints and source chunk ids (index consistency)",
     "rerank": "check the reranker, or query with enable_rerank=False",
     "truncation": "check chunk_top_k and the token budgets (max_entity_tokens, "
-                  "max_relation_tokens, max_total_tokens)",
+    "max_relation_tokens, max_total_tokens)",
 }
 
 
@@ -54,12 +64,21 @@ class Trace:
         """Record a top-level fact (question, mode, parameters, keywords, totals)."""
         self.info[key] = value
 
-    def candidates(self, route: str, kind: str, items: list[dict[str, Any]], query: str = "") -> None:
+    def candidates(
+        self, route: str, kind: str, items: list[dict[str, Any]], query: str = ""
+    ) -> None:
         """What ``route`` found, best first; each item has ``id`` and ``score``."""
         self.routes.append({"route": route, "kind": kind, "query": query, "items": items})
 
-    def drop(self, stage: str, kind: str, item_id: str, reason: str, score: float | None = None,
-             route: str = "") -> None:
+    def drop(
+        self,
+        stage: str,
+        kind: str,
+        item_id: str,
+        reason: str,
+        score: float | None = None,
+        route: str = "",
+    ) -> None:
         """Record that ``item_id`` was lost at ``stage`` (in ``route``) because of ``reason``."""
         entry: dict[str, Any] = {"stage": stage, "kind": kind, "id": item_id, "reason": reason}
         if score is not None:
@@ -87,7 +106,9 @@ class Trace:
     def to_dict(self) -> dict[str, Any]:
         """Everything recorded, routes and drops in a fixed order (stable otherwise)."""
         routes = sorted(self.routes, key=lambda r: _route_rank(r["route"]))
-        dropped = sorted(self.dropped, key=lambda d: (STAGES.index(d["stage"]), _route_rank(d.get("route", ""))))
+        dropped = sorted(
+            self.dropped, key=lambda d: (STAGES.index(d["stage"]), _route_rank(d.get("route", "")))
+        )
         return {**self.info, "routes": routes, "dropped": dropped, "notes": self.notes}
 
 
@@ -103,11 +124,20 @@ class _NoTrace(Trace):
     def set(self, key: str, value: Any) -> None:
         pass
 
-    def candidates(self, route: str, kind: str, items: list[dict[str, Any]], query: str = "") -> None:
+    def candidates(
+        self, route: str, kind: str, items: list[dict[str, Any]], query: str = ""
+    ) -> None:
         pass
 
-    def drop(self, stage: str, kind: str, item_id: str, reason: str, score: float | None = None,
-             route: str = "") -> None:
+    def drop(
+        self,
+        stage: str,
+        kind: str,
+        item_id: str,
+        reason: str,
+        score: float | None = None,
+        route: str = "",
+    ) -> None:
         pass
 
     def note(self, stage: str, message: str) -> None:
@@ -143,7 +173,10 @@ def _render_drops(trace: dict[str, Any], limit: int, out: list[str]) -> None:
         notes = [n for n in trace.get("notes", []) if n["stage"] == stage]
         if not here and not notes:
             continue
-        out.append(f"[{stage}] {len(here)} item(s) lost" + (f" ({_HINTS[stage]})" if here and stage in _HINTS else ""))
+        out.append(
+            f"[{stage}] {len(here)} item(s) lost"
+            + (f" ({_HINTS[stage]})" if here and stage in _HINTS else "")
+        )
         for note in notes:
             out.append(f"  note: {note['message']}")
         for d in here[:limit]:
@@ -160,20 +193,26 @@ def where_lost(trace: dict[str, Any], item_id: str) -> str:
     reason; items no route ever saw point at extraction or the keywords.
     """
     lost = [d for d in trace.get("dropped", []) if d["id"] == item_id]
-    found = [r["route"] for r in trace.get("routes", []) if any(i["id"] == item_id for i in r["items"])]
+    found = [
+        r["route"] for r in trace.get("routes", []) if any(i["id"] == item_id for i in r["items"])
+    ]
     if lost:
         d = lost[-1]
         seen = f" (found by {', '.join(found)})" if found else ""
         return f"{item_id}: lost at {d['stage']}{seen}: {d['reason']}"
     if found:
         return f"{item_id}: found by {', '.join(found)} and kept"
-    return (f"{item_id}: no route saw it; check that extraction produced it (is it in the graph?) "
-            f"and that the keywords name it")
+    return (
+        f"{item_id}: no route saw it; check that extraction produced it (is it in the graph?) "
+        f"and that the keywords name it"
+    )
 
 
 def filter_summary(applied: dict[str, Any]) -> str:
     """One line naming a query's document filter (a ``DocFilter.describe()`` dict)."""
-    parts = [f"{name}={applied[name]}" for name in ("doc_ids", "path_glob", "where") if applied.get(name)]
+    parts = [
+        f"{name}={applied[name]}" for name in ("doc_ids", "path_glob", "where") if applied.get(name)
+    ]
     if applied.get("documents") is not None:
         parts.append(f"{applied['documents']} document(s) retrievable")
     if applied.get("disabled"):
@@ -189,7 +228,9 @@ def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
     ``trace`` is the ``"trace"`` dict of :meth:`QueryEngine.query_data`;
     ``limit`` caps the items listed per route and per stage.
     """
-    out = [f'Retrieval trace: mode {trace.get("mode", "?")}, question "{trace.get("question", "")}"']
+    out = [
+        f'Retrieval trace: mode {trace.get("mode", "?")}, question "{trace.get("question", "")}"'
+    ]
     kw = trace.get("keywords") or {}
     if kw:
         out.append(f"[keywords] source: {kw.get('source', '?')}")
@@ -207,6 +248,8 @@ def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
     final = trace.get("final") or {}
     if final:
         out.append("[context] " + ", ".join(f"{k}: {v}" for k, v in final.items()))
-    out.append("An expected fact in none of the lists above was never retrieved: check that "
-               "extraction put it in the graph and that the keywords name it.")
+    out.append(
+        "An expected fact in none of the lists above was never retrieved: check that "
+        "extraction put it in the graph and that the keywords name it."
+    )
     return "\n".join(out)

@@ -24,10 +24,10 @@ Graph conventions:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -65,8 +65,12 @@ class VectorStore(Protocol):
 
     namespace: str
 
-    async def upsert(self, ids: list[str], vectors: np.ndarray, metas: list[dict[str, Any]]) -> None: ...
-    async def query(self, vector: np.ndarray, top_k: int, threshold: float | None = None) -> list[VectorHit]: ...
+    async def upsert(
+        self, ids: list[str], vectors: np.ndarray, metas: list[dict[str, Any]]
+    ) -> None: ...
+    async def query(
+        self, vector: np.ndarray, top_k: int, threshold: float | None = None
+    ) -> list[VectorHit]: ...
     async def get_vectors(self, ids: list[str]) -> dict[str, np.ndarray]: ...
     async def get_metas(self, ids: list[str]) -> dict[str, dict[str, Any]]: ...
     async def delete(self, ids: Iterable[str]) -> None: ...
@@ -82,13 +86,18 @@ class GraphStore(Protocol):
     async def upsert_nodes(self, nodes: Mapping[str, dict[str, Any]]) -> None: ...
     async def delete_nodes(self, names: Iterable[str]) -> None:
         """Delete nodes and every edge touching them."""
+
     async def get_edge(self, a: str, b: str) -> dict[str, Any] | None: ...
-    async def get_edges(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+    async def get_edges(
+        self, pairs: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], dict[str, Any]]:
         """Keys of the result are canonical :func:`edge_key` pairs."""
+
     async def upsert_edges(self, edges: Mapping[tuple[str, str], dict[str, Any]]) -> None: ...
     async def delete_edges(self, pairs: Iterable[tuple[str, str]]) -> None: ...
     async def node_edges(self, names: list[str]) -> dict[str, list[tuple[str, str]]]:
         """For each name, the canonical keys of its edges (empty list if none)."""
+
     async def node_degrees(self, names: list[str]) -> dict[str, int]: ...
     async def node_count(self) -> int: ...
     async def edge_count(self) -> int: ...
@@ -104,6 +113,7 @@ class DocStatusStore(Protocol):
     async def upsert(self, records: list[DocRecord]) -> None: ...
     async def by_status(self, *statuses: DocStatus) -> list[DocRecord]:
         """Records with any of ``statuses``, ordered by ``enqueue_seq``."""
+
     async def counts(self) -> dict[str, int]: ...
     async def delete(self, doc_ids: Iterable[str]) -> None: ...
     async def next_seq(self) -> int:
@@ -118,8 +128,10 @@ class LexicalIndex(Protocol):
     async def delete(self, ids: Iterable[str]) -> None: ...
     async def search(self, query: str, top_k: int) -> list[tuple[str, float]]:
         """(id, score) pairs, best first; higher scores are better."""
+
     async def ids(self) -> list[str]:
         """Every indexed id, sorted."""
+
     async def count(self) -> int: ...
 
 
@@ -131,9 +143,9 @@ class Storage(Protocol):
     async def open(self) -> None: ...
     async def close(self) -> None: ...
     def transaction(self) -> AbstractAsyncContextManager[None]: ...
-    def writer(self, *, wait: bool = True,
-               on_wait: Callable[[str], None] | None = None
-               ) -> AbstractAsyncContextManager[None]:
+    def writer(
+        self, *, wait: bool = True, on_wait: Callable[[str], None] | None = None
+    ) -> AbstractAsyncContextManager[None]:
         """The exclusive writer lease: ``async with storage.writer(): ...``.
 
         Across processes, a backend with files takes an OS lock that the
@@ -148,6 +160,7 @@ class Storage(Protocol):
         holding a transaction while waiting for the lease could deadlock
         with the lease holder waiting for the transaction.
         """
+
     def kv(self, namespace: str) -> KVStore: ...
     def vectors(self, namespace: str) -> VectorStore: ...
     @property

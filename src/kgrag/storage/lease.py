@@ -63,7 +63,7 @@ def command_label() -> str:
     if program in ("", "-c", "-m"):
         program = f"python {program}".strip()
     label = " ".join([program, *sys.argv[1:]])
-    return label if len(label) <= _LABEL_CHARS else label[:_LABEL_CHARS - 1] + "…"
+    return label if len(label) <= _LABEL_CHARS else label[: _LABEL_CHARS - 1] + "…"
 
 
 class WriterLease:
@@ -94,7 +94,7 @@ class WriterLease:
             fd = await self._acquire_file(wait, on_wait)
             token = object()
             self._token = token
-            marker = _HOLDING.set(_HOLDING.get() + (token,))
+            marker = _HOLDING.set((*_HOLDING.get(), token))
             try:
                 yield
             finally:
@@ -124,8 +124,7 @@ class WriterLease:
             while not _try_lock(fd, self.lock_path):
                 busy = self._busy_message(fd)
                 if not wait:
-                    raise WorkdirBusyError(
-                        f"{busy}; wait for it or run again without --no-wait")
+                    raise WorkdirBusyError(f"{busy}; wait for it or run again without --no-wait")
                 if not told and on_wait is not None:
                     on_wait(f"{busy}; waiting until it finishes")
                     told = True

@@ -39,8 +39,11 @@ def _dialect(sample: str, tabs: bool) -> type[csv.Dialect] | csv.Dialect:
 def looks_like_header(row: Sequence[Any]) -> bool:
     """Every cell filled, no two alike and none a number."""
     cells = [str(c).strip() for c in row]
-    return (all(cells) and len(set(cells)) == len(cells)
-            and not any(_NUMBER.fullmatch(c) for c in cells))
+    return (
+        all(cells)
+        and len(set(cells)) == len(cells)
+        and not any(_NUMBER.fullmatch(c) for c in cells)
+    )
 
 
 def _sniffed_header(sample: str, dialect: Any) -> bool:
@@ -59,9 +62,14 @@ def parse_csv(text: str, name: str = "<csv>", check: Check | None = None) -> Par
     builder = BlockBuilder()
     rows = csv.reader(io.StringIO(text, newline=""), dialect)
     try:
-        add_sheet(builder, path.stem or name,
-                  labelled_lines(rows, lambda row: sniffed or looks_like_header(row),
-                                 lambda i: f"column {i + 1}"), check)
+        add_sheet(
+            builder,
+            path.stem or name,
+            labelled_lines(
+                rows, lambda row: sniffed or looks_like_header(row), lambda i: f"column {i + 1}"
+            ),
+            check,
+        )
     except csv.Error as exc:  # a field over csv.field_size_limit(), NUL bytes, ...
         raise LoaderError(name, f"malformed CSV: {exc}") from exc
     return builder.build()

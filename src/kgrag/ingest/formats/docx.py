@@ -58,8 +58,7 @@ class _Styles:
     def __init__(self, document: Any):
         from docx.enum.style import WD_STYLE_TYPE
 
-        self.by_id = {s.style_id: s for s in document.styles
-                      if s.type == WD_STYLE_TYPE.PARAGRAPH}
+        self.by_id = {s.style_id: s for s in document.styles if s.type == WD_STYLE_TYPE.PARAGRAPH}
         self.default = document.styles.default(WD_STYLE_TYPE.PARAGRAPH)
         self.cache: dict[str | None, tuple[int | None, int | None]] = {}
 
@@ -133,8 +132,9 @@ class _Pages:
         """Breaks inside or at the end of ``paragraph``: the next block starts a new page."""
         if self.rendered:
             breaks = paragraph.rendered_page_breaks
-            inner = len(breaks) - (1 if breaks and not
-                                   breaks[0].preceding_paragraph_fragment.text.strip() else 0)
+            inner = len(breaks) - (
+                1 if breaks and not breaks[0].preceding_paragraph_fragment.text.strip() else 0
+            )
             if inner:
                 self.page += inner
                 self.b.page_break(self.page)
@@ -164,8 +164,13 @@ def parse_docx(source: Path | bytes | BinaryIO, name: str = "<docx>") -> Parsed:
     from docx.text.paragraph import Paragraph
 
     try:
-        document = docx.Document(io.BytesIO(source) if isinstance(source, bytes)
-                                 else str(source) if isinstance(source, Path) else source)
+        document = docx.Document(
+            io.BytesIO(source)
+            if isinstance(source, bytes)
+            else str(source)
+            if isinstance(source, Path)
+            else source
+        )
         builder = BlockBuilder(joiner="\n")
         pages, styles = _Pages(document, builder), _Styles(document)
         for item in document.iter_inner_content():

@@ -44,9 +44,15 @@ def _package_path(archive: zipfile.ZipFile) -> str:
 
 def _manifest(opf: Any, base: str) -> dict[str, tuple[str, str, str]]:
     """Manifest id -> (archive path, media type, properties)."""
-    return {el.get("id"): (member(base, el.get("href", "")), el.get("media-type", ""),
-                           el.get("properties", ""))
-            for el in opf.iter() if local(el.tag) == "item" and el.get("id")}
+    return {
+        el.get("id"): (
+            member(base, el.get("href", "")),
+            el.get("media-type", ""),
+            el.get("properties", ""),
+        )
+        for el in opf.iter()
+        if local(el.tag) == "item" and el.get("id")
+    }
 
 
 def _spine(opf: Any) -> tuple[list[str], str | None]:
@@ -64,8 +70,11 @@ def _chapters(archive: zipfile.ZipFile) -> tuple[list[str], dict[str, str]]:
     opf = parse_xml(archive.read(opf_path))
     manifest = _manifest(opf, posixpath.dirname(opf_path))
     ids, ncx = _spine(opf)
-    paths = [manifest[i][0] for i in ids if i in manifest and manifest[i][1] in _XHTML
-             and "nav" not in manifest[i][2].split()]  # the nav document is the contents list
+    paths = [
+        manifest[i][0]
+        for i in ids
+        if i in manifest and manifest[i][1] in _XHTML and "nav" not in manifest[i][2].split()
+    ]  # the nav document is the contents list
     return paths, toc_titles(archive, manifest, ncx)
 
 

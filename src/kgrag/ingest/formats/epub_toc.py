@@ -39,8 +39,12 @@ def nav_titles(data: bytes, base: str) -> dict[str, str]:
     page = lxml.html.document_fromstring(data)
     navs = page.findall(".//nav")
     toc = [n for n in navs if "toc" in (n.get("epub:type") or n.get("role") or "")]
-    pairs = [(member(base, a.get("href")), _collapse(a.text_content()))
-             for nav in (toc or navs)[:1] for a in nav.iter("a") if a.get("href")]
+    pairs = [
+        (member(base, a.get("href")), _collapse(a.text_content()))
+        for nav in (toc or navs)[:1]
+        for a in nav.iter("a")
+        if a.get("href")
+    ]
     return _first(pairs)
 
 
@@ -57,8 +61,9 @@ def ncx_titles(data: bytes, base: str) -> dict[str, str]:
     return _first(pairs)
 
 
-def toc_titles(archive: zipfile.ZipFile, manifest: dict[str, tuple[str, str, str]],
-               ncx_id: str | None) -> dict[str, str]:
+def toc_titles(
+    archive: zipfile.ZipFile, manifest: dict[str, tuple[str, str, str]], ncx_id: str | None
+) -> dict[str, str]:
     """Chapter path -> title; empty when the book has no usable table of contents."""
     from lxml import etree
 
@@ -68,15 +73,15 @@ def toc_titles(archive: zipfile.ZipFile, manifest: dict[str, tuple[str, str, str
         return {}  # a missing or broken contents list costs the titles, not the book
 
 
-def _titles(archive: zipfile.ZipFile, manifest: dict[str, tuple[str, str, str]],
-            ncx_id: str | None) -> dict[str, str]:
+def _titles(
+    archive: zipfile.ZipFile, manifest: dict[str, tuple[str, str, str]], ncx_id: str | None
+) -> dict[str, str]:
     nav = next((path for path, _, props in manifest.values() if "nav" in props.split()), None)
     if nav is not None:
         titles = nav_titles(archive.read(nav), posixpath.dirname(nav))
         if titles:
             return titles
     ncx = manifest.get(ncx_id or "", ("", "", ""))[0] or next(
-        (path for path, kind, _ in manifest.values() if kind == _NCX), "")
+        (path for path, kind, _ in manifest.values() if kind == _NCX), ""
+    )
     return ncx_titles(archive.read(ncx), posixpath.dirname(ncx)) if ncx else {}
-
-

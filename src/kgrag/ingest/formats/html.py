@@ -25,13 +25,57 @@ from typing import Any
 from kgrag.ingest.blocks import BlockBuilder, Parsed
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_SKIP = {"script", "style", "noscript", "template", "svg", "head", "title", "meta", "link",
-         "button", "iframe", "object"}
+_SKIP = {
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "head",
+    "title",
+    "meta",
+    "link",
+    "button",
+    "iframe",
+    "object",
+}
 _FURNITURE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search"}
 _BANNER_WORDS = ("cookie", "consent", "gdpr")
-_INLINE = {"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "i", "kbd",
-           "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u",
-           "var", "wbr", "font", "img", "label", "del", "ins", "tt", "big", "strike"}
+_INLINE = {
+    "a",
+    "abbr",
+    "b",
+    "bdi",
+    "bdo",
+    "cite",
+    "code",
+    "data",
+    "dfn",
+    "em",
+    "i",
+    "kbd",
+    "mark",
+    "q",
+    "s",
+    "samp",
+    "small",
+    "span",
+    "strong",
+    "sub",
+    "sup",
+    "time",
+    "u",
+    "var",
+    "wbr",
+    "font",
+    "img",
+    "label",
+    "del",
+    "ins",
+    "tt",
+    "big",
+    "strike",
+}
 
 
 def _tag(el: Any) -> str:
@@ -51,14 +95,16 @@ def inline_text(el: Any) -> str:
             for child in node:
                 visit(child)
                 parts.append(child.tail or "")
+
     visit(el)
     lines = ("".join(parts)).split("\n")
     return "\n".join(" ".join(line.split()) for line in lines).strip()
 
 
 def _rows(table: Any) -> list[list[str]]:
-    return [[inline_text(cell) for cell in tr if _tag(cell) in ("td", "th")]
-            for tr in table.iter("tr")]
+    return [
+        [inline_text(cell) for cell in tr if _tag(cell) in ("td", "th")] for tr in table.iter("tr")
+    ]
 
 
 class _Walker:
@@ -99,8 +145,11 @@ class _Walker:
         if tag in _HEADINGS:
             self.b.heading(inline_text(el), _HEADINGS[tag])
         elif tag == "p":
-            (self.b.list_item(inline_text(el), self.lists) if self.lists
-             else self.b.paragraph(inline_text(el)))
+            (
+                self.b.list_item(inline_text(el), self.lists)
+                if self.lists
+                else self.b.paragraph(inline_text(el))
+            )
         elif tag == "pre":
             self.b.code(el.text_content())
         elif tag == "blockquote":
@@ -132,8 +181,11 @@ def _page(markup: str) -> Any:
 def _banner(el: Any) -> bool:
     """A cookie / consent banner: a small element named so in its id or class."""
     names = f"{el.get('id', '')} {el.get('class', '')}".lower()
-    return (_tag(el) not in ("html", "body") and any(w in names for w in _BANNER_WORDS)
-            and len(el.text_content()) < 3000)
+    return (
+        _tag(el) not in ("html", "body")
+        and any(w in names for w in _BANNER_WORDS)
+        and len(el.text_content()) < 3000
+    )
 
 
 def _preclean(page: Any) -> None:
@@ -141,9 +193,15 @@ def _preclean(page: Any) -> None:
     doomed = []
     for el in page.iter():
         tag, role = _tag(el), (el.get("role") or "").lower()
-        if (tag in ("nav", "aside", "footer") or role in _FURNITURE_ROLES or _banner(el)
-                or (tag == "header" and not any(_tag(a) in ("article", "main")
-                                                for a in el.iterancestors()))):
+        if (
+            tag in ("nav", "aside", "footer")
+            or role in _FURNITURE_ROLES
+            or _banner(el)
+            or (
+                tag == "header"
+                and not any(_tag(a) in ("article", "main") for a in el.iterancestors())
+            )
+        ):
             doomed.append(el)
     for el in doomed:
         if el.getparent() is not None:
@@ -158,8 +216,9 @@ def _main_content(page: Any) -> Any:
     logging.getLogger("readability.readability").setLevel(logging.ERROR)
     try:
         fragment = lxml.html.fragment_fromstring(
-            Readable(page).summary(html_partial=True), create_parent="div")
-    except Exception:  # noqa: BLE001 - readability raises lxml's and its own errors
+            Readable(page).summary(html_partial=True), create_parent="div"
+        )
+    except Exception:
         return None
     return fragment if fragment.text_content().strip() else None
 
@@ -188,8 +247,10 @@ def parse_html(markup: str) -> Parsed:
         main = _main_content(page)
         if main is None:
             main = _body(page)
-            warnings.append("HTML: readability found no main content; kept the page's "
-                            "text without navigation, header, footer and banners")
+            warnings.append(
+                "HTML: readability found no main content; kept the page's "
+                "text without navigation, header, footer and banners"
+            )
     builder = BlockBuilder()
     if title and (main is None or main.find(".//h1") is None):
         builder.heading(title, 1)

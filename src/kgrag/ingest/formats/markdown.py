@@ -124,6 +124,6 @@ def parse_markdown(text: str) -> Parsed:
     front = _FRONT_MATTER.match(text)
     if front:
         walker.b.code(front.group(1), "yaml")
-        text = text[front.end():]
+        text = text[front.end() :]
     walker.feed(_parser().parse(text))
     return walker.b.build()

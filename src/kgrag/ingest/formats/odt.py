@@ -31,9 +31,23 @@ from kgrag.ingest.formats.tabular import Check
 
 TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _ROW_GROUPS = ("table-header-rows", "table-rows", "table-row-group")
-_SKIP = {"annotation", "table-of-content", "alphabetical-index", "illustration-index", "table-index",
-         "object-index", "user-index", "bibliography", "sequence-decls", "tracked-changes",
-         "forms", "variable-decls", "user-field-decls", "frame", "custom-shape"}
+_SKIP = {
+    "annotation",
+    "table-of-content",
+    "alphabetical-index",
+    "illustration-index",
+    "table-index",
+    "object-index",
+    "user-index",
+    "bibliography",
+    "sequence-decls",
+    "tracked-changes",
+    "forms",
+    "variable-decls",
+    "user-field-decls",
+    "frame",
+    "custom-shape",
+}
 
 
 def _spaces(el: Any) -> str:
@@ -129,8 +143,11 @@ def table_rows(table: Any) -> list[list[str]]:
 
 def _office_text(root: Any) -> Any:
     for el in root.iter():
-        if local(el.tag) == "text" and el.getparent() is not None \
-                and local(el.getparent().tag) == "body":
+        if (
+            local(el.tag) == "text"
+            and el.getparent() is not None
+            and local(el.getparent().tag) == "body"
+        ):
             return el
     raise ValueError("content.xml has no office:text body (not a text document)")
 

@@ -30,8 +30,9 @@ EDGE_LINES = 3  # lines at the top and bottom of a page that may be furniture
 _SENTENCE_END = tuple(".!?:;\"'”’)")
 
 
-def _reader_pages(source: Path | bytes, name: str,
-                  check: Callable[[int], None] | None = None) -> list[str]:
+def _reader_pages(
+    source: Path | bytes, name: str, check: Callable[[int], None] | None = None
+) -> list[str]:
     """Each page's text; ``check`` gets the running length after every page (it may raise)."""
     from pypdf import PdfReader
 
@@ -69,8 +70,10 @@ def _edges(lines: list[str]) -> dict[int, list[tuple[str, int]]]:
 
 
 def _edge_keys(lines: list[str]) -> dict[int, set[tuple[str, int, str]]]:
-    return {i: {(side, rank, _key(lines[i])) for side, rank in places}
-            for i, places in _edges(lines).items()}
+    return {
+        i: {(side, rank, _key(lines[i])) for side, rank in places}
+        for i, places in _edges(lines).items()
+    }
 
 
 def furniture(pages: list[list[str]]) -> set[tuple[str, int, str]]:
@@ -122,15 +125,18 @@ def paragraphs(lines: list[str]) -> list[str]:
     return out
 
 
-def parse_pdf(source: Path | bytes, name: str = "<pdf>",
-              check: Callable[[int], None] | None = None) -> Parsed:
+def parse_pdf(
+    source: Path | bytes, name: str = "<pdf>", check: Callable[[int], None] | None = None
+) -> Parsed:
     """Blocks (one page break per page, then its paragraphs) and flat text of a PDF.
 
     ``check(length)`` is called as pages are read (a size limit that raises
     stops the extraction early).
     """
-    pages = [text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-             for text in _reader_pages(source, name, check)]
+    pages = [
+        text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        for text in _reader_pages(source, name, check)
+    ]
     found = furniture(pages)
     builder = BlockBuilder()
     empty = 0
@@ -142,9 +148,12 @@ def parse_pdf(source: Path | bytes, name: str = "<pdf>",
             builder.paragraph(text)
     parsed = builder.build()
     if found:
-        parsed.warnings.append(f"PDF: dropped {len({k[2] for k in found})} running "
-                               "header/footer line(s) repeated on most pages")
+        parsed.warnings.append(
+            f"PDF: dropped {len({k[2] for k in found})} running "
+            "header/footer line(s) repeated on most pages"
+        )
     if empty and pages:
-        parsed.warnings.append(f"PDF: {empty} of {len(pages)} page(s) have no text "
-                               "(scanned images are not read)")
+        parsed.warnings.append(
+            f"PDF: {empty} of {len(pages)} page(s) have no text (scanned images are not read)"
+        )
     return parsed

@@ -20,8 +20,15 @@ def xml_parser(**extra: Any) -> Any:
     """An lxml XML parser that never loads a DTD, expands entities or uses the network."""
     from lxml import etree
 
-    return etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True,
-                           huge_tree=False, remove_comments=True, remove_pis=True, **extra)
+    return etree.XMLParser(
+        resolve_entities=False,
+        load_dtd=False,
+        no_network=True,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+        **extra,
+    )
 
 
 def parse_xml(data: bytes | str) -> Any:

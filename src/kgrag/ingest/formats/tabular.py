@@ -59,8 +59,11 @@ def _filled(rows: Iterable[Sequence[Any]]) -> Iterator[tuple[Sequence[Any], list
             yield raw, texts
 
 
-def labelled_lines(rows: Iterable[Sequence[Any]], is_header: Callable[[Sequence[Any]], bool],
-                   column: Callable[[int], str]) -> Iterator[str]:
+def labelled_lines(
+    rows: Iterable[Sequence[Any]],
+    is_header: Callable[[Sequence[Any]], bool],
+    column: Callable[[int], str],
+) -> Iterator[str]:
     """One labelled line per non-empty row; the first names the columns if ``is_header(raw row)``."""
     filled = _filled(rows)
     first = next(filled, None)
@@ -78,8 +81,9 @@ def labelled_lines(rows: Iterable[Sequence[Any]], is_header: Callable[[Sequence[
         yield label(names, texts, column)
 
 
-def add_sheet(builder: BlockBuilder, title: str, lines: Iterable[str],
-              check: Check | None = None) -> int:
+def add_sheet(
+    builder: BlockBuilder, title: str, lines: Iterable[str], check: Check | None = None
+) -> int:
     """A level-1 heading ``title`` and a table of ``lines``; returns the number of rows."""
     kept: list[tuple[str]] = []
     length = builder.length + len(title)

@@ -85,8 +85,9 @@ class _Walker:
         for child, child_path, child_depth in subs:
             self.section(child, child_path, child_depth)
 
-    def fields(self, el: Any, path: str, depth: int, prefix: str,
-               subs: list[tuple[Any, str, int]]) -> None:
+    def fields(
+        self, el: Any, path: str, depth: int, prefix: str, subs: list[tuple[Any, str, int]]
+    ) -> None:
         """Rows (named ``prefix`` + tag) and paragraphs of ``el``'s children; sections to ``subs``."""
         children = _children(el)
         for child, segment in zip(children, _segments(children), strict=True):

@@ -41,10 +41,11 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import sqlite3
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from kgrag.errors import StorageError, StoreCorruptError
 from kgrag.storage.sqlite.schema import ensure_schema
@@ -63,8 +64,7 @@ _CORRUPT_HINTS = ("file is not a database", "malformed", "not a database")
 class Database:
     """The connection to ``path`` (``None``: a private in-memory database)."""
 
-    def __init__(self, path: Path | None, *, busy_timeout_ms: int = 5000,
-                 cache_mb: int = 64):
+    def __init__(self, path: Path | None, *, busy_timeout_ms: int = 5000, cache_mb: int = 64):
         self.path = path
         self.label = str(path) if path is not None else "in-memory database"
         self._busy_ms = int(busy_timeout_ms)
@@ -204,8 +204,13 @@ class Database:
     def _owns_transaction(self) -> bool:
         return self._txn is not None and self._txn in _ACTIVE.get()
 
-    async def write(self, fn: Callable[..., Any], *args: Any,
-                    on_commit: Callback = None, on_rollback: Callback = None) -> Any:
+    async def write(
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        on_commit: Callback = None,
+        on_rollback: Callback = None,
+    ) -> Any:
         """Run ``fn(conn, *args)`` atomically (see the module docstring)."""
         if self._owns_transaction():
             return await self._call(self._write_nested, fn, args, on_commit, on_rollback)
@@ -253,7 +258,7 @@ class Database:
             await self._call(self._begin)
             token = object()
             self._txn = token
-            marker = _ACTIVE.set(_ACTIVE.get() + (token,))
+            marker = _ACTIVE.set((*_ACTIVE.get(), token))
             try:
                 yield
             except BaseException:
@@ -303,7 +308,7 @@ def _run(callback: Callback) -> None:
 
 def chunked(items: list[Any], size: int = 500) -> list[list[Any]]:
     """``items`` in slices of at most ``size`` (for ``IN (...)`` lists)."""
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def marks(n: int) -> str:

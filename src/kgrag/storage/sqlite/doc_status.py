@@ -9,7 +9,7 @@ largest ``enqueue_seq`` ever stored is also kept in ``meta`` so that
 from __future__ import annotations
 
 import sqlite3
-from typing import Iterable
+from collections.abc import Iterable
 
 from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database, chunked, marks
@@ -31,8 +31,10 @@ class SQLiteDocStatusStore:
         return await self._db.read(_select_ids, list(dict.fromkeys(doc_ids)))
 
     async def upsert(self, records: list[DocRecord]) -> None:
-        rows = {r.id: (r.id, r.status.value, int(r.enqueue_seq), codec.encode(r.to_dict()))
-                for r in records}
+        rows = {
+            r.id: (r.id, r.status.value, int(r.enqueue_seq), codec.encode(r.to_dict()))
+            for r in records
+        }
         if rows:
             await self._db.write(_upsert, list(rows.values()))
 
@@ -70,8 +72,10 @@ def _select_ids(conn: sqlite3.Connection, ids: list[str]) -> dict[str, DocRecord
 
 
 def _select_status(conn: sqlite3.Connection, statuses: list[str]) -> list[DocRecord]:
-    sql = (f"SELECT data FROM doc_status WHERE status IN ({marks(len(statuses))}) "
-           "ORDER BY enqueue_seq, id")
+    sql = (
+        f"SELECT data FROM doc_status WHERE status IN ({marks(len(statuses))}) "
+        "ORDER BY enqueue_seq, id"
+    )
     return _records(conn.execute(sql, statuses))
 
 
@@ -86,12 +90,15 @@ def _upsert(conn: sqlite3.Connection, rows: list[tuple]) -> None:
     conn.executemany(
         "INSERT INTO doc_status(id, status, enqueue_seq, data) VALUES (?, ?, ?, ?) "
         "ON CONFLICT(id) DO UPDATE SET status=excluded.status, "
-        "enqueue_seq=excluded.enqueue_seq, data=excluded.data", rows)
+        "enqueue_seq=excluded.enqueue_seq, data=excluded.data",
+        rows,
+    )
     top = max(row[2] for row in rows)
     conn.execute(
         "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
         "value=CAST(MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)) AS TEXT)",
-        (_MAX_SEQ_KEY, str(top)))
+        (_MAX_SEQ_KEY, str(top)),
+    )
 
 
 def _delete(conn: sqlite3.Connection, ids: list[tuple[str]]) -> None:

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from kgrag.storage.base import edge_key
 from kgrag.storage.sqlite import codec
@@ -106,6 +107,7 @@ class SQLiteGraphStore:
 
 # -- SQL, run on the worker thread ---------------------------------------------
 
+
 def _select_nodes(conn: sqlite3.Connection, names: list[str]) -> dict[str, dict]:
     out = {}
     for part in chunked(names):
@@ -118,16 +120,22 @@ def _select_nodes(conn: sqlite3.Connection, names: list[str]) -> dict[str, dict]
 def _upsert_nodes(conn: sqlite3.Connection, rows: list[tuple[str, Any]]) -> None:
     conn.executemany(
         "INSERT INTO nodes(name, data) VALUES (?, ?) "
-        "ON CONFLICT(name) DO UPDATE SET data=excluded.data", rows)
+        "ON CONFLICT(name) DO UPDATE SET data=excluded.data",
+        rows,
+    )
 
 
 def _delete_nodes(conn: sqlite3.Connection, names: list[str]) -> None:
     touching: set[Pair] = set()
     for part in chunked(names):
         params = marks(len(part))
-        touching.update(conn.execute(
-            f"SELECT a, b FROM edges WHERE a IN ({params}) "
-            f"UNION SELECT a, b FROM edges WHERE b IN ({params})", part + part))
+        touching.update(
+            conn.execute(
+                f"SELECT a, b FROM edges WHERE a IN ({params}) "
+                f"UNION SELECT a, b FROM edges WHERE b IN ({params})",
+                part + part,
+            )
+        )
         conn.execute(f"DELETE FROM edges WHERE a IN ({params})", part)
         conn.execute(f"DELETE FROM edges WHERE b IN ({params})", part)
         conn.execute(f"DELETE FROM nodes WHERE name IN ({params})", part)
@@ -158,10 +166,12 @@ def _add_degrees(conn: sqlite3.Connection, keys: Iterable[Pair], sign: int) -> N
     conn.executemany(
         "INSERT INTO node_degree(name, degree) VALUES (?, ?) "
         "ON CONFLICT(name) DO UPDATE SET degree = degree + excluded.degree",
-        ((name, sign * count) for name, count in counts.items()))
+        ((name, sign * count) for name, count in counts.items()),
+    )
     if sign < 0:
-        conn.executemany("DELETE FROM node_degree WHERE name=? AND degree <= 0",
-                         ((name,) for name in counts))
+        conn.executemany(
+            "DELETE FROM node_degree WHERE name=? AND degree <= 0", ((name,) for name in counts)
+        )
 
 
 def _upsert_edges(conn: sqlite3.Connection, rows: list[tuple]) -> None:
@@ -170,7 +180,8 @@ def _upsert_edges(conn: sqlite3.Connection, rows: list[tuple]) -> None:
     conn.executemany(
         "INSERT INTO edges(a, b, weight, data) VALUES (?, ?, ?, ?) "
         "ON CONFLICT(a, b) DO UPDATE SET weight=excluded.weight, data=excluded.data",
-        rows)
+        rows,
+    )
     _add_degrees(conn, (key for key in keys if key not in stored), 1)
 
 
@@ -184,8 +195,10 @@ def _node_edges(conn: sqlite3.Connection, names: list[str]) -> dict[str, list[Pa
     found: dict[str, set[Pair]] = {name: set() for name in names}
     for part in chunked(names):
         params = marks(len(part))
-        sql = (f"SELECT a, b FROM edges WHERE a IN ({params}) "
-               f"UNION SELECT a, b FROM edges WHERE b IN ({params})")
+        sql = (
+            f"SELECT a, b FROM edges WHERE a IN ({params}) "
+            f"UNION SELECT a, b FROM edges WHERE b IN ({params})"
+        )
         for a, b in conn.execute(sql, part + part):
             for end in (a, b):
                 if end in found:

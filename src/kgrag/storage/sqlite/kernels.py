@@ -42,5 +42,5 @@ def top_positions(values: np.ndarray, k: int) -> np.ndarray:
         cut = np.partition(sample, len(sample) - k)[len(sample) - k]
         above = np.flatnonzero(values >= cut)
         if len(above) >= k:
-            return above[np.argpartition(values[above], len(above) - k)[len(above) - k:]]
-    return np.argpartition(values, n - k)[n - k:]
+            return above[np.argpartition(values[above], len(above) - k)[len(above) - k :]]
+    return np.argpartition(values, n - k)[n - k :]

@@ -8,7 +8,8 @@ touches only the rows it names.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database, chunked, marks
@@ -82,7 +83,9 @@ class SQLiteKVStore:
 def _upsert(conn: sqlite3.Connection, rows: list[tuple[str, str, Any]]) -> None:
     conn.executemany(
         "INSERT INTO kv(ns, key, value) VALUES (?, ?, ?) "
-        "ON CONFLICT(ns, key) DO UPDATE SET value=excluded.value", rows)
+        "ON CONFLICT(ns, key) DO UPDATE SET value=excluded.value",
+        rows,
+    )
 
 
 def _delete(conn: sqlite3.Connection, rows: list[tuple[str, str]]) -> None:

@@ -24,7 +24,7 @@ import logging
 import re
 import sqlite3
 import threading
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database, chunked, marks
@@ -86,7 +86,7 @@ class SQLiteLexicalIndex:
         if not ids:
             return
         tokens = await _tokenize_all([items[i] for i in ids])
-        await self._db.write(_add, list(zip(ids, tokens)))
+        await self._db.write(_add, list(zip(ids, tokens, strict=False)))
 
     async def delete(self, ids: Iterable[str]) -> None:
         ids = list(dict.fromkeys(ids))
@@ -95,21 +95,26 @@ class SQLiteLexicalIndex:
 
     async def search(self, query: str, top_k: int) -> list[tuple[str, float]]:
         """(id, score) pairs, best first; higher scores are better."""
-        terms = await asyncio.to_thread(query_terms, query) if _HAN.search(query) \
+        terms = (
+            await asyncio.to_thread(query_terms, query)
+            if _HAN.search(query)
             else query_terms(query)
+        )
         if not terms or top_k <= 0:
             return []
         return await self._db.read(_search, match_expression(terms), int(top_k))
 
     async def ids(self) -> list[str]:
         """Every indexed id, sorted."""
-        return await self._db.read(lambda c: [row[0] for row in c.execute(
-            "SELECT id FROM lexical_docs ORDER BY id")])
+        return await self._db.read(
+            lambda c: [row[0] for row in c.execute("SELECT id FROM lexical_docs ORDER BY id")]
+        )
 
     async def count(self) -> int:
         """Number of indexed entries."""
-        return await self._db.read(lambda c: c.execute(
-            "SELECT COUNT(*) FROM lexical_docs").fetchone()[0])
+        return await self._db.read(
+            lambda c: c.execute("SELECT COUNT(*) FROM lexical_docs").fetchone()[0]
+        )
 
 
 def _remove(conn: sqlite3.Connection, ids: list[str]) -> None:
@@ -118,17 +123,18 @@ def _remove(conn: sqlite3.Connection, ids: list[str]) -> None:
         old = conn.execute(sql, part).fetchall()
         conn.executemany(
             "INSERT INTO lexical_fts(lexical_fts, rowid, body) VALUES ('delete', ?, ?)",
-            ((rowid, codec.unpack_text(blob)) for rowid, blob in old))
+            ((rowid, codec.unpack_text(blob)) for rowid, blob in old),
+        )
         conn.executemany("DELETE FROM lexical_docs WHERE rowid=?", ((r,) for r, _ in old))
 
 
 def _add(conn: sqlite3.Connection, entries: list[tuple[str, str]]) -> None:
     _remove(conn, [id_ for id_, _ in entries])
     for id_, tokens in entries:
-        cur = conn.execute("INSERT INTO lexical_docs(id, tokens) VALUES (?, ?)",
-                           (id_, codec.pack_text(tokens)))
-        conn.execute("INSERT INTO lexical_fts(rowid, body) VALUES (?, ?)",
-                     (cur.lastrowid, tokens))
+        cur = conn.execute(
+            "INSERT INTO lexical_docs(id, tokens) VALUES (?, ?)", (id_, codec.pack_text(tokens))
+        )
+        conn.execute("INSERT INTO lexical_fts(rowid, body) VALUES (?, ?)", (cur.lastrowid, tokens))
 
 
 def _delete(conn: sqlite3.Connection, ids: list[str]) -> None:
@@ -136,7 +142,9 @@ def _delete(conn: sqlite3.Connection, ids: list[str]) -> None:
 
 
 def _search(conn: sqlite3.Connection, expression: str, top_k: int) -> list[tuple[str, float]]:
-    sql = ("SELECT d.id, -f.rank FROM (SELECT rowid, rank FROM lexical_fts "
-           "WHERE lexical_fts MATCH ? ORDER BY rank LIMIT ?) AS f "
-           "JOIN lexical_docs d ON d.rowid = f.rowid ORDER BY f.rank, d.id")
+    sql = (
+        "SELECT d.id, -f.rank FROM (SELECT rowid, rank FROM lexical_fts "
+        "WHERE lexical_fts MATCH ? ORDER BY rank LIMIT ?) AS f "
+        "JOIN lexical_docs d ON d.rowid = f.rowid ORDER BY f.rank, d.id"
+    )
     return [(id_, float(score)) for id_, score in conn.execute(sql, (expression, top_k))]

@@ -20,7 +20,7 @@ single worker thread.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -43,8 +43,13 @@ class MatrixIndex:
         self._screen: _screen.Screen | None = None
 
     @classmethod
-    def from_batches(cls, dim: int, batches: Iterable[tuple[list[str], np.ndarray]],
-                     expected: int = 0, screen_rows: int = 0) -> "MatrixIndex":
+    def from_batches(
+        cls,
+        dim: int,
+        batches: Iterable[tuple[list[str], np.ndarray]],
+        expected: int = 0,
+        screen_rows: int = 0,
+    ) -> MatrixIndex:
         """Build from ``(ids, rows)`` batches of distinct ids (rows unit-norm).
 
         ``expected`` (the row count, if known) sizes the blocks up front.
@@ -106,8 +111,8 @@ class MatrixIndex:
         start = len(self._ids)
         self._reserve(start + len(ids))
         for block, lo, hi, src in self._spans(start, start + len(ids)):
-            self._blocks[block][lo:hi] = rows[src:src + hi - lo]
-        self._pos.update(zip(ids, range(start, start + len(ids))))
+            self._blocks[block][lo:hi] = rows[src : src + hi - lo]
+        self._pos.update(zip(ids, range(start, start + len(ids)), strict=False))
         self._ids.extend(ids)
         if self._screen is not None:
             self._screen.write(np.arange(start, start + len(ids)), rows)
@@ -116,8 +121,7 @@ class MatrixIndex:
         if total <= 0:
             return
         if not self._blocks:
-            self._blocks.append(np.empty((min(BLOCK, _grow(_FIRST, total)), self.dim),
-                                         np.float32))
+            self._blocks.append(np.empty((min(BLOCK, _grow(_FIRST, total)), self.dim), np.float32))
         first = self._blocks[0]
         if len(self._blocks) == 1 and len(first) < min(total, BLOCK):
             grown = np.empty((min(BLOCK, _grow(len(first), total)), self.dim), np.float32)
@@ -151,11 +155,12 @@ class MatrixIndex:
         query = np.asarray(query, np.float32)
         out = np.empty(n, np.float32)
         for block, lo, hi, src in self._spans(0, n):
-            rowdot(self._blocks[block][lo:hi], query, out=out[src:src + hi - lo])
+            rowdot(self._blocks[block][lo:hi], query, out=out[src : src + hi - lo])
         return out
 
-    def search(self, query: np.ndarray, top_k: int,
-               threshold: float | None = None) -> list[tuple[str, float]]:
+    def search(
+        self, query: np.ndarray, top_k: int, threshold: float | None = None
+    ) -> list[tuple[str, float]]:
         """The ``top_k`` best (id, score) pairs, best first, above ``threshold``."""
         if top_k <= 0 or not self._ids:
             return []
@@ -171,7 +176,7 @@ class MatrixIndex:
         best = np.clip(scores[picked], -1.0, 1.0)  # rounding can overshoot 1
         if rows is not None:
             picked = rows[picked]
-        return [(self._ids[r], float(s)) for r, s in zip(picked, best)]
+        return [(self._ids[r], float(s)) for r, s in zip(picked, best, strict=False)]
 
     def _scored(self, query: np.ndarray, top_k: int) -> tuple[np.ndarray | None, np.ndarray]:
         """(row numbers, exact scores): every row (``None``) or the screened ones."""
@@ -190,7 +195,9 @@ class MatrixIndex:
     def _fitted_screen(self) -> _screen.Screen:
         n = len(self._ids)
         if self._screen is None or n > 2 * self._screen.fitted_rows:
-            picks = np.sort(np.random.default_rng(0).choice(n, min(n, _screen.SAMPLE), replace=False))
+            picks = np.sort(
+                np.random.default_rng(0).choice(n, min(n, _screen.SAMPLE), replace=False)
+            )
             sample = np.stack([self._get(int(r)) for r in picks])
             self._screen = _screen.Screen.fit(sample, BLOCK, n)
             for block, lo, hi, src in self._spans(0, n):

@@ -50,7 +50,7 @@ class Screen:
         self._blocks: list[np.ndarray] = []
 
     @classmethod
-    def fit(cls, sample: np.ndarray, block: int, rows: int) -> "Screen":
+    def fit(cls, sample: np.ndarray, block: int, rows: int) -> Screen:
         """A screen whose basis spans most of ``sample``'s energy (no centring: dot products)."""
         dims = max(1, min(DIMS, sample.shape[1] // 4))
         sample = np.asarray(sample, np.float32)

@@ -64,16 +64,19 @@ class SQLiteStorage:
         if unknown:
             raise ConfigError(
                 f"unknown sqlite storage option(s): {', '.join(sorted(unknown))}; "
-                f"known: {', '.join(sorted(_OPTIONS))}")
+                f"known: {', '.join(sorted(_OPTIONS))}"
+            )
         self.workdir = Path(workdir)
         self.path = None if in_memory else self.workdir / DB_FILENAME
         self._dtype = options.get("vector_dtype", "float32")
         self._screen_rows = int(options.get("vector_screen_rows", 0) or 0)
         if self._dtype not in DTYPES:
             raise ConfigError(f"vector_dtype must be one of {DTYPES}, not {self._dtype!r}")
-        self._db = Database(self.path,
-                            busy_timeout_ms=options.get("busy_timeout_ms", 5000),
-                            cache_mb=options.get("cache_mb", 64))
+        self._db = Database(
+            self.path,
+            busy_timeout_ms=options.get("busy_timeout_ms", 5000),
+            cache_mb=options.get("cache_mb", 64),
+        )
         self._lease = WriterLease(None if in_memory else self.workdir / LOCK_FILENAME)
         self._kv: dict[str, SQLiteKVStore] = {}
         self._vectors: dict[str, SQLiteVectorStore] = {}
@@ -89,14 +92,16 @@ class SQLiteStorage:
             try:
                 self.workdir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise StorageError(f"cannot create working directory {self.workdir}: {exc}") from exc
+                raise StorageError(
+                    f"cannot create working directory {self.workdir}: {exc}"
+                ) from exc
         await self._db.open()
 
     async def close(self) -> None:
         """Close the database; the stores keep working after a new open()."""
         await self._db.close()  # drops every cached matrix as well
 
-    async def __aenter__(self) -> "SQLiteStorage":
+    async def __aenter__(self) -> SQLiteStorage:
         await self.open()
         return self
 
@@ -107,9 +112,9 @@ class SQLiteStorage:
         """Group writes across every role into one atomic transaction."""
         return self._db.transaction()
 
-    def writer(self, *, wait: bool = True,
-               on_wait: Callable[[str], None] | None = None
-               ) -> AbstractAsyncContextManager[None]:
+    def writer(
+        self, *, wait: bool = True, on_wait: Callable[[str], None] | None = None
+    ) -> AbstractAsyncContextManager[None]:
         """The exclusive writer lease of the workdir (see ``Storage.writer``).
 
         The in-memory variant has only the in-process part.
@@ -125,8 +130,9 @@ class SQLiteStorage:
 
     def vectors(self, namespace: str) -> SQLiteVectorStore:
         if namespace not in self._vectors:
-            self._vectors[namespace] = SQLiteVectorStore(self._db, namespace, self._dtype,
-                                                         self._screen_rows)
+            self._vectors[namespace] = SQLiteVectorStore(
+                self._db, namespace, self._dtype, self._screen_rows
+            )
         return self._vectors[namespace]
 
     @property
@@ -165,5 +171,8 @@ def _get_meta(conn: sqlite3.Connection, key: str) -> Any:
 
 
 def _set_meta(conn: sqlite3.Connection, key: str, text: str) -> None:
-    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
-                 "ON CONFLICT(key) DO UPDATE SET value=excluded.value", (key, text))
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+        (key, text),
+    )

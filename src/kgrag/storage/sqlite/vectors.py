@@ -28,8 +28,9 @@ float16 matrix products are ~10x slower in numpy.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -54,8 +55,7 @@ class Space:
 class SQLiteVectorStore:
     """One vector namespace (see the module docstring)."""
 
-    def __init__(self, db: Database, namespace: str, dtype: str = "float32",
-                 screen_rows: int = 0):
+    def __init__(self, db: Database, namespace: str, dtype: str = "float32", screen_rows: int = 0):
         if dtype not in DTYPES:
             raise StorageError(f"vector dtype must be one of {DTYPES}, not {dtype!r}")
         self.namespace = namespace
@@ -69,20 +69,27 @@ class SQLiteVectorStore:
 
     # -- writes ----------------------------------------------------------------
 
-    async def upsert(self, ids: list[str], vectors: np.ndarray,
-                     metas: list[dict[str, Any]]) -> None:
+    async def upsert(
+        self, ids: list[str], vectors: np.ndarray, metas: list[dict[str, Any]]
+    ) -> None:
         """Insert or replace vectors (normalised) with their metadata."""
         ids = list(ids)
         if not ids and not metas:
             return
         ids, rows, metas = _dedupe(ids, _as_matrix(vectors, len(ids)), metas)
         cells = [codec.encode(dict(m)) for m in metas]
-        await self._db.write(self._write_rows, ids, rows, cells,
-                             on_commit=lambda: self._apply_upsert(ids, rows),
-                             on_rollback=self._forget_uncommitted)
+        await self._db.write(
+            self._write_rows,
+            ids,
+            rows,
+            cells,
+            on_commit=lambda: self._apply_upsert(ids, rows),
+            on_rollback=self._forget_uncommitted,
+        )
 
-    def _write_rows(self, conn: sqlite3.Connection, ids: list[str], rows: np.ndarray,
-                    cells: list[Any]) -> None:
+    def _write_rows(
+        self, conn: sqlite3.Connection, ids: list[str], rows: np.ndarray, cells: list[Any]
+    ) -> None:
         space = self._ensure_space(conn, rows.shape[1])
         dtype = np.dtype(space.dtype)
         conn.executemany(
@@ -96,9 +103,12 @@ class SQLiteVectorStore:
         ids = list(dict.fromkeys(ids))
         if not ids:
             return
-        await self._db.write(self._delete_rows, ids,
-                             on_commit=lambda: self._apply_delete(ids),
-                             on_rollback=self._forget_uncommitted)
+        await self._db.write(
+            self._delete_rows,
+            ids,
+            on_commit=lambda: self._apply_delete(ids),
+            on_rollback=self._forget_uncommitted,
+        )
 
     def _delete_rows(self, conn: sqlite3.Connection, ids: list[str]) -> None:
         space = self._read_space(conn)
@@ -107,14 +117,16 @@ class SQLiteVectorStore:
 
     # -- reads -----------------------------------------------------------------
 
-    async def query(self, vector: np.ndarray, top_k: int,
-                    threshold: float | None = None) -> list[VectorHit]:
+    async def query(
+        self, vector: np.ndarray, top_k: int, threshold: float | None = None
+    ) -> list[VectorHit]:
         """The ``top_k`` most similar vectors (cosine), best first."""
         query = _as_matrix(vector, 1)[0]
         return await self._db.read(self._query, query, int(top_k), threshold)
 
-    def _query(self, conn: sqlite3.Connection, query: np.ndarray, top_k: int,
-               threshold: float | None) -> list[VectorHit]:
+    def _query(
+        self, conn: sqlite3.Connection, query: np.ndarray, top_k: int, threshold: float | None
+    ) -> list[VectorHit]:
         space = self._read_space(conn)
         if space is None or top_k <= 0:
             return []
@@ -205,8 +217,9 @@ class SQLiteVectorStore:
     def _load(self, conn: sqlite3.Connection, space: Space) -> MatrixIndex:
         if self._index is None:
             (rows,) = conn.execute(f"SELECT COUNT(*) FROM {space.table}").fetchone()
-            self._index = MatrixIndex.from_batches(space.dim, _scan(conn, space), rows,
-                                                   self._screen_rows)
+            self._index = MatrixIndex.from_batches(
+                space.dim, _scan(conn, space), rows, self._screen_rows
+            )
             self._loaded_in_txn = conn.in_transaction
         return self._index
 

@@ -30,13 +30,27 @@ from kgrag.storage.testing.vectors import VectorStoreConformance
 from kgrag.storage.testing.writer import WriterConformance
 
 __all__ = [
-    "DocStatusConformance", "GraphStoreConformance", "KVStoreConformance", "LexicalConformance",
-    "MetaConformance", "StorageConformance", "StorageFixture", "TransactionConformance",
-    "VectorStoreConformance", "WriterConformance",
+    "DocStatusConformance",
+    "GraphStoreConformance",
+    "KVStoreConformance",
+    "LexicalConformance",
+    "MetaConformance",
+    "StorageConformance",
+    "StorageFixture",
+    "TransactionConformance",
+    "VectorStoreConformance",
+    "WriterConformance",
 ]
 
 
-class StorageConformance(KVStoreConformance, MetaConformance, VectorStoreConformance,
-                         GraphStoreConformance, DocStatusConformance, LexicalConformance,
-                         TransactionConformance, WriterConformance):
+class StorageConformance(
+    KVStoreConformance,
+    MetaConformance,
+    VectorStoreConformance,
+    GraphStoreConformance,
+    DocStatusConformance,
+    LexicalConformance,
+    TransactionConformance,
+    WriterConformance,
+):
     """Every conformance test; subclass it and override ``storage``."""

@@ -13,12 +13,17 @@ from kgrag.types import DocRecord, DocStatus
 
 # Each backend subclass runs the same property test (differing executors);
 # the state lives in the ``storage`` fixture, not the class, so that is safe.
-PROPERTY = settings(max_examples=25, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                           HealthCheck.differing_executors])
+PROPERTY = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.differing_executors],
+)
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text()
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text()
     | st.floats(allow_nan=False, allow_infinity=False),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
     max_leaves=12,
@@ -44,5 +49,12 @@ class StorageFixture:
 
 
 def record(doc_id: str, status: DocStatus, seq: int) -> DocRecord:
-    return DocRecord(id=doc_id, status=status, file_path=f"{doc_id}.txt", content_length=10,
-                     content_summary="summary", enqueue_seq=seq, chunk_ids=["chunk-1"])
+    return DocRecord(
+        id=doc_id,
+        status=status,
+        file_path=f"{doc_id}.txt",
+        content_length=10,
+        content_summary="summary",
+        enqueue_seq=seq,
+        chunk_ids=["chunk-1"],
+    )

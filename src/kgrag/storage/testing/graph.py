@@ -42,9 +42,17 @@ class GraphStoreConformance(StorageFixture):
         assert await g.node_degrees(["c", "d", "a"]) == {"c": 1, "d": 1, "a": 0}
 
     @PROPERTY
-    @given(ops=st.lists(st.tuples(st.sampled_from(["node", "del_node", "edge", "del_edge"]),
-                                  st.sampled_from("abcde"), st.sampled_from("abcde"),
-                                  st.floats(0, 10)), max_size=25))
+    @given(
+        ops=st.lists(
+            st.tuples(
+                st.sampled_from(["node", "del_node", "edge", "del_edge"]),
+                st.sampled_from("abcde"),
+                st.sampled_from("abcde"),
+                st.floats(0, 10),
+            ),
+            max_size=25,
+        )
+    )
     async def test_graph_matches_reference_model(self, storage, ops):
         g = storage.graph
         await g.delete_nodes(await g.all_node_names())
@@ -59,7 +67,6 @@ class GraphStoreConformance(StorageFixture):
         assert sorted(await g.all_node_names()) == sorted(nodes)
         assert await g.get_nodes(names) == nodes
         assert sorted(await g.all_edges()) == sorted((a, b, w) for (a, b), w in edges.items())
-
 
     async def test_graph_batched_reads_cross_slice_boundaries(self, storage):
         g = storage.graph
@@ -93,10 +100,17 @@ class GraphStoreConformance(StorageFixture):
         assert await g.node_degrees(list("abcd")) == {"a": 2, "b": 1, "c": 1, "d": 1}
 
     @PROPERTY
-    @given(ops=st.lists(st.tuples(st.sampled_from(["edges", "del_edges", "del_nodes"]),
-                                  st.lists(st.tuples(st.sampled_from("abcdefg"),
-                                                     st.sampled_from("abcdefg")), max_size=6)),
-                        max_size=15))
+    @given(
+        ops=st.lists(
+            st.tuples(
+                st.sampled_from(["edges", "del_edges", "del_nodes"]),
+                st.lists(
+                    st.tuples(st.sampled_from("abcdefg"), st.sampled_from("abcdefg")), max_size=6
+                ),
+            ),
+            max_size=15,
+        )
+    )
     async def test_graph_degrees_match_reference_after_batches(self, storage, ops):
         g = storage.graph
         await g.delete_nodes(await g.all_node_names())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kgrag.storage.testing.common import PROPERTY, JSON, fresh, StorageFixture
+from kgrag.storage.testing.common import JSON, PROPERTY, StorageFixture, fresh
 
 
 class KVStoreConformance(StorageFixture):
@@ -43,8 +43,9 @@ class KVStoreConformance(StorageFixture):
         assert (await storage.kv("docs").get("big"))["content"] == text
 
     @PROPERTY
-    @given(items=st.dictionaries(st.text(max_size=20), st.dictionaries(st.text(), JSON),
-                                 max_size=8))
+    @given(
+        items=st.dictionaries(st.text(max_size=20), st.dictionaries(st.text(), JSON), max_size=8)
+    )
     async def test_kv_roundtrips_arbitrary_json(self, storage, items):
         kv = storage.kv(fresh("kv"))
         await kv.upsert(items)

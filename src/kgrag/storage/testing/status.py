@@ -19,8 +19,14 @@ class DocStatusConformance(StorageFixture):
 
     async def test_doc_status_by_status_in_enqueue_order(self, storage):
         ds = storage.doc_status
-        await ds.upsert([record("c", DocStatus.PENDING, 3), record("a", DocStatus.PENDING, 1),
-                         record("b", DocStatus.PROCESSED, 2), record("d", DocStatus.FAILED, 0)])
+        await ds.upsert(
+            [
+                record("c", DocStatus.PENDING, 3),
+                record("a", DocStatus.PENDING, 1),
+                record("b", DocStatus.PROCESSED, 2),
+                record("d", DocStatus.FAILED, 0),
+            ]
+        )
         got = await ds.by_status(DocStatus.PENDING, DocStatus.FAILED)
         assert [r.id for r in got] == ["d", "a", "c"]
         counts = await ds.counts()
@@ -75,6 +81,8 @@ class LexicalConformance(StorageFixture):
         await lexical.add({"c9": "new"})
         assert await lexical.ids() == ["c1", "c3", "c4", "c9"]
 
-    @pytest.mark.parametrize("query", ['"', "AND OR NOT", "a*", "(x", "col:umn", "  ", "-", "NEAR("])
+    @pytest.mark.parametrize(
+        "query", ['"', "AND OR NOT", "a*", "(x", "col:umn", "  ", "-", "NEAR("]
+    )
     async def test_lexical_odd_queries_do_not_fail(self, lexical, query):
         assert isinstance(await lexical.search(query, 3), list)

@@ -24,12 +24,15 @@ class TransactionConformance(StorageFixture):
 
     async def _present(self, storage, tag: str) -> list[bool]:
         hits = await storage.vectors("ents").query(np.array([1.0, 2.0, 3.0]), 5)
-        found = [await storage.kv("docs").get(tag) is not None, tag in [h.id for h in hits],
-                 await storage.vectors("ents").get_vectors([tag]) != {},
-                 await storage.graph.get_node(tag) is not None,
-                 await storage.graph.get_edge(tag, "hub") is not None,
-                 await storage.doc_status.get(tag) is not None,
-                 await storage.get_meta(tag) is not None]
+        found = [
+            await storage.kv("docs").get(tag) is not None,
+            tag in [h.id for h in hits],
+            await storage.vectors("ents").get_vectors([tag]) != {},
+            await storage.graph.get_node(tag) is not None,
+            await storage.graph.get_edge(tag, "hub") is not None,
+            await storage.doc_status.get(tag) is not None,
+            await storage.get_meta(tag) is not None,
+        ]
         if storage.lexical is not None:
             found.append(bool(await storage.lexical.search(f"word{tag}", 3)))
         return found
@@ -38,6 +41,7 @@ class TransactionConformance(StorageFixture):
         async def body():
             async with storage.transaction():
                 await self._write_everything(storage, "t1")
+
         await asyncio.wait_for(body(), 10)  # a deadlock fails instead of hanging
         assert all(await self._present(storage, "t1"))
 
@@ -51,6 +55,7 @@ class TransactionConformance(StorageFixture):
                 async with storage.transaction():  # nested: joins the outer one
                     await storage.vectors("ents").delete(["base"])
                 raise RuntimeError("fail the document")
+
         with pytest.raises(RuntimeError):
             await asyncio.wait_for(body(), 10)
         assert not any(await self._present(storage, "t2"))
@@ -96,9 +101,12 @@ class TransactionConformance(StorageFixture):
     async def test_tasks_started_inside_join_the_transaction(self, storage):
         async def body():
             async with storage.transaction():
-                await asyncio.gather(storage.kv("docs").upsert({"g1": {}}),
-                                     storage.graph.upsert_nodes({"g2": {}}),
-                                     self._write_everything(storage, "g3"))
+                await asyncio.gather(
+                    storage.kv("docs").upsert({"g1": {}}),
+                    storage.graph.upsert_nodes({"g2": {}}),
+                    self._write_everything(storage, "g3"),
+                )
+
         await asyncio.wait_for(body(), 10)
         assert await storage.kv("docs").get("g1") == {}
         assert all(await self._present(storage, "g3"))

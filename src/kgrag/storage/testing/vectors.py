@@ -8,14 +8,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kgrag.errors import StorageError
-from kgrag.storage.testing.common import PROPERTY, fresh, unit, StorageFixture
+from kgrag.storage.testing.common import PROPERTY, StorageFixture, fresh, unit
 
 
 class VectorStoreConformance(StorageFixture):
     async def test_vectors_query_ranks_by_cosine(self, storage):
         vs = storage.vectors("ents")
-        await vs.upsert(["x", "y", "xy"], np.array([[2, 0], [0, 3], [1, 1]], float),
-                        [{"n": "x"}, {"n": "y"}, {"n": "xy"}])
+        await vs.upsert(
+            ["x", "y", "xy"],
+            np.array([[2, 0], [0, 3], [1, 1]], float),
+            [{"n": "x"}, {"n": "y"}, {"n": "xy"}],
+        )
         hits = await vs.query(np.array([1.0, 0.1]), top_k=2)
         assert [h.id for h in hits] == ["x", "xy"]
         assert hits[0].meta == {"n": "x"}
@@ -67,10 +70,19 @@ class VectorStoreConformance(StorageFixture):
         assert await vs.count() == 0 and await vs.get_vectors(["a"]) == {}
 
     @PROPERTY
-    @given(ops=st.lists(st.tuples(st.sampled_from(["upsert", "delete", "query"]),
-                                  st.lists(st.integers(0, 15), min_size=1, max_size=6),
-                                  st.integers(0, 2**32 - 1)), min_size=1, max_size=12),
-           top_k=st.integers(1, 8), threshold=st.none() | st.floats(-0.5, 0.8))
+    @given(
+        ops=st.lists(
+            st.tuples(
+                st.sampled_from(["upsert", "delete", "query"]),
+                st.lists(st.integers(0, 15), min_size=1, max_size=6),
+                st.integers(0, 2**32 - 1),
+            ),
+            min_size=1,
+            max_size=12,
+        ),
+        top_k=st.integers(1, 8),
+        threshold=st.none() | st.floats(-0.5, 0.8),
+    )
     async def test_vectors_match_brute_force(self, storage, ops, top_k, threshold):
         vs, ref = storage.vectors(fresh("vec")), {}
         for op, keys, seed in ops:
@@ -78,7 +90,7 @@ class VectorStoreConformance(StorageFixture):
             rows = np.random.default_rng(seed).standard_normal((len(ids), 6))
             if op == "upsert":
                 await vs.upsert(ids, rows, [{"id": i} for i in ids])
-                ref.update(zip(ids, unit(rows)))
+                ref.update(zip(ids, unit(rows), strict=False))
             elif op == "delete":
                 await vs.delete(ids)
                 for i in ids:

@@ -35,6 +35,7 @@ class WriterConformance(StorageFixture):
                 async with storage.writer(), storage.transaction():  # nested: no wait
                     await asyncio.gather(child("g1"), child("g2"))
                 await asyncio.create_task(child("t1"))
+
         await asyncio.wait_for(body(), 10)  # a deadlock fails instead of hanging
         assert await storage.kv("docs").keys() == ["g1", "g2", "t1"]
 
