@@ -22,9 +22,9 @@ unless its fragments really changed.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kgrag.graph import fields as f
 from kgrag.graph.batch import BatchPlan
@@ -38,6 +38,9 @@ from kgrag.graph.policy import MergePolicy
 from kgrag.graph.summary import apply_summaries, truncate_tokens
 from kgrag.storage.base import edge_key
 from kgrag.types import SEP, ExtractedEntity, ExtractedRelation
+
+if TYPE_CHECKING:
+    from kgrag.graph.summary import Chat
 
 Pair = tuple[str, str]
 
@@ -117,7 +120,7 @@ def _settle(
 
 
 async def summarise_plans(
-    plans: Sequence[MergePlan], chat: Any, *, policy: MergePolicy, language: str
+    plans: Sequence[MergePlan], chat: Chat | None, *, policy: MergePolicy, language: str
 ) -> int:
     """Run the summaries ``plans`` need and record what each was made from."""
     digests = {id(p): fragments_digest(p.needs_summary) for p in plans if p.needs_summary}
@@ -139,6 +142,13 @@ def provisional(plans: Sequence[MergePlan], policy: MergePolicy) -> list[MergePl
         plan.data.pop("fragments_digest", None)
         plan.needs_summary = None
     return waiting
+
+
+K = TypeVar("K", str, Pair)
+# plan_entity / plan_relation: (key, supporting chunks, stored data, policy, now)
+Planner = Callable[
+    [K, Sequence[ChunkFacts], dict[str, Any] | None, MergePolicy, float], MergePlan | None
+]
 
 
 def plan_entity(
@@ -203,8 +213,11 @@ def plan_keys(
 ) -> KeyPlans:
     """Recompute every touched node and edge from its supporting chunks."""
 
-    def run(keys: Iterable[Any], plan: Any, existing: Mapping[Any, dict[str, Any]]):
-        live, dead = {}, []
+    def run(
+        keys: Iterable[K], plan: Planner[K], existing: Mapping[K, dict[str, Any]]
+    ) -> tuple[dict[K, MergePlan], list[K]]:
+        live: dict[K, MergePlan] = {}
+        dead: list[K] = []
         for key in sorted(set(keys)):
             chunks = [facts[c] for c in support.get(key, ()) if c in facts]
             made = plan(key, chunks, existing.get(key), policy, now)

@@ -9,7 +9,7 @@ order.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from kgrag.types import SEP
 
@@ -22,6 +22,9 @@ class Fragment(Protocol):
     description: str
     chunk_id: str
     file_path: str
+
+
+F = TypeVar("F", bound=Fragment)
 
 
 def as_list(value: Any) -> list[str]:
@@ -55,8 +58,8 @@ def dedup(items: Iterable[str]) -> list[str]:
 
 
 def admit_sources(
-    existing_ids: list[str], fragments: Sequence[Fragment], limit: int, keep: bool
-) -> tuple[list[str], list[Fragment]]:
+    existing_ids: list[str], fragments: Sequence[F], limit: int, keep: bool
+) -> tuple[list[str], list[F]]:
     """Merge the fragments' chunk ids into ``existing_ids`` under the cap.
 
     Returns the capped id list and the fragments that count. With KEEP,
@@ -66,7 +69,7 @@ def admit_sources(
     """
     ids = dedup(existing_ids)
     seen = set(ids)
-    admitted: list[Fragment] = []
+    admitted: list[F] = []
     for frag in fragments:
         cid = frag.chunk_id.strip()
         if cid and cid not in seen:

@@ -26,7 +26,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from kgrag.errors import ConfigError
 from kgrag.extract import prompts
@@ -34,6 +34,9 @@ from kgrag.graph.merge import MergePlan
 from kgrag.graph.policy import MergePolicy
 from kgrag.tokenizer import Tokenizer
 from kgrag.types import SEP
+
+if TYPE_CHECKING:
+    from kgrag.llm.base import ChatResult, Role
 
 Kind = Literal["entity", "relation"]
 # Tokens reserved per message for the chat format, plus a safety margin.
@@ -48,8 +51,8 @@ class Chat(Protocol):
     """The slice of the chat service the summariser uses."""
 
     async def chat(
-        self, messages: list[dict[str, str]], *, role: str, json_mode: bool = False
-    ) -> Any: ...
+        self, messages: list[dict[str, str]], *, role: Role, json_mode: bool = False
+    ) -> ChatResult: ...
 
 
 def _line(fragment: str) -> str:
@@ -65,7 +68,8 @@ def build_summary_messages(
     fragments go one JSON object per line inside a fenced block after a
     ``---Descriptions---`` heading. A relation is named by its endpoint pair.
     """
-    subject = tuple(name) if kind == "relation" and not isinstance(name, str) else name
+    # a pair read back from JSON may be a list: the prompt wants a tuple
+    subject = (name[0], name[1]) if kind == "relation" and not isinstance(name, str) else name
     return prompts.summary_messages(subject, fragments, language=language, summary_length=length)
 
 

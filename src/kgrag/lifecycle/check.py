@@ -10,7 +10,7 @@ lexical index) from the primary data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 from kgrag.pipeline.facts import (
@@ -21,7 +21,10 @@ from kgrag.pipeline.facts import (
     StoredChunk,
     support_key,
 )
-from kgrag.types import DocStatus
+from kgrag.types import DocRecord, DocStatus
+
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage
 
 
 @dataclass
@@ -34,7 +37,7 @@ class CheckReport:
         return not self.problems
 
 
-async def _kv_all(storage: Any, ns: str) -> dict[str, dict[str, Any]]:
+async def _kv_all(storage: Storage, ns: str) -> dict[str, dict[str, Any]]:
     kv = storage.kv(ns)
     keys = sorted(await kv.keys())
     return {k: v for k, v in zip(keys, await kv.get_many(keys), strict=False) if v is not None}
@@ -42,7 +45,7 @@ async def _kv_all(storage: Any, ns: str) -> dict[str, dict[str, Any]]:
 
 @dataclass
 class _State:
-    records: dict[str, Any]
+    records: dict[str, DocRecord]
     doc_graph: dict[str, dict[str, Any]]
     facts: dict[str, StoredChunk]
     chunks: dict[str, dict[str, Any]]
@@ -51,7 +54,7 @@ class _State:
     edges: dict[tuple[str, str], dict[str, Any]]
 
 
-async def _load(storage: Any) -> _State:
+async def _load(storage: Storage) -> _State:
     g = storage.graph
     names = await g.all_node_names()
     pairs = [(a, b) for a, b, _ in await g.all_edges()]
@@ -99,7 +102,8 @@ def _expected_support(st: _State) -> dict[str, list[str]]:
     for cid, chunk in st.facts.items():
         if chunk.owners:
             facts = chunk.facts()
-            for key in [*facts.entity_names(), *facts.edge_keys()]:
+            keys: list[str | tuple[str, str]] = [*facts.entity_names(), *facts.edge_keys()]
+            for key in keys:
                 want.setdefault(support_key(key), set()).add(cid)
     return {k: sorted(v) for k, v in want.items()}
 
@@ -115,19 +119,19 @@ def _graph(st: _State, out: list[str]) -> None:
             out.append(f"entity {name!r} is supported by no live chunk (orphan)")
         elif not set(node.get("source_ids", [])) <= set(want[support_key(name)]):
             out.append(f"entity {name!r} cites chunks that do not support it")
-    for key in st.edges:
-        if support_key(key) not in want:
-            out.append(f"relation {key} is supported by no live chunk (orphan)")
-        for end in key:
+    for pair in st.edges:
+        if support_key(pair) not in want:
+            out.append(f"relation {pair} is supported by no live chunk (orphan)")
+        for end in pair:
             if end not in st.nodes:
-                out.append(f"relation {key} points at missing entity {end!r}")
+                out.append(f"relation {pair} points at missing entity {end!r}")
     for key in want:
         kind, rest = key[:2], key[2:]
         if kind == "e:" and rest not in st.nodes:
             out.append(f"entity {rest!r} is supported by live chunks but missing from the graph")
 
 
-async def _vectors(storage: Any, st: _State, out: list[str], counts: dict[str, int]) -> None:
+async def _vectors(storage: Storage, st: _State, out: list[str], counts: dict[str, int]) -> None:
     expected = {
         "entities": {entity_vector_id(n) for n in st.nodes},
         "relations": {relation_vector_id(*k) for k in st.edges},
@@ -149,7 +153,7 @@ async def _vectors(storage: Any, st: _State, out: list[str], counts: dict[str, i
             out.append(f"lexical index holds {n} entries for {len(st.chunks)} chunks")
 
 
-async def check(storage: Any) -> CheckReport:
+async def check(storage: Storage) -> CheckReport:
     """Every inconsistency between the stores (empty when the index is sound)."""
     st = await _load(storage)
     report = CheckReport(

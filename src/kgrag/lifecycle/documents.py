@@ -5,15 +5,18 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import DocumentNotFoundError
 from kgrag.ingest.ids import source_doc_id
 from kgrag.pipeline.changes import Change, ChangeApplier, ChangeStats
 from kgrag.types import DocRecord, DocStatus
 
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage
 
-async def all_records(storage: Any) -> list[DocRecord]:
+
+async def all_records(storage: Storage) -> list[DocRecord]:
     """Every document record, in queue order."""
     return await storage.doc_status.by_status(*DocStatus)
 
@@ -24,8 +27,13 @@ def _path_match(record: DocRecord, pattern: str) -> bool:
     return any(fnmatch.fnmatchcase(p, pattern) or fnmatch.fnmatchcase(p, absolute) for p in paths)
 
 
+def _candidates(given: str) -> list[str]:
+    """The ids ``given`` may stand for: an id, a source, or a path (resolved like at index time)."""
+    return [given, source_doc_id(given), source_doc_id(os.path.realpath(given))]
+
+
 async def resolve(
-    storage: Any, ids: Iterable[str] = (), paths: Iterable[str] = ()
+    storage: Storage, ids: Iterable[str] = (), paths: Iterable[str] = ()
 ) -> list[DocRecord]:
     """The records named by ``ids`` (ids, sources or file paths) and path globs.
 
@@ -38,8 +46,7 @@ async def resolve(
     found: dict[str, DocRecord] = {}
     missing: list[str] = []
     for given in ids:
-        candidates = [given, source_doc_id(given), source_doc_id(os.path.realpath(given))]
-        hit = next((by_id[c] for c in candidates if c in by_id), None)
+        hit = next((by_id[c] for c in _candidates(given) if c in by_id), None)
         if hit is None:
             missing.append(given)
         else:
@@ -64,7 +71,7 @@ async def delete(applier: ChangeApplier, records: list[DocRecord]) -> ChangeStat
     return stats
 
 
-async def set_disabled(storage: Any, records: list[DocRecord], disabled: bool) -> int:
+async def set_disabled(storage: Storage, records: list[DocRecord], disabled: bool) -> int:
     """Disable (or enable) documents; returns how many changed."""
     changed = [r for r in records if r.disabled != disabled]
     for r in changed:
@@ -90,7 +97,9 @@ def describe(record: DocRecord) -> dict[str, Any]:
     }
 
 
-async def list_documents(storage: Any, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
+async def list_documents(
+    storage: Storage, offset: int = 0, limit: int | None = None
+) -> dict[str, Any]:
     """A page of documents (queue order) and the total count."""
     records = await all_records(storage)
     page = records[offset : None if limit is None else offset + limit]

@@ -9,10 +9,13 @@ byte-identical files, apart from timestamps (``timestamps=False`` drops
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.pipeline.facts import CHUNKS
 from kgrag.types import DocStatus
+
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage
 
 FORMAT = "kgrag-graph"
 VERSION = 1
@@ -24,7 +27,7 @@ def _clean(data: dict[str, Any], timestamps: bool) -> dict[str, Any]:
     return {k: v for k, v in data.items() if timestamps or k not in TIMESTAMPS}
 
 
-async def export_graph(storage: Any, *, timestamps: bool = True) -> dict[str, Any]:
+async def export_graph(storage: Storage, *, timestamps: bool = True) -> dict[str, Any]:
     """The graph, its chunks' sources and the live documents as plain data."""
     g = storage.graph
     names = sorted(await g.all_node_names())

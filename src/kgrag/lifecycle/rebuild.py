@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,11 +12,14 @@ from kgrag.pipeline.facts import CHUNKS, DOC_GRAPH, FACTS, SUPPORT
 from kgrag.pipeline.vectors import entity_text, relation_text
 from kgrag.types import DocStatus
 
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage
+
 Embed = Callable[[list[str]], Awaitable[np.ndarray]]
 
 
 async def _sync_namespace(
-    storage: Any, ns: str, wanted: dict[str, tuple[str, dict]], embed: Embed
+    storage: Storage, ns: str, wanted: dict[str, tuple[str, dict]], embed: Embed
 ) -> int:
     """Delete orphan vectors of ``ns`` and embed the missing ones; returns rows changed."""
     store = storage.vectors(ns)
@@ -31,7 +34,7 @@ async def _sync_namespace(
     return len(orphans) + len(missing)
 
 
-async def _wanted(storage: Any) -> dict[str, dict[str, tuple[str, dict]]]:
+async def _wanted(storage: Storage) -> dict[str, dict[str, tuple[str, dict]]]:
     g = storage.graph
     names = await g.all_node_names()
     nodes = await g.get_nodes(names)
@@ -60,7 +63,7 @@ async def _wanted(storage: Any) -> dict[str, dict[str, tuple[str, dict]]]:
     }
 
 
-async def repair(storage: Any, embed: Embed) -> dict[str, int]:
+async def repair(storage: Storage, embed: Embed) -> dict[str, int]:
     """Rebuild vectors and the lexical index from the graph and the chunks."""
     wanted = await _wanted(storage)
     changed = {ns: await _sync_namespace(storage, ns, w, embed) for ns, w in wanted.items()}
@@ -75,12 +78,12 @@ async def repair(storage: Any, embed: Embed) -> dict[str, int]:
     return changed
 
 
-async def _clear_namespace(storage: Any, ns: str) -> None:
+async def _clear_namespace(storage: Storage, ns: str) -> None:
     kv = storage.kv(ns)
     await kv.delete(await kv.keys())
 
 
-async def _disown_facts(storage: Any) -> None:
+async def _disown_facts(storage: Storage) -> None:
     """Keep every chunk's stored extraction but forget its owners."""
     kv = storage.kv(FACTS)
     keys = await kv.keys()
@@ -90,7 +93,7 @@ async def _disown_facts(storage: Any) -> None:
     )
 
 
-async def drop_unowned_facts(storage: Any) -> int:
+async def drop_unowned_facts(storage: Storage) -> int:
     """Delete stored extractions of chunks no document owns (after a rebuild)."""
     kv = storage.kv(FACTS)
     keys = await kv.keys()
@@ -100,7 +103,7 @@ async def drop_unowned_facts(storage: Any) -> int:
     return len(dead)
 
 
-async def reset_graph(storage: Any) -> int:
+async def reset_graph(storage: Storage) -> int:
     """Drop the graph and its derived records, and queue every processed document again.
 
     One transaction; chunk vectors and the chunks' stored extractions stay

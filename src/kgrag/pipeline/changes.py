@@ -34,7 +34,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -60,6 +60,10 @@ from kgrag.pipeline.facts import (
 )
 from kgrag.pipeline.vectors import GraphVectors
 from kgrag.types import Chunk, DocRecord, Extraction
+
+if TYPE_CHECKING:
+    from kgrag.llm.service import ChatService
+    from kgrag.storage.base import Storage
 
 Pair = tuple[str, str]
 Key = str | Pair
@@ -126,10 +130,10 @@ class ChangeApplier:
 
     def __init__(
         self,
-        storage: Any,
+        storage: Storage,
         *,
         policy: MergePolicy,
-        chat: Any,
+        chat: ChatService | None,
         language: str,
         extractor_kind: str,
         extract: Extract,
@@ -387,12 +391,13 @@ def _holders(chunks: Iterable[StoredChunk]) -> dict[Key, list[str]]:
     out: dict[Key, list[str]] = {}
     for chunk in chunks:
         names, pairs = chunk.keys()
-        for key in [*names, *pairs]:
+        keys: list[Key] = [*names, *pairs]
+        for key in keys:
             out.setdefault(key, []).append(chunk.chunk_id)
     return out
 
 
-async def _note_extractors(storage: Any, kinds: set[str]) -> None:
+async def _note_extractors(storage: Storage, kinds: set[str]) -> None:
     seen = await storage.get_meta("extractors") or []
     merged = sorted(set(seen) | kinds)
     if merged != seen:

@@ -21,12 +21,15 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.ingest.blocks import encode_blocks
 from kgrag.ingest.ids import content_hash
 from kgrag.pipeline.facts import FULL_DOCS
 from kgrag.types import DocRecord, DocStatus, Document
+
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage
 
 
 @dataclass
@@ -53,7 +56,7 @@ def summary_text(text: str) -> str:
 def _gone(record: DocRecord) -> bool:
     """Whether a record's source is a file path that no longer exists."""
     src = record.source
-    return bool(src) and os.path.isabs(src) and not os.path.exists(src)
+    return src is not None and os.path.isabs(src) and not os.path.exists(src)
 
 
 def _new_record(
@@ -89,7 +92,7 @@ def _full_doc(doc: Document) -> dict[str, Any]:
 class Enqueuer:
     """Classifies and queues documents (see the module docstring)."""
 
-    def __init__(self, storage: Any):
+    def __init__(self, storage: Storage):
         self.storage = storage
 
     async def enqueue(self, docs: list[Document]) -> EnqueueReport:

@@ -20,11 +20,14 @@ joined fragments) until the writer summarises them (:class:`PendingSummaries`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.graph.canonical import ChunkFacts
 from kgrag.ingest.ids import PAIR_SEP
 from kgrag.types import ExtractedEntity, ExtractedRelation, Extraction
+
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage
 
 FACTS = "chunk_facts"
 SUPPORT = "graph_support"
@@ -136,10 +139,10 @@ class StoredChunk:
 class PendingSummaries:
     """The keys whose LLM summary is still to be made (``summary_pending``)."""
 
-    def __init__(self, storage: Any):
+    def __init__(self, storage: Storage):
         self.kv = storage.kv(PENDING)
 
-    async def mark(self, touched: list[str | Pair], waiting: list[Any]) -> None:
+    async def mark(self, touched: list[str | Pair], waiting: list[str | Pair]) -> None:
         """``touched`` keys are settled, except ``waiting`` ones (call inside the commit)."""
         wait = {support_key(k) for k in waiting}
         await self.kv.delete([support_key(k) for k in touched if support_key(k) not in wait])

@@ -26,11 +26,12 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kgrag.errors import ExtractionError
+from kgrag.extract.base import Extractor
 from kgrag.graph.policy import MergePolicy
 from kgrag.ingest.blocks import decode_blocks
 from kgrag.ingest.chunking import make_chunks_for_settings
@@ -42,24 +43,27 @@ from kgrag.pipeline.turnstile import Turnstile
 from kgrag.pipeline.vectors import GraphVectors
 from kgrag.types import Chunk, DocRecord, DocStatus, Document, Extraction
 
-__all__ = ["EnqueueReport", "IndexDeps", "Indexer", "ProcessReport"]
+if TYPE_CHECKING:
+    from kgrag.config import Settings
+    from kgrag.llm.embedding import EmbeddingService
+    from kgrag.llm.service import ChatService
+    from kgrag.storage.base import Storage
+    from kgrag.tokenizer import Tokenizer
 
-
-class Extractor(Protocol):
-    async def extract(self, chunk: Chunk) -> Extraction: ...
+__all__ = ["EnqueueReport", "Extractor", "IndexDeps", "Indexer", "ProcessReport"]
 
 
 @dataclass
 class IndexDeps:
     """Everything the indexer needs, built once by the façade."""
 
-    storage: Any
+    storage: Storage
     extractor: Extractor
     extractor_kind: str  # "llm" or "nlp": recorded on every node and edge
-    chat: Any | None
-    embed: Any
-    tokenizer: Any
-    settings: Any
+    chat: ChatService | None
+    embed: EmbeddingService
+    tokenizer: Tokenizer
+    settings: Settings
 
 
 @dataclass

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kgrag.graph.batch import BatchPlan
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
+
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage
 
 Pair = tuple[str, str]
 Embed = Callable[[list[str]], Awaitable[np.ndarray]]
@@ -49,7 +52,7 @@ class Embedded:
 class GraphVectors:
     """Keeps the ``entities`` and ``relations`` vector namespaces in step with the graph."""
 
-    def __init__(self, storage: Any, embed: Embed):
+    def __init__(self, storage: Storage, embed: Embed):
         self.storage, self._embed = storage, embed
 
     async def prepare(
@@ -58,8 +61,8 @@ class GraphVectors:
         old_nodes: Mapping[str, dict[str, Any]],
         old_edges: Mapping[Pair, dict[str, Any]],
         *,
-        skip: Collection[Any] = (),
-        force: Collection[Any] = (),
+        skip: Collection[str | Pair] = (),
+        force: Collection[str | Pair] = (),
     ) -> Embedded:
         """Embed the changed plans whose vector text differs from the stored one.
 
