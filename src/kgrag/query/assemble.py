@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,12 @@ from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalConte
 from kgrag.query.retrieve_chunks import graph_chunks, select_chunks
 from kgrag.query.trace import Trace
 
+if TYPE_CHECKING:
+    from kgrag.llm.embedding import EmbeddingService
+    from kgrag.llm.service import ChatService, RerankService
+    from kgrag.storage.base import Storage
+    from kgrag.tokenizer import Tokenizer
+
 
 @dataclass(slots=True)
 class Services:
@@ -47,11 +53,11 @@ class Services:
     ``language`` is the index's language (keywords are asked for in it).
     """
 
-    storage: Any
-    chat: Any
-    embed: Any
-    rerank: Any
-    tokenizer: Any
+    storage: Storage
+    chat: ChatService | None
+    embed: EmbeddingService | None
+    rerank: RerankService | None
+    tokenizer: Tokenizer
     language: str = "English"
 
 
@@ -97,7 +103,9 @@ def _vector_texts(question: str, kws: KeywordSet, spec: ModeSpec, trace: Trace) 
     return texts
 
 
-async def embed_question(embed: Any, texts: dict[str, str]) -> dict[str, np.ndarray]:
+async def embed_question(
+    embed: EmbeddingService | None, texts: dict[str, str]
+) -> dict[str, np.ndarray]:
     """Every text in one embedding call (identical texts embedded once)."""
     if embed is None:
         raise QueryError("no embedding service configured; retrieval needs one")
@@ -153,7 +161,7 @@ def _fit_graph(
     return ents, rels
 
 
-def bare_prompt_tokens(tokenizer: Any, question: str, param: QueryParam) -> int:
+def bare_prompt_tokens(tokenizer: Tokenizer, question: str, param: QueryParam) -> int:
     """Tokens of the answer prompt with an empty context (the larger of its two wordings)."""
     return max(
         tokenizer.count(render_prompt(answer_messages(question, "", param, graph)))
@@ -192,6 +200,8 @@ async def assemble(
         trace.note("keywords", "no keywords: nothing was searched")
         return Assembly("no_keywords", kws, filter=applied)
     vectors = await embed_question(svc.embed, _vector_texts(question, kws, spec, trace))
+    if spec.retrieve is None:
+        raise QueryError(f"mode {spec.name!r} retrieves nothing; it has no context to assemble")
     ctx = RetrievalContext(svc.storage, question, param, kws, vectors, trace, doc_filter)
     found = await spec.retrieve(ctx)
     fixed = bare_prompt_tokens(svc.tokenizer, question, param)

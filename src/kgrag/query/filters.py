@@ -28,14 +28,18 @@ import fnmatch
 import os
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kgrag.errors import DocumentNotFoundError
 from kgrag.ingest.ids import source_doc_id
 from kgrag.pipeline.facts import CHUNKS, DOC_GRAPH, SUPPORT, support_key
-from kgrag.query.trace import relation_id
-from kgrag.storage.base import edge_key
+from kgrag.query.trace import Trace, relation_id
+from kgrag.storage.base import VectorHit, edge_key
 from kgrag.types import DocRecord, DocStatus
+
+if TYPE_CHECKING:
+    from kgrag.query.param import QueryParam
+    from kgrag.storage.base import Storage
 
 NOT_SELECTED = "filtered out: document not selected"
 DISABLED = "document disabled"
@@ -45,7 +49,8 @@ OVERFETCH = 4
 MAX_WIDENINGS = 3
 
 Key = str | tuple[str, str]  # an entity name or a canonical relation pair
-Gate = Callable[[list[Any]], Awaitable[list[str | None]]]
+K = TypeVar("K", str, tuple[str, str])  # keys of one kind, kept as that kind
+Gate = Callable[[list[VectorHit]], Awaitable[list[str | None]]]
 
 
 def _strings(value: Any) -> tuple[str, ...]:
@@ -83,7 +88,7 @@ class FilterSpec:
     where: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def from_param(cls, param: Any) -> FilterSpec:
+    def from_param(cls, param: QueryParam) -> FilterSpec:
         where = getattr(param, "where", None) or {}
         return cls(
             _strings(getattr(param, "doc_ids", None)),
@@ -132,7 +137,10 @@ class DocFilter:
     """One query's verdicts on documents, chunks and graph keys (support read once per key)."""
 
     def __init__(
-        self, storage: Any, spec: FilterSpec = FilterSpec(), selection: Selection | None = None
+        self,
+        storage: Storage | None,
+        spec: FilterSpec = FilterSpec(),
+        selection: Selection | None = None,
     ):
         self.storage, self.spec, self.selection = storage, spec, selection
         self._support: dict[Key, list[str]] = {}
@@ -176,7 +184,7 @@ class DocFilter:
     async def allowed_keys(self, keys: Iterable[Key]) -> set[Key]:
         """The entity names / relation pairs among ``keys`` one of whose supporting chunks is allowed."""
         keys = list(dict.fromkeys(keys))
-        if self.selection is None:
+        if self.selection is None or self.storage is None:  # nothing filtered (NO_FILTER)
             return set(keys)
         todo = [k for k in keys if k not in self._support]
         if todo:
@@ -219,7 +227,7 @@ class DocFilter:
 NO_FILTER = DocFilter(None)
 
 
-async def resolve_filter(storage: Any, param: Any) -> DocFilter:
+async def resolve_filter(storage: Storage, param: QueryParam) -> DocFilter:
     """The :class:`DocFilter` of ``param``'s filters and the disabled documents.
 
     Raises :class:`DocumentNotFoundError` when a ``doc_ids`` entry names no document.
@@ -279,7 +287,7 @@ def _select(
     return allowed, excluded
 
 
-async def chunks_of(storage: Any, records: list[DocRecord]) -> frozenset[str]:
+async def chunks_of(storage: Storage, records: list[DocRecord]) -> frozenset[str]:
     """The chunks of ``records``' committed versions (``doc_graph``; none if never committed)."""
     if not records:
         return frozenset()
@@ -288,7 +296,7 @@ async def chunks_of(storage: Any, records: list[DocRecord]) -> frozenset[str]:
 
 
 async def _owned_only_by(
-    storage: Any, chunk_ids: frozenset[str], docs: frozenset[str]
+    storage: Storage, chunk_ids: frozenset[str], docs: frozenset[str]
 ) -> frozenset[str]:
     """Those of ``chunk_ids`` that no document outside ``docs`` contains."""
     ids = sorted(chunk_ids)
@@ -318,12 +326,12 @@ def hit_gate(flt: DocFilter, kind: str) -> Gate | None:
         return None
     if kind == "chunk":
 
-        async def chunks(hits: list[Any]) -> list[str | None]:
+        async def chunks(hits: list[VectorHit]) -> list[str | None]:
             return [None if flt.allows_chunk_id(h.id) else flt.chunk_reason(h.id) for h in hits]
 
         return chunks
 
-    async def keyed(hits: list[Any]) -> list[str | None]:
+    async def keyed(hits: list[VectorHit]) -> list[str | None]:
         keys = [_hit_key(kind, h.meta) for h in hits]
         ok = await flt.allowed_keys(k for k in keys if k is not None)
         return [
@@ -334,8 +342,8 @@ def hit_gate(flt: DocFilter, kind: str) -> Gate | None:
 
 
 async def keep_allowed(
-    flt: DocFilter, keys: list[Key], trace: Any, *, kind: str, route: str
-) -> list[Key]:
+    flt: DocFilter, keys: list[K], trace: Trace, *, kind: str, route: str
+) -> list[K]:
     """``keys`` (in order) less those the filter does not allow, each traced at stage ``filter``."""
     if not flt.is_active:
         return list(keys)

@@ -82,20 +82,23 @@ def _latin_keywords(text: str) -> tuple[list[str], list[str]]:
     for token in _TOKEN.findall(text):
         lower = token.lower().strip(".")
         if not token[0].isalnum():
-            _flush(name, low), _flush(words, high)
+            _flush(name, low)
+            _flush(words, high)
         elif _is_capitalised(token) and lower not in _STOP:
             _flush(words, high)
             name.append(token.strip("."))
         elif name and lower in _CONNECTORS:
             name.append(token)
         elif lower in _STOP or len(lower) < 3:
-            _flush(name, low), _flush(words, high)
+            _flush(name, low)
+            _flush(words, high)
         else:
             _flush(name, low)
             words.append(lower)
             if len(words) == 3:
                 _flush(words, high)
-    _flush(name, low), _flush(words, high)
+    _flush(name, low)
+    _flush(words, high)
     return high, low
 
 

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import json_repair
 
 from kgrag.errors import ModelError
 from kgrag.extract.prompts import keywords_messages
 from kgrag.query.heuristic import heuristic_keywords
+
+if TYPE_CHECKING:
+    from kgrag.llm.service import ChatService
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +88,7 @@ def parse_keywords(text: str) -> tuple[list[str], list[str]]:
     )
 
 
-async def _from_llm(question: str, chat: Any, language: str) -> KeywordSet:
+async def _from_llm(question: str, chat: ChatService, language: str) -> KeywordSet:
     try:
         result = await chat.chat(
             keywords_messages(question, language=language), role="keywords", json_mode=True
@@ -99,7 +102,11 @@ async def _from_llm(question: str, chat: Any, language: str) -> KeywordSet:
 
 
 async def resolve_keywords(
-    question: str, hl: list[str], ll: list[str], chat: Any, language: str = "English"
+    question: str,
+    hl: list[str],
+    ll: list[str],
+    chat: ChatService | None,
+    language: str = "English",
 ) -> KeywordSet:
     """The keywords to search for.
 

@@ -24,12 +24,15 @@ import re
 import weakref
 from dataclasses import dataclass, field
 from itertools import chain, repeat
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kgrag.ingest.ids import entity_vector_id
 from kgrag.query.records import as_list
+
+if TYPE_CHECKING:
+    from kgrag.storage.base import GraphStore, Storage
 
 # Nodes read per batch when building.
 BATCH = 5000
@@ -210,7 +213,7 @@ def _csr(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray) -> Transi
     return Transition(indptr, src[order].astype(np.int64), prob[order], out == 0)
 
 
-async def _entity_sources(graph: Any, names: list[str]) -> list[list[str]]:
+async def _entity_sources(graph: GraphStore, names: list[str]) -> list[list[str]]:
     """The ``source_ids`` of every node, read in batches."""
     out: list[list[str]] = []
     for i in range(0, len(names), BATCH):
@@ -234,7 +237,7 @@ def _entity_edges(
     return np.stack([a[keep], b[keep]], axis=1), np.maximum(w[keep], 0.0)
 
 
-async def signature(storage: Any) -> tuple[int, int, int, int]:
+async def signature(storage: Storage) -> tuple[int, int, int, int]:
     """(graph version, nodes, edges, chunks): a change in any invalidates the cache.
 
     The graph version is bumped by every commit that changes the graph, so
@@ -247,10 +250,11 @@ async def signature(storage: Any) -> tuple[int, int, int, int]:
         g.edge_count(),
         storage.kv("text_chunks").count(),
     )
-    return tuple(int(c or 0) for c in counts)  # type: ignore[return-value]
+    version, nodes, edges, chunks = (int(c or 0) for c in counts)
+    return version, nodes, edges, chunks
 
 
-async def build_graph(storage: Any) -> PPRGraph:
+async def build_graph(storage: Storage) -> PPRGraph:
     """Read the whole graph and chunk list from ``storage`` into a :class:`PPRGraph`."""
     sig = await signature(storage)
     entities = list(await storage.graph.all_node_names())
@@ -290,7 +294,7 @@ def _alias_edges(names: dict[str, list[int]]) -> np.ndarray:
 
 
 async def _pair_similarity(
-    storage: Any, entities: list[str], chunks: list[str], ec: np.ndarray
+    storage: Storage, entities: list[str], chunks: list[str], ec: np.ndarray
 ) -> np.ndarray:
     """Cosine of each (entity, chunk) pair's stored vectors; 0 where either vector is missing."""
     sim = np.zeros(len(ec))
@@ -322,21 +326,29 @@ async def _pair_similarity(
     return sim
 
 
-_CACHE: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+@dataclass(slots=True)
+class _Slot:
+    """One storage's cached graph, and the lock that makes one task build it."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    graph: PPRGraph | None = None
 
 
-async def cached_graph(storage: Any) -> tuple[PPRGraph, bool]:
+_CACHE: weakref.WeakKeyDictionary[Storage, _Slot] = weakref.WeakKeyDictionary()
+
+
+async def cached_graph(storage: Storage) -> tuple[PPRGraph, bool]:
     """The :class:`PPRGraph` of ``storage`` (built once; rebuilt when its counts change).
 
     Returns the graph and whether it was (re)built by this call.
     """
     try:
-        slot = _CACHE.setdefault(storage, {"lock": asyncio.Lock(), "graph": None})
+        slot = _CACHE.setdefault(storage, _Slot())
     except TypeError:  # a storage object that cannot be weakly referenced: no cache
         return await build_graph(storage), True
-    async with slot["lock"]:
-        graph = slot["graph"]
+    async with slot.lock:
+        graph = slot.graph
         if graph is not None and graph.signature == await signature(storage):
             return graph, False
-        slot["graph"] = graph = await build_graph(storage)
+        slot.graph = graph = await build_graph(storage)
         return graph, True

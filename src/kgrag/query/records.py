@@ -10,7 +10,7 @@ rerank, context) work on these records only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from kgrag.query.keywords import KeywordSet
 from kgrag.query.param import QueryParam
 from kgrag.query.trace import Trace
 from kgrag.types import SEP
+
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage
 
 
 def as_list(value: Any) -> list[str]:
@@ -87,7 +90,7 @@ class ChunkHit:
 class RetrievalContext:
     """Everything a route may need for one question."""
 
-    storage: Any
+    storage: Storage
     question: str
     param: QueryParam
     keywords: KeywordSet

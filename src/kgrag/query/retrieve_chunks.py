@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kgrag.errors import StorageError
-from kgrag.query.filters import MAX_WIDENINGS, OVERFETCH, DocFilter, hit_gate
+from kgrag.query.filters import MAX_WIDENINGS, OVERFETCH, DocFilter, Key, hit_gate
 from kgrag.query.heuristic import search_text
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, as_list
 from kgrag.query.search import round_robin, rrf_fuse, vector_search
+
+if TYPE_CHECKING:
+    from kgrag.llm.service import RerankService
+    from kgrag.storage.base import LexicalIndex
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +94,7 @@ async def lexical_hits(
 
 
 async def _lexical_search(
-    index: Any, text: str, k: int, flt: DocFilter
+    index: LexicalIndex, text: str, k: int, flt: DocFilter
 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     """(the ``k`` best allowed hits, the refused hits ranked above the last of them).
 
@@ -141,9 +145,9 @@ async def graph_chunks(
                 "source chunk id has no chunk vector (deleted or not indexed)",
             )
     out = []
-    for route, items, id_lists in (("entity", entities, e_ids), ("relation", relations, r_ids)):
+    for route, id_lists in (("entity", e_ids), ("relation", r_ids)):
         taken: set[str] = set()
-        for item, ids in zip(items, id_lists, strict=False):
+        for ids in id_lists:  # one list per entity / relation, best ranked first
             taken.update(_pick(ids, sims, n, taken))
         hits = sorted(
             (ChunkHit(cid, sims[cid], route) for cid in taken), key=lambda c: (-c.score, c.id)
@@ -156,7 +160,7 @@ async def graph_chunks(
     return out[0], out[1]
 
 
-def _sources(flt: DocFilter, key: Any, data: dict[str, Any]) -> list[str]:
+def _sources(flt: DocFilter, key: Key, data: dict[str, Any]) -> list[str]:
     """The first source chunks of an entity / relation that the filter allows.
 
     ``source_ids`` is capped when stored: when none of the kept ones is
@@ -216,7 +220,7 @@ async def _load(ctx: RetrievalContext, hits: list[ChunkHit]) -> list[ChunkHit]:
 
 
 async def select_chunks(
-    ctx: RetrievalContext, routes: list[list[ChunkHit]], rerank: Any
+    ctx: RetrievalContext, routes: list[list[ChunkHit]], rerank: RerankService | None
 ) -> tuple[list[ChunkHit], int]:
     """Merge the routes round-robin, rerank if asked, keep ``chunk_top_k`` and read their texts.
 
@@ -243,7 +247,9 @@ async def select_chunks(
     return kept, len(rest)
 
 
-async def _rerank(ctx: RetrievalContext, chunks: list[ChunkHit], rerank: Any) -> list[ChunkHit]:
+async def _rerank(
+    ctx: RetrievalContext, chunks: list[ChunkHit], rerank: RerankService
+) -> list[ChunkHit]:
     if not chunks:
         return chunks
     order = await rerank.rerank(ctx.question, [c.content for c in chunks], ctx.param.chunk_top_k)

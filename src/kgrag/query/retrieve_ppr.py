@@ -46,6 +46,8 @@ from kgrag.query.trace import relation_id
 
 # Near misses listed in the trace past chunk_top_k.
 TRACE_MARGIN = 10
+# The tuned edge weights (EdgeWeights is frozen: one shared default is safe).
+DEFAULT_EDGES = EdgeWeights(leaf=0.05, idf=True, aboutness=10.0)
 
 
 @dataclass(slots=True)
@@ -69,7 +71,7 @@ class PPRSettings:
     chunk_rank_offset: float = 1.0
     lexical_weight: float = 0.5  # BM25 ranks against dense ranks (1.0) in the chunk seeds
     specificity: float = 0.5
-    edges: EdgeWeights = EdgeWeights(leaf=0.05, idf=True, aboutness=10.0)
+    edges: EdgeWeights = DEFAULT_EDGES
 
 
 SETTINGS = PPRSettings()

@@ -15,9 +15,9 @@ refuses nothing from changing anything, even how ties are cut.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -25,8 +25,13 @@ from kgrag.query.filters import MAX_WIDENINGS, OVERFETCH, Gate
 from kgrag.query.trace import Trace
 from kgrag.storage.base import VectorHit
 
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage, VectorStore
+
 # Extra hits fetched past top_k when tracing, to show near misses.
 TRACE_MARGIN = 10
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +47,7 @@ class _Cut:
 
 
 async def vector_search(
-    storage: Any,
+    storage: Storage,
     namespace: str,
     vector: np.ndarray,
     top_k: int,
@@ -52,7 +57,7 @@ async def vector_search(
     route: str,
     kind: str,
     query: str = "",
-    label=None,
+    label: Callable[[VectorHit], str] | None = None,
     gate: Gate | None = None,
 ) -> list[VectorHit]:
     """The best ``top_k`` hits of ``namespace`` scoring at least ``threshold`` (and passing ``gate``).
@@ -70,6 +75,7 @@ async def vector_search(
         label or (lambda h: h.id),
     )
     store = storage.vectors(namespace)
+    why: dict[str, str]
     if gate is None:
         hits, why = await _query(store, vector, top_k + cut.margin), {}
     else:
@@ -88,17 +94,19 @@ async def vector_search(
     return kept
 
 
-async def _query(store: Any, vector: np.ndarray, k: int) -> list[VectorHit]:
+async def _query(store: VectorStore, vector: np.ndarray, k: int) -> list[VectorHit]:
     hits = await store.query(vector, k, None)
     hits.sort(key=lambda h: -h.score)
     return hits
 
 
 async def _gated_query(
-    store: Any, vector: np.ndarray, cut: _Cut, gate: Gate
+    store: VectorStore, vector: np.ndarray, cut: _Cut, gate: Gate
 ) -> tuple[list[VectorHit], dict[str, str]]:
     """Hits (best first) and, per hit id the gate refused, why; widened until ``top_k`` pass."""
-    asked, why, judged = cut.top_k, {}, set()
+    asked = cut.top_k
+    why: dict[str, str] = {}
+    judged: set[str] = set()
     for _ in range(MAX_WIDENINGS + 1):
         hits = await _query(store, vector, asked + cut.margin)
         fresh = [h for h in hits if h.score >= cut.threshold and h.id not in judged]
@@ -164,10 +172,10 @@ def rrf_fuse(
     return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
-def round_robin(lists: list[list[Any]], key) -> list[Any]:
+def round_robin(lists: list[list[T]], key: Callable[[T], Hashable]) -> list[T]:
     """Interleave ``lists`` (first of each, then second of each...), dropping repeated keys."""
-    seen: set[Any] = set()
-    out = []
+    seen: set[Hashable] = set()
+    out: list[T] = []
     for i in range(max((len(lst) for lst in lists), default=0)):
         for lst in lists:
             if i < len(lst):

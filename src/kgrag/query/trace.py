@@ -17,6 +17,7 @@ nothing, so the query path pays nothing for it.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 STAGES = ("keywords", "retrieval", "filter", "graph", "rerank", "truncation")
@@ -91,7 +92,7 @@ class Trace:
         """A free-form remark about ``stage``."""
         self.notes.append({"stage": stage, "message": message})
 
-    def chunk_ids(self) -> set[str]:
+    def chunk_ids(self) -> builtins.set[str]:  # ``set`` here is the method
         """Every chunk id the trace mentions."""
         ids = {i["id"] for r in self.routes if r["kind"] == "chunk" for i in r["items"]}
         return ids | {d["id"] for d in self.dropped if d["kind"] == "chunk"}
