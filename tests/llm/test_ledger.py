@@ -22,6 +22,7 @@ def test_sums_per_role_and_totals() -> None:
         "completion_tokens": 30,
         "seconds": 0.75,
         "errors": 1,
+        "wall_s": 0.0,  # bare records: no start time, no wall time
     }
     assert snap["summary"]["cache_hits"] == 1 and snap["keywords"]["calls"] == 0
     totals = ledger.totals()

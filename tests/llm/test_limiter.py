@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from kgrag.llm.limiter import PriorityLimiter, shared_limiter
+from kgrag.llm.limiter import Limits, PriorityLimiter
 
 
 async def test_never_more_than_limit_in_use() -> None:
@@ -84,8 +84,8 @@ def test_extra_release_is_an_error() -> None:
         PriorityLimiter(1).release()
 
 
-async def test_shared_limiter_is_one_per_kind_and_resizes() -> None:
-    a = shared_limiter("test-kind", 2)
-    b = shared_limiter("test-kind", 5)
-    assert a is b and a.limit == 5
-    assert shared_limiter("test-other", 2) is not a
+def test_limits_are_fresh_unless_passed_on() -> None:
+    a, b = Limits(chat=2, embed=3), Limits(chat=5)
+    assert (a.chat.limit, a.embed.limit, b.chat.limit) == (2, 3, 5)
+    assert a.chat is not b.chat and a.chat is not a.embed
+    assert Limits(chat=a.chat).chat is a.chat

@@ -67,9 +67,11 @@ async def test_auto_resolution_and_no_chat_model() -> None:
         await models.aclose()
 
 
-def test_services_share_the_process_limiter() -> None:
+def test_services_share_limiters_only_when_given_the_same_limits() -> None:
     settings = Settings(llm_provider="fake", embedding_provider="fake", rerank_provider="fake")
     one, two = build_models(settings), build_models(settings)
-    assert one.chat.limiter is two.chat.limiter
+    assert one.chat.limiter is not two.chat.limiter
     assert one.rerank.limiter is one.chat.limiter
-    assert one.embed.limiter is two.embed.limiter and one.embed.limiter is not one.chat.limiter
+    assert one.embed.limiter is not two.embed.limiter and one.embed.limiter is not one.chat.limiter
+    three = build_models(settings, limits=one.limits)
+    assert three.chat.limiter is one.chat.limiter and three.embed.limiter is one.embed.limiter

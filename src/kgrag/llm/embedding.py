@@ -10,13 +10,13 @@ row returned is float32 and L2-normalised.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
 
 from kgrag.errors import ModelResponseError
-from kgrag.llm.base import PRIORITY, approx_tokens
+from kgrag.llm.base import PRIORITY, EmbeddingProvider, approx_tokens
 from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.retry import RetryPolicy, call_with_retry
@@ -43,12 +43,18 @@ def token_windows(tokens: list[int], size: int, overlap: int) -> list[list[int]]
 
 
 class EmbeddingService:
-    """Embeddings through batching, retry, the embedding limiter and the ledger."""
+    """Embeddings through batching, retry, the embedding limiter and the ledger.
+
+    The provider may be given as a zero-argument ``factory`` instead, called
+    the first time the provider is needed: commands that never embed
+    (``status``, ``export``) then never load a model or its package.
+    """
 
     def __init__(
         self,
-        provider: Any,
+        provider: EmbeddingProvider | None = None,
         *,
+        factory: Callable[[], EmbeddingProvider] | None = None,
         limiter: PriorityLimiter | None = None,
         ledger: Ledger | None = None,
         retry: RetryPolicy | None = None,
@@ -58,13 +64,28 @@ class EmbeddingService:
     ):
         """``tokenizer``: an object with encode/decode, or a bundled encoding's
         name, loaded only when a text needs windows (default o200k_base)."""
-        self.provider = provider
+        if (provider is None) == (factory is None):
+            raise TypeError("EmbeddingService needs a provider or a factory (one of them)")
+        self._provider, self._factory = provider, factory
         self.limiter = limiter or PriorityLimiter(max_async, "embed")
         self.ledger = ledger or Ledger()
         self.retry = retry or RetryPolicy()
         self.batch_size, self.max_async = batch_size, max_async
         self._tokenizer = tokenizer
         self._dim: int | None = None
+
+    @property
+    def provider(self) -> EmbeddingProvider:
+        """The provider (built by the factory on first use)."""
+        if self._provider is None:
+            assert self._factory is not None
+            self._provider = self._factory()
+        return self._provider
+
+    @property
+    def built(self) -> bool:
+        """Whether the provider exists yet (false until a lazy one is first needed)."""
+        return self._provider is not None
 
     @property
     def identity(self) -> str:
@@ -165,4 +186,5 @@ class EmbeddingService:
         return matrix
 
     async def aclose(self) -> None:
-        await self.provider.aclose()
+        if self._provider is not None:
+            await self._provider.aclose()

@@ -1,27 +1,50 @@
-"""Build every model service from :class:`kgrag.config.Settings`."""
+"""Build every model service from :class:`kgrag.config.Settings`, or around injected models."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
+from kgrag.errors import UnknownBackendError
+from kgrag.llm.adapters import adapt_chat, adapt_embedding, adapt_rerank
+from kgrag.llm.base import EmbeddingProvider
 from kgrag.llm.cache import LLMCache
 from kgrag.llm.embedding import EmbeddingService
 from kgrag.llm.ledger import Ledger
-from kgrag.llm.limiter import shared_limiter
-from kgrag.llm.registry import build_chat_provider, build_embedding_provider, build_rerank_provider
+from kgrag.llm.limiter import Limits
+from kgrag.llm.registry import (
+    EMBEDDING_PROVIDERS,
+    build_chat_provider,
+    build_embedding_provider,
+    build_rerank_provider,
+)
 from kgrag.llm.retry import RetryPolicy
 from kgrag.llm.service import ChatService, RerankService
 
 
-@dataclass
 class Models:
-    """The services one kgrag instance uses, and their shared ledger."""
+    """The services one kgrag instance uses, their limits and their shared ledger.
 
-    chat: ChatService | None
-    embed: EmbeddingService
-    rerank: RerankService | None
-    ledger: Ledger
+    The embedding provider is built the first time something embeds
+    (``embed_built`` says whether it was): opening an index to read its
+    status or export it loads no embedding model.
+    """
+
+    def __init__(
+        self,
+        chat: ChatService | None,
+        embed: EmbeddingService,
+        rerank: RerankService | None,
+        ledger: Ledger,
+        limits: Limits,
+    ):
+        self.chat, self.embed, self.rerank = chat, embed, rerank
+        self.ledger, self.limits = ledger, limits
+
+    @property
+    def embed_built(self) -> bool:
+        """Whether the embedding provider exists yet."""
+        return self.embed.built
 
     async def aclose(self) -> None:
         """Close every provider (their HTTP connection pools)."""
@@ -31,44 +54,83 @@ class Models:
 
 
 def build_models(
-    settings: Any, cache_kv: Any | None = None, *, ledger: Ledger | None = None
+    settings: Any,
+    cache_kv: Any | None = None,
+    *,
+    ledger: Ledger | None = None,
+    chat: Any = None,
+    embed: Any = None,
+    rerank: Any = None,
+    limits: Limits | None = None,
 ) -> Models:
     """Services for ``settings``; answers are cached in ``cache_kv`` when enabled.
 
-    Chat and rerank calls share the process-wide "chat" limiter (sized
-    ``llm_max_async``); embeddings share the process-wide "embed" limiter
-    (``embedding_max_async``). ``chat`` is None when the resolved chat
-    provider is "none".
+    ``chat``, ``embed`` and ``rerank`` replace the configured providers:
+    provider objects or plain functions (see :mod:`kgrag.llm.adapters`);
+    they get the same cache, retry, limiter and ledger. Chat and rerank calls
+    share ``limits.chat``, embeddings use ``limits.embed``; without
+    ``limits`` the services get limiters of their own, sized
+    ``llm_max_async`` and ``embedding_max_async``. ``chat`` is None when
+    none is given and the resolved chat provider is "none".
     """
     ledger = ledger or Ledger()
+    limits = limits or Limits.from_settings(settings)
     retry = RetryPolicy(max_retries=settings.llm_max_retries)
-    chat_limiter = shared_limiter("chat", settings.llm_max_async)
     # Providers open no connection before their first call, so a failure
-    # half-way through (say, an unknown embedding provider) leaks nothing.
-    chat = None
-    if settings.resolved_llm_provider() != "none":
-        cache = LLMCache(cache_kv) if settings.enable_llm_cache and cache_kv is not None else None
-        chat = ChatService(
-            build_chat_provider(settings),
-            cache=cache,
-            limiter=chat_limiter,
-            ledger=ledger,
-            retry=retry,
-            temperature=settings.llm_temperature,
-            max_tokens=settings.llm_max_tokens,
-            timeout=settings.llm_timeout,
-        )
-    embed = EmbeddingService(
-        build_embedding_provider(settings),
+    # half-way through (say, an unknown chat provider) leaks nothing.
+    chat_service = _chat(settings, cache_kv, chat, limits, ledger, retry)
+    embed_service = EmbeddingService(
+        adapt_embedding(embed) if embed is not None else None,
+        factory=None if embed is not None else _embedding_factory(settings),
         ledger=ledger,
         retry=retry,
-        limiter=shared_limiter("embed", settings.embedding_max_async),
+        limiter=limits.embed,
         batch_size=settings.embedding_batch_size,
         max_async=settings.embedding_max_async,
         tokenizer=settings.tokenizer,
     )
-    rerank_provider = build_rerank_provider(settings)
-    rerank = None
+    rerank_provider = (
+        adapt_rerank(rerank) if rerank is not None else build_rerank_provider(settings)
+    )
+    rerank_service = None
     if rerank_provider is not None:
-        rerank = RerankService(rerank_provider, limiter=chat_limiter, ledger=ledger, retry=retry)
-    return Models(chat=chat, embed=embed, rerank=rerank, ledger=ledger)
+        rerank_service = RerankService(
+            rerank_provider, limiter=limits.chat, ledger=ledger, retry=retry
+        )
+    return Models(chat_service, embed_service, rerank_service, ledger, limits)
+
+
+def _chat(
+    settings: Any,
+    cache_kv: Any | None,
+    chat: Any,
+    limits: Limits,
+    ledger: Ledger,
+    retry: RetryPolicy,
+) -> ChatService | None:
+    """The chat service: the injected model, else the configured provider, else None."""
+    if chat is not None:
+        provider = adapt_chat(chat)
+    elif settings.resolved_llm_provider() != "none":
+        provider = build_chat_provider(settings)
+    else:
+        return None
+    cache = LLMCache(cache_kv) if settings.enable_llm_cache and cache_kv is not None else None
+    return ChatService(
+        provider,
+        cache=cache,
+        limiter=limits.chat,
+        ledger=ledger,
+        retry=retry,
+        temperature=settings.llm_temperature,
+        max_tokens=settings.llm_max_tokens,
+        timeout=settings.llm_timeout,
+    )
+
+
+def _embedding_factory(settings: Any) -> Callable[[], EmbeddingProvider]:
+    """Builds the configured embedding provider later; an unknown name fails now."""
+    name = settings.resolved_embedding_provider()
+    if name not in EMBEDDING_PROVIDERS:
+        raise UnknownBackendError("embedding provider", name, EMBEDDING_PROVIDERS.names())
+    return lambda: build_embedding_provider(settings)

@@ -3,6 +3,12 @@
 The innermost layer of the service stack, so it sees every real attempt
 (a retried call counts once per attempt); cache hits are recorded by the
 cache layer and cost nothing else.
+
+Two times per role: ``seconds`` sums every call's duration (four parallel
+calls of 5 s make 20 s), ``wall_s`` is the wall-clock time during which at
+least one call of the role was in flight (5 s for those four calls). Only
+calls the ledger saw begin and end (:meth:`Ledger.timed`, :meth:`Ledger.begin`)
+add to ``wall_s``; a bare :meth:`Ledger.record` knows no start time.
 """
 
 from __future__ import annotations
@@ -13,7 +19,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
-FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "seconds", "errors")
+FIELDS = (
+    "calls",
+    "cache_hits",
+    "prompt_tokens",
+    "completion_tokens",
+    "seconds",
+    "errors",
+    "wall_s",
+)
 
 
 @dataclass(slots=True)
@@ -24,6 +38,15 @@ class RoleCost:
     completion_tokens: int = 0
     seconds: float = 0.0
     errors: int = 0
+    wall_s: float = 0.0
+
+
+@dataclass(slots=True)
+class _Busy:
+    """Calls of one role in flight, and since when at least one has been."""
+
+    count: int = 0
+    since: float = 0.0
 
 
 class Ledger:
@@ -32,6 +55,7 @@ class Ledger:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._roles: dict[str, RoleCost] = {}
+        self._busy: dict[str, _Busy] = {}
 
     def _role(self, role: str) -> RoleCost:
         cost = self._roles.get(role)
@@ -62,6 +86,31 @@ class Ledger:
         with self._lock:
             self._role(role).cache_hits += 1
 
+    def begin(self, role: str) -> None:
+        """A call of ``role`` starts; pair with :meth:`end` (``wall_s`` runs while any is open)."""
+        with self._lock:
+            busy = self._busy.setdefault(role, _Busy())
+            if busy.count == 0:
+                busy.since = time.perf_counter()
+            busy.count += 1
+
+    def end(self, role: str) -> None:
+        """A call begun with :meth:`begin` is over."""
+        with self._lock:
+            busy = self._busy[role]
+            busy.count -= 1
+            if busy.count == 0:
+                self._role(role).wall_s += time.perf_counter() - busy.since
+
+    @contextmanager
+    def in_flight(self, role: str) -> Iterator[None]:
+        """:meth:`begin` and :meth:`end` around the block."""
+        self.begin(role)
+        try:
+            yield
+        finally:
+            self.end(role)
+
     @contextmanager
     def timed(self, role: str) -> Iterator[dict[str, int]]:
         """Time a call; the body fills the yielded dict's token counts.
@@ -71,20 +120,39 @@ class Ledger:
         """
         usage = {"prompt_tokens": 0, "completion_tokens": 0}
         start = time.perf_counter()
-        try:
-            yield usage
-        except Exception:
-            self.record(role, seconds=time.perf_counter() - start, error=True, **usage)
-            raise
-        except BaseException:  # cancelled: the call was made, but did not fail
-            self.record(role, seconds=time.perf_counter() - start, **usage)
-            raise
-        self.record(role, seconds=time.perf_counter() - start, **usage)
+        with self.in_flight(role):
+            try:
+                yield usage
+            except Exception:
+                self._finish(role, start, usage, error=True)
+                raise
+            except BaseException:  # cancelled: the call was made, but did not fail
+                self._finish(role, start, usage, error=False)
+                raise
+            self._finish(role, start, usage, error=False)
+
+    def _finish(self, role: str, start: float, usage: dict[str, int], *, error: bool) -> None:
+        self.record(
+            role,
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+            seconds=time.perf_counter() - start,
+            error=error,
+        )
 
     def snapshot(self) -> dict[str, dict[str, float]]:
-        """``{role: {field: value}}`` for every role seen so far."""
+        """``{role: {field: value}}`` for every role seen so far.
+
+        ``wall_s`` includes the current stretch of a role with calls in flight.
+        """
+        now = time.perf_counter()
         with self._lock:
-            return {role: asdict(cost) for role, cost in sorted(self._roles.items())}
+            out = {role: asdict(cost) for role, cost in sorted(self._roles.items())}
+            for role, busy in self._busy.items():
+                if busy.count > 0:
+                    row = out.setdefault(role, asdict(RoleCost()))
+                    row["wall_s"] += now - busy.since
+            return dict(sorted(out.items()))
 
     def totals(self) -> dict[str, float]:
         """Every field summed over the roles."""
@@ -95,5 +163,9 @@ class Ledger:
         return out
 
     def reset(self) -> None:
+        """Forget every count (calls in flight keep counting their wall time from now)."""
+        now = time.perf_counter()
         with self._lock:
             self._roles.clear()
+            for busy in self._busy.values():
+                busy.since = now

@@ -1,9 +1,10 @@
-"""A priority semaphore: the concurrency limit shared by every model call.
+"""A priority semaphore: the concurrency limit shared by the model calls of an instance.
 
 Waiters are served lowest :data:`~kgrag.llm.base.PRIORITY` number first,
 first come first served within a priority, so a query's keywords call
 overtakes a backlog of extraction calls. A slot handed to a task that is
-cancelled before it wakes is passed on, never lost.
+cancelled before it wakes is passed on, never lost. :class:`Limits` holds
+the pair (chat, embed) one instance uses; it is shared only when passed on.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import heapq
 import itertools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 
 class PriorityLimiter:
@@ -94,18 +96,29 @@ class PriorityLimiter:
             self.release()
 
 
-_SHARED: dict[str, PriorityLimiter] = {}
+class Limits:
+    """The concurrency limits of one kgrag instance: chat (and rerank) calls, embeddings.
 
+    Every :class:`~kgrag.KGRag` builds its own, sized from its settings
+    (``llm_max_async``, ``embedding_max_async``), so two instances in one
+    process keep their own limits. To share one budget, build a ``Limits``
+    and hand the same object to each::
 
-def shared_limiter(kind: str, limit: int) -> PriorityLimiter:
-    """The process-wide limiter for ``kind`` ("chat", "embed"), sized ``limit``.
-
-    Every service of the process built for the same kind shares one limiter;
-    the most recent ``limit`` asked for wins.
+        limits = Limits(chat=4, embed=8)
+        a = KGRag(settings_a, limits=limits)
+        b = KGRag(settings_b, limits=limits)  # together at most 4 chat calls
     """
-    limiter = _SHARED.get(kind)
-    if limiter is None:
-        limiter = _SHARED[kind] = PriorityLimiter(limit, kind)
-    elif limiter.limit != limit:
-        limiter.resize(limit)
-    return limiter
+
+    def __init__(self, chat: int | PriorityLimiter = 4, embed: int | PriorityLimiter = 8):
+        self.chat = chat if isinstance(chat, PriorityLimiter) else PriorityLimiter(chat, "chat")
+        self.embed = (
+            embed if isinstance(embed, PriorityLimiter) else PriorityLimiter(embed, "embed")
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> Limits:
+        """Fresh limiters sized ``llm_max_async`` and ``embedding_max_async``."""
+        return cls(chat=settings.llm_max_async, embed=settings.embedding_max_async)
+
+    def __repr__(self) -> str:
+        return f"Limits(chat={self.chat.limit}, embed={self.embed.limit})"

@@ -6,7 +6,8 @@ Outermost first::
 
 The cache answers repeated prompts for free; retry sleeps between attempts
 *outside* the limiter, so a backing-off call holds no slot; the limiter
-(one per process for chat, one for embeddings) serves urgent roles first;
+(one for chat and rerank, one for embeddings, per kgrag instance unless
+shared through :class:`~kgrag.llm.limiter.Limits`) serves urgent roles first;
 the ledger times and counts every real attempt.
 
 A caller may pass ``accept``, a judge of answers (the extractor rejects
@@ -24,10 +25,9 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
 
 from kgrag.errors import ModelTimeoutError
-from kgrag.llm.base import PRIORITY, ChatRequest, ChatResult, Role
+from kgrag.llm.base import PRIORITY, ChatProvider, ChatRequest, ChatResult, RerankProvider, Role
 from kgrag.llm.cache import LLMCache, cache_key
 from kgrag.llm.embedding import EmbeddingService
 from kgrag.llm.ledger import Ledger
@@ -37,6 +37,13 @@ from kgrag.llm.retry import RetryPolicy, call_with_retry
 __all__ = ["Accept", "ChatService", "EmbeddingService", "RerankService"]
 
 Accept = Callable[[ChatResult], bool]
+
+
+async def _aclose(pieces: AsyncIterator[str]) -> None:
+    """Close an async generator (a plain async iterator has nothing to close)."""
+    close = getattr(pieces, "aclose", None)
+    if close is not None:
+        await close()
 
 
 def _accepted(accept: Accept | None, result: ChatResult) -> bool:
@@ -51,7 +58,7 @@ class ChatService:
 
     def __init__(
         self,
-        provider: Any,
+        provider: ChatProvider,
         *,
         cache: LLMCache | None,
         limiter: PriorityLimiter,
@@ -197,9 +204,10 @@ class ChatService:
             raise
         finally:
             try:
-                await pieces.aclose()
+                await _aclose(pieces)
             finally:
                 self.limiter.release()
+                self.ledger.end(role)
                 self.ledger.record(
                     role,
                     prompt_tokens=usage.prompt_tokens,
@@ -211,8 +219,13 @@ class ChatService:
     async def _open_stream(
         self, request: ChatRequest, usage: ChatResult
     ) -> tuple[AsyncIterator[str], str | None]:
-        """Take a slot and read the first piece; on failure give the slot back."""
+        """Take a slot and read the first piece; on failure give the slot back.
+
+        On success the slot stays taken and the ledger counts the call in
+        flight; :meth:`stream` gives both back when the stream ends.
+        """
         await self.limiter.acquire(PRIORITY.get(request.role, 10))
+        self.ledger.begin(request.role)
         pieces = self.provider.stream(request, usage=usage)
         started = time.perf_counter()
         try:
@@ -223,8 +236,9 @@ class ChatService:
         except BaseException:
             self.ledger.record(request.role, seconds=time.perf_counter() - started, error=True)
             try:
-                await pieces.aclose()
+                await _aclose(pieces)
             finally:
+                self.ledger.end(request.role)
                 self.limiter.release()
             raise
         return pieces, first
@@ -238,7 +252,7 @@ class RerankService:
 
     def __init__(
         self,
-        provider: Any,
+        provider: RerankProvider,
         *,
         limiter: PriorityLimiter,
         ledger: Ledger,
