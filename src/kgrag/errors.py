@@ -63,7 +63,12 @@ class WorkdirBusyError(StorageError):
 
 
 class ModelError(KGRagError):
-    """A call to an LLM, embedding or rerank service failed."""
+    """A call to an LLM, embedding or rerank service failed.
+
+    ``retry_after``: the wait in seconds the service asked for (429, 5xx), if any.
+    """
+
+    retry_after: float | None = None
 
 
 class ModelTimeoutError(ModelError):
