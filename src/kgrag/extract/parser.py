@@ -317,13 +317,16 @@ def _add_row(raw: list[str], out: RecordCollector, row: str, sep: str = D) -> No
     n = len(values)
     weighted = n == 5 and is_number(values[4])
     if is_entity and n == 3:
-        out.add_entity(*values, row=row)
+        out.add_entity(values[0], values[1], values[2], row=row)
     elif (is_entity or is_relation) and (n == 4 or weighted):
         # an "entity" row shaped like a relation is read as one
-        out.add_relation(*values[:4], weight=values[4] if weighted else None, row=row)
+        src, tgt, keywords, description = values[:4]
+        out.add_relation(
+            src, tgt, keywords, description, weight=values[4] if weighted else None, row=row
+        )
     elif is_relation and n == 5:
         out.warn(f"ignored a sixth field that is not a weight: {snippet(values[4], 40)}")
-        out.add_relation(*values[:4], row=row)
+        out.add_relation(values[0], values[1], values[2], values[3], row=row)
     elif is_relation and n == 3 and _sentence_like(values[2]):  # keywords left out
         out.add_relation(values[0], values[1], "", values[2], row=row)
     elif is_entity or is_relation:

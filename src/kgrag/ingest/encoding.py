@@ -22,6 +22,10 @@ import codecs
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # charset-normalizer is imported when a file needs guessing
+    from charset_normalizer.models import CharsetMatch
 
 SAMPLE_BYTES = 128 * 1024  # what the detector reads of a bigger file
 _BOMS = (  # UTF-32 before UTF-16: FF FE 00 00 starts with FF FE
@@ -244,7 +248,7 @@ def _detect(data: bytes) -> _Guess | None:
     )
 
 
-def _rank(matches: list) -> list[tuple[float, object]]:
+def _rank(matches: list[CharsetMatch]) -> list[tuple[float, CharsetMatch]]:
     """Candidates best first.
 
     Each match (one per distinct decoded text) scores its coherence (how
@@ -280,12 +284,12 @@ def _glued_symbols(text: str) -> float:
     return odd / total if total else 0.0
 
 
-def _prior(match) -> int:
+def _prior(match: CharsetMatch) -> int:
     ranks = [_PRIOR.index(n) for n in (match.encoding, *match.could_be_from_charset) if n in _PRIOR]
     return min(ranks, default=len(_PRIOR))
 
 
-def _group_name(match) -> str:
+def _group_name(match: CharsetMatch) -> str:
     """The most common of the encodings that give this match's text."""
     names = [match.encoding, *match.could_be_from_charset]
     return min(names, key=lambda n: _PRIOR.index(n) if n in _PRIOR else len(_PRIOR))

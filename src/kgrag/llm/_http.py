@@ -131,7 +131,7 @@ def check_status(resp: httpx.Response, what: str) -> None:
         exc = ModelTimeoutError(message)
     else:
         raise ModelRequestError(message)
-    exc.retry_after = retry_after(resp.headers)  # type: ignore[attr-defined]
+    exc.retry_after = retry_after(resp.headers)
     raise exc
 
 

@@ -64,7 +64,7 @@ def _records(cursor: Iterable[tuple]) -> list[DocRecord]:
 
 
 def _select_ids(conn: sqlite3.Connection, ids: list[str]) -> dict[str, DocRecord]:
-    out = {}
+    out: dict[str, DocRecord] = {}
     for part in chunked(ids):
         sql = f"SELECT data FROM doc_status WHERE id IN ({marks(len(part))})"
         out.update((r.id, r) for r in _records(conn.execute(sql, part)))

@@ -57,7 +57,8 @@ class GraphStoreConformance(StorageFixture):
         g = storage.graph
         await g.delete_nodes(await g.all_node_names())
         await g.delete_edges([(a, b) for a, b, _ in await g.all_edges()])
-        nodes, edges = {}, {}
+        nodes: dict[str, dict[str, float]] = {}  # the reference model
+        edges: dict[tuple[str, str], float] = {}
         for op, a, b, w in ops:
             await _apply_graph_op(g, nodes, edges, op, a, b, w)
         names = list("abcdef")

@@ -84,7 +84,8 @@ class VectorStoreConformance(StorageFixture):
         threshold=st.none() | st.floats(-0.5, 0.8),
     )
     async def test_vectors_match_brute_force(self, storage, ops, top_k, threshold):
-        vs, ref = storage.vectors(fresh("vec")), {}
+        vs = storage.vectors(fresh("vec"))
+        ref: dict[str, np.ndarray] = {}  # the reference model: id -> unit vector
         for op, keys, seed in ops:
             ids = [f"v{k}" for k in dict.fromkeys(keys)]
             rows = np.random.default_rng(seed).standard_normal((len(ids), 6))
