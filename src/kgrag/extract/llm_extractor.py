@@ -55,7 +55,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kgrag.config import DEFAULT_ENTITY_TYPES
+from kgrag.config import DEFAULT_ENTITY_TYPES, Settings
 from kgrag.errors import ConfigError
 from kgrag.extract.fences import fence
 from kgrag.extract.formats import COMPLETION_MARKER, FORMATS, TUPLE_DELIMITER
@@ -87,8 +87,8 @@ _REPAIR_FORMAT = {
 }
 
 
-class ChatService(Protocol):
-    """What the extractor needs of the chat service."""
+class ExtractorChat(Protocol):
+    """What the extractor needs of the chat service (:class:`kgrag.llm.service.ChatService`)."""
 
     async def chat(
         self,
@@ -97,6 +97,7 @@ class ChatService(Protocol):
         role: Role,
         json_mode: bool = False,
         accept: Callable[[ChatResult], bool] | None = None,
+        tag: str | None = None,
     ) -> ChatResult: ...
 
 
@@ -285,7 +286,7 @@ class LLMExtractor:
 
     def __init__(
         self,
-        chat: ChatService,
+        chat: ExtractorChat,
         tokenizer: Tokenizer,
         *,
         fmt: str = "delimited",
@@ -307,7 +308,9 @@ class LLMExtractor:
         self.max_extract_input_tokens, self.max_reasks = max_extract_input_tokens, max_reasks
 
     @classmethod
-    def from_settings(cls, chat: ChatService, settings: Any, tokenizer: Tokenizer) -> LLMExtractor:
+    def from_settings(
+        cls, chat: ExtractorChat, settings: Settings, tokenizer: Tokenizer
+    ) -> LLMExtractor:
         """An extractor configured from a :class:`kgrag.config.Settings`."""
         return cls(
             chat,
@@ -345,9 +348,9 @@ class LLMExtractor:
     async def _ask_healthy(self, request: Messages, role: Role, chunk: Chunk) -> _Stage:
         """Ask, then re-ask with a repair turn while the reply is unhealthy."""
         attempts = [await self._ask(request, role, chunk)]
-        while attempts[-1].problem is not None and len(attempts) <= self.max_reasks:
-            last = attempts[-1]
-            repair = repair_message(self.fmt, len(attempts), last.problem, last.found.warnings)
+        while (problem := attempts[-1].problem) is not None and len(attempts) <= self.max_reasks:
+            warnings = attempts[-1].found.warnings
+            repair = repair_message(self.fmt, len(attempts), problem, warnings)
             attempts.append(await self._ask([*request, repair], role, chunk))
         return _Stage(attempts)
 
