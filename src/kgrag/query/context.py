@@ -21,11 +21,16 @@ import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kgrag.query import prompts as P
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_text
 from kgrag.query.trace import Trace, relation_id
+
+if TYPE_CHECKING:
+    from kgrag.tokenizer import Tokenizer
+
+T = TypeVar("T")
 
 BUFFER_TOKENS = 200
 
@@ -102,14 +107,14 @@ class SectionBudget:
 
 
 def fit(
-    items: Sequence[Any],
-    to_line: Callable[[Any], str],
+    items: Sequence[T],
+    to_line: Callable[[T], str],
     budget: SectionBudget,
-    tokenizer: Any,
+    tokenizer: Tokenizer,
     trace: Trace,
     kind: str,
-    name: Callable[[Any], str],
-    extra_cost=None,
+    name: Callable[[T], str],
+    extra_cost: Callable[[T, list[T]], int] | None = None,
 ) -> Fitted:
     """The longest prefix of ``items`` whose lines fit ``budget`` (+1 token a line break).
 
@@ -181,7 +186,7 @@ def render_context(
     return "\n\n".join(parts)
 
 
-def skeleton_tokens(tokenizer: Any) -> int:
+def skeleton_tokens(tokenizer: Tokenizer) -> int:
     """Tokens of the section headers and fences with every section present."""
     return (
         tokenizer.count(
@@ -204,7 +209,7 @@ def chunk_name(c: ChunkHit) -> str:
 
 
 def fit_chunks(
-    chunks: Sequence[ChunkHit], budget: SectionBudget, tokenizer: Any, trace: Trace
+    chunks: Sequence[ChunkHit], budget: SectionBudget, tokenizer: Tokenizer, trace: Trace
 ) -> Fitted:
     """Chunks that fit ``budget``, each charged for its reference line when it brings a new one."""
 

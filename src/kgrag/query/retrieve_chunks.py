@@ -26,6 +26,7 @@ from kgrag.query.filters import MAX_WIDENINGS, OVERFETCH, DocFilter, Key, hit_ga
 from kgrag.query.heuristic import search_text
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, as_list
 from kgrag.query.search import round_robin, rrf_fuse, vector_search
+from kgrag.query.trace import Trace
 
 if TYPE_CHECKING:
     from kgrag.llm.service import RerankService
@@ -172,7 +173,9 @@ def _sources(flt: DocFilter, key: Key, data: dict[str, Any]) -> list[str]:
     return ids[:MAX_SOURCES_PER_ITEM]
 
 
-def _note_filtered_sources(trace, flt: DocFilter, items: list[EntityHit | RelationHit]) -> None:
+def _note_filtered_sources(
+    trace: Trace, flt: DocFilter, items: list[EntityHit | RelationHit]
+) -> None:
     """One note for the source chunks of kept items that the filter removed (they can be many)."""
     if not trace.enabled:
         return

@@ -21,7 +21,7 @@ import asyncio
 from kgrag.query.filters import hit_gate, keep_allowed
 from kgrag.query.records import EntityHit, RelationHit, RetrievalContext
 from kgrag.query.search import round_robin, vector_search
-from kgrag.query.trace import relation_id
+from kgrag.query.trace import Trace, relation_id
 from kgrag.storage.base import edge_key
 
 # The fewest tokens one relation line (plus its line break) can cost.
@@ -93,7 +93,7 @@ async def local_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rela
 
 
 def _rank_by_degree(
-    pairs: list[tuple[str, str]], degrees: dict[str, int], max_tokens: int, trace
+    pairs: list[tuple[str, str]], degrees: dict[str, int], max_tokens: int, trace: Trace
 ) -> list[tuple[str, str]]:
     """Pairs by edge degree, cut where no later one could fit ``max_tokens``.
 
