@@ -1,22 +1,23 @@
-"""Run the benchmark's fake OpenAI-compatible server for a test.
+"""Run the project's fake OpenAI-compatible server in a child process for a test.
 
 Usage (from a test package whose folder has an ``__init__.py``, so that
 ``tests/`` is importable)::
 
-    from synth import run_synth, synth_script
+    from synth import run_synth, synth_stats
 
     with run_synth("--latency", "0.01") as base_url:   # ".../v1"
         ...
 
-The server script is ``$KGRAG_SYNTH_LLM`` when set, else
-``<repo>/../shared/bench/synth_llm.py``. :func:`synth_script` returns None
-when neither exists, so tests can skip.
+The server is ``tests/support/fake_openai.py`` (its flags: ``--help``), so
+the tests that use it run in any clone of the repository. A child process
+keeps the server's threads off the test's interpreter, which matters for
+the timing-sensitive crash and rate-limit tests; in-process use is
+:func:`support.fake_openai.fake_openai`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import selectors
 import subprocess
 import sys
@@ -28,42 +29,37 @@ from typing import Any
 import httpx
 
 REPO = Path(__file__).resolve().parent.parent
+SERVER = REPO / "tests" / "support" / "fake_openai.py"
 
 
-def synth_script() -> Path | None:
-    """Path of synth_llm.py, or None when it is not available."""
-    env = os.environ.get("KGRAG_SYNTH_LLM")
-    candidates = [Path(env)] if env else []
-    candidates.append(REPO.parent / "shared" / "bench" / "synth_llm.py")
-    return next((p for p in candidates if p.is_file()), None)
+def synth_script() -> Path:
+    """Path of the fake server script (always present in the repository)."""
+    return SERVER
 
 
 def _first_line(proc: subprocess.Popen[str], timeout: float) -> str:
+    assert proc.stdout is not None
     with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
+        sel.register(proc.stdout, selectors.EVENT_READ)
         if not sel.select(timeout):
-            raise RuntimeError(f"synth_llm printed nothing within {timeout} s")
-    line = proc.stdout.readline()  # type: ignore[union-attr]
+            raise RuntimeError(f"the fake server printed nothing within {timeout} s")
+    line = proc.stdout.readline()
     if not line:
-        raise RuntimeError(f"synth_llm exited early with code {proc.wait()}")
+        raise RuntimeError(f"the fake server exited early with code {proc.wait()}")
     return line
 
 
 @contextmanager
 def run_synth(*args: str, timeout: float = 20.0) -> Iterator[str]:
-    """Start synth_llm on a free port with ``args``; yield its base URL (ending in /v1)."""
-    script = synth_script()
-    if script is None:
-        raise RuntimeError("synth_llm.py not found; set KGRAG_SYNTH_LLM")
+    """Start the fake server on a free port with ``args``; yield its base URL (ending in /v1)."""
     proc = subprocess.Popen(
-        [sys.executable, str(script), "--port", "0", *args],
+        [sys.executable, str(SERVER), "--port", "0", *args],
         stdout=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
     )
     try:
-        info = json.loads(_first_line(proc, timeout))
-        yield f"http://{info.get('host', '127.0.0.1')}:{info['port']}/v1"
+        yield json.loads(_first_line(proc, timeout))["base_url"]
     finally:
         proc.terminate()
         try:

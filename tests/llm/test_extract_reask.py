@@ -2,7 +2,8 @@
 
 Unit tests drive :class:`LLMExtractor` through a real :class:`ChatService`
 (cache, retry, limiter, ledger) over a scripted provider; the last test
-runs the benchmark's fake server with half its extraction replies garbled.
+runs the project's fake OpenAI-compatible server with half its extraction
+replies garbled.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from kgrag.llm.service import ChatService
 from kgrag.storage.registry import open_storage
 from kgrag.tokenizer import get_tokenizer
 from kgrag.types import Chunk, Document, Extraction
-from synth import run_synth, synth_script, synth_stats
+from synth import run_synth, synth_stats
 
 from .stubs import ScriptedChat
 
@@ -39,7 +40,7 @@ GOOD = (
     "relation<|#|>Scrooge<|#|>Marley<|#|>partnership<|#|>They were partners.\n<|COMPLETE|>"
 )
 GARBAGE = "Here are the entities and relationships I identified in the passage above."
-BOOK = Path(__file__).resolve().parents[3] / "shared" / "data" / "christmas_carol" / "book.txt"
+BOOK = Path(__file__).resolve().parents[2] / "data" / "christmas_carol.txt"
 
 
 def _stack(provider: ScriptedChat, kv: MemoryKV) -> tuple[LLMExtractor, ChatService]:
@@ -100,7 +101,7 @@ async def test_empty_but_well_formed_reply_costs_one_call_and_is_cached():
     assert _texts(kv) == ["<|COMPLETE|>"] and _calls(service) == (1, 1)
 
 
-# --- against the benchmark's fake server ------------------------------------
+# --- against the fake OpenAI-compatible server ------------------------------
 
 
 def _settings(workdir: str, base_url: str, fmt: str) -> Settings:
@@ -161,9 +162,6 @@ def _names(found: list[Extraction]) -> set[str]:
     return {e.name for ex in found for e in ex.entities}
 
 
-@pytest.mark.skipif(
-    synth_script() is None or not BOOK.is_file(), reason="synth_llm.py or the book is not available"
-)
 @pytest.mark.parametrize("fmt", ["delimited", "json"])
 async def test_half_garbage_server_loses_little_and_hides_nothing(fmt):
     clean, _, _ = await _extract_all(fmt)

@@ -1,4 +1,4 @@
-"""The OpenAI provider and the whole stack over real HTTP, against synth_llm."""
+"""The OpenAI provider and the whole stack over real HTTP, against the fake server."""
 
 from __future__ import annotations
 
@@ -20,9 +20,7 @@ from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.openai import OpenAIChatProvider, OpenAIEmbeddingProvider
 from kgrag.llm.retry import RetryPolicy
 from kgrag.llm.service import ChatService
-from synth import run_synth, synth_reset, synth_script, synth_stats
-
-pytestmark = pytest.mark.skipif(synth_script() is None, reason="synth_llm.py not available")
+from synth import run_synth, synth_reset, synth_stats
 
 EXTRACT = [
     {

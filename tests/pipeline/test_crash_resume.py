@@ -16,14 +16,10 @@ import subprocess
 import sys
 import time
 
-import pytest
-
-from synth import run_synth, synth_script
+from synth import run_synth
 
 from .corpus import write_book_parts
 from .graph_dump import dump_index
-
-pytestmark = pytest.mark.skipif(synth_script() is None, reason="synth_llm.py not available")
 
 KILLS = 20
 DOCS = 6

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
-
 from kgrag.api import KGRag
 from kgrag.cli.index_cmd import chat_totals
 from kgrag.config import Settings
@@ -20,7 +18,6 @@ def fake_settings(workdir, **extra) -> Settings:
     )
 
 
-@pytest.mark.skipif(not BOOK.exists(), reason="shared data not present")
 async def test_whole_book_indexes_into_a_merged_graph(tmp_path):
     async with KGRag(fake_settings(tmp_path / "idx")) as rag:
         report = await rag.index_paths([BOOK])

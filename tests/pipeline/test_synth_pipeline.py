@@ -1,4 +1,4 @@
-"""The whole indexing pipeline over real HTTP against the benchmark's fake LLM."""
+"""The whole indexing pipeline over real HTTP against the fake OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -6,11 +6,9 @@ import pytest
 
 from kgrag.api import KGRag
 from kgrag.config import Settings
-from synth import run_synth, synth_script, synth_stats
+from synth import run_synth, synth_stats
 
 from .corpus import write_book_parts
-
-pytestmark = pytest.mark.skipif(synth_script() is None, reason="synth_llm.py not available")
 
 
 def http_settings(workdir, base_url: str, **extra) -> Settings:

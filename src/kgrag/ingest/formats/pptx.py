@@ -65,8 +65,10 @@ def parse_pptx(source: Path, name: str = "<pptx>", check: Check | None = None) -
     ``check(length)`` is called after every slide (a size limit that raises
     stops the reading early).
     """
-    from pptx import Presentation
-
+    try:
+        from pptx import Presentation
+    except ImportError as exc:  # python-pptx is the "office" extra
+        raise LoaderError(name, f"reading .pptx needs pip install 'kgrag[office]' ({exc})") from exc
     try:
         presentation = Presentation(str(source))
         builder = BlockBuilder()
