@@ -1,11 +1,16 @@
-"""Fixtures: the hand-written corpus in a real in-memory SQLite store."""
+"""Fixtures: the hand-written corpora in a real in-memory SQLite store."""
 
 from __future__ import annotations
 
 import pytest
 
+from kgrag.llm.embedding import EmbeddingService
+from kgrag.llm.fake import FakeEmbeddingProvider
+from kgrag.llm.ledger import Ledger
+from kgrag.query import QueryEngine
 from kgrag.storage.sqlite import memory_storage
 from query.corpus import build_corpus, make_parts
+from query.ppr_corpus import write_corpus
 
 
 @pytest.fixture
@@ -15,4 +20,15 @@ async def parts(tmp_path):
     p = make_parts(storage)
     await build_corpus(storage, p.embed)
     yield p
+    await storage.close()
+
+
+@pytest.fixture
+async def ppr_engine(tmp_path):
+    """A query engine (no chat model) over the ppr corpus (:mod:`query.ppr_corpus`)."""
+    storage = memory_storage(tmp_path)
+    await storage.open()
+    embed = EmbeddingService(FakeEmbeddingProvider(dim=256), ledger=Ledger())
+    await write_corpus(storage, embed)
+    yield QueryEngine(storage, None, embed)
     await storage.close()

@@ -8,8 +8,6 @@ Lumen Institute -> that chunk can.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
@@ -20,111 +18,18 @@ from kgrag.llm.ledger import Ledger
 from kgrag.query import QueryEngine, QueryParam
 from kgrag.query.ppr_graph import EdgeWeights, PPRGraph, cached_graph, question_keys
 from kgrag.query.retrieve_ppr import PPRSettings, seed_vector
-from kgrag.storage.base import edge_key
 from kgrag.storage.sqlite import memory_storage
-
-QUESTION = "Where is the publisher of Optica Nova based?"
-CHUNKS = {
-    "journal": "Optica Nova is a journal published by the Lumen Institute.",
-    "answer": "Lumen Institute has its headquarters in Lyon since 1921.",
-    "post": "The publisher of the Daily Post is based in Leeds.",
-    "lenses": "Where is the best shop for optica lenses? Opticians are based downtown.",
-    "nova": "Nova Scotia is where the publisher Harbour Press is based.",
-    "cafe": "The cafeteria serves soup on Fridays.",
-}
-ENTITIES = {  # name -> chunk keys
-    "Optica Nova": ["journal"],
-    "Lumen Institute": ["journal", "answer"],
-    "Lyon": ["answer"],
-    "Daily Post": ["post"],
-    "Leeds": ["post"],
-    "Nova Scotia": ["nova"],
-    "Harbour Press": ["nova"],
-}
-RELATIONS = {
-    ("Optica Nova", "Lumen Institute"): ["journal"],
-    ("Lumen Institute", "Lyon"): ["answer"],
-    ("Daily Post", "Leeds"): ["post"],
-    ("Harbour Press", "Nova Scotia"): ["nova"],
-}
+from query.ppr_corpus import ENTITIES, QUESTION, cid, keys, write_corpus
 
 
-def cid(key: str) -> str:
-    return "chunk-" + hashlib.md5(CHUNKS[key].encode()).hexdigest()
-
-
-KEY_OF = {cid(k): k for k in CHUNKS}
-
-
-async def write_corpus(storage, embed, entities=ENTITIES, relations=RELATIONS) -> None:
-    rows = {
-        cid(k): {
-            "content": t,
-            "tokens": len(t.split()),
-            "doc_id": "doc-" + k,
-            "order": 0,
-            "file_path": k,
-        }
-        for k, t in CHUNKS.items()
-    }
-    await storage.kv("text_chunks").upsert(rows)
-    ids = list(rows)
-    await storage.vectors("chunks").upsert(
-        ids,
-        await embed.embed([rows[i]["content"] for i in ids]),
-        [{"doc_id": rows[i]["doc_id"], "file_path": rows[i]["file_path"]} for i in ids],
-    )
-    await storage.lexical.add({i: rows[i]["content"] for i in ids})
-    nodes = {
-        n: {
-            "entity_type": "Thing",
-            "description": " ".join(CHUNKS[k] for k in keys),
-            "source_ids": [cid(k) for k in keys],
-            "extractor": "nlp",
-        }
-        for n, keys in entities.items()
-    }
-    await storage.graph.upsert_nodes(nodes)
-    names = list(nodes)
-    await storage.vectors("entities").upsert(
-        [entity_vector_id(n) for n in names],
-        await embed.embed([f"{n}\n{nodes[n]['description']}" for n in names]),
-        [{"name": n} for n in names],
-    )
-    edges = {
-        edge_key(a, b): {
-            "weight": 1.0,
-            "keywords": "related",
-            "description": " ".join(CHUNKS[k] for k in keys),
-            "source_ids": [cid(k) for k in keys],
-        }
-        for (a, b), keys in relations.items()
-    }
-    await storage.graph.upsert_edges(edges)
-
-
-@pytest.fixture
-async def engine(tmp_path):
-    storage = memory_storage(tmp_path)
-    await storage.open()
-    embed = EmbeddingService(FakeEmbeddingProvider(dim=256), ledger=Ledger())
-    await write_corpus(storage, embed)
-    yield QueryEngine(storage, None, embed)
-    await storage.close()
-
-
-def keys(data) -> list[str]:
-    return [KEY_OF[c["chunk_id"]] for c in data["chunks"]]
-
-
-async def test_direct_search_cannot_find_the_answer_chunk(engine):
-    data = await engine.query_data(QUESTION, QueryParam(mode="naive", chunk_top_k=3))
+async def test_direct_search_cannot_find_the_answer_chunk(ppr_engine):
+    data = await ppr_engine.query_data(QUESTION, QueryParam(mode="naive", chunk_top_k=3))
     assert "answer" not in keys(data)
 
 
-async def test_graph_is_cached_and_rebuilt_when_counts_change(engine):
-    storage = engine.services.storage
-    first, built = await cached_graph(storage)
+async def test_graph_is_cached_and_rebuilt_when_counts_change(ppr_engine):
+    storage = ppr_engine.services.storage
+    first, _ = await cached_graph(storage)
     again, rebuilt = await cached_graph(storage)
     assert again is first and not rebuilt
     await storage.graph.upsert_nodes({"Marseille": {"source_ids": [cid("answer")]}})
@@ -201,11 +106,11 @@ def test_names_match_literally_in_latin_and_cjk():
 
 
 @pytest.mark.parametrize("batch", [2, 5000])
-async def test_aboutness_is_the_cosine_of_entity_and_chunk_vectors(engine, monkeypatch, batch):
+async def test_aboutness_is_the_cosine_of_entity_and_chunk_vectors(ppr_engine, monkeypatch, batch):
     from kgrag.query import ppr_graph
 
     monkeypatch.setattr(ppr_graph, "BATCH", batch)
-    storage = engine.services.storage
+    storage = ppr_engine.services.storage
     graph = await ppr_graph.build_graph(storage)
     ents = await storage.vectors("entities").get_vectors(
         [entity_vector_id(n) for n in graph.entities]

@@ -14,15 +14,14 @@ import pytest
 
 from kgrag.query import QueryParam
 from kgrag.storage.base import edge_key
-
-from .test_ppr import QUESTION, cid, engine, keys  # noqa: F401  (engine is a fixture)
+from query.ppr_corpus import QUESTION, cid, keys
 
 TOP = 4  # of six chunks
 
 
-async def test_ppr_reaches_the_answer_chunk_that_direct_search_misses(engine):
-    naive = await engine.query_data(QUESTION, QueryParam(mode="naive", chunk_top_k=TOP))
-    data = await engine.query_data(QUESTION, QueryParam(mode="ppr", chunk_top_k=TOP))
+async def test_ppr_reaches_the_answer_chunk_that_direct_search_misses(ppr_engine):
+    naive = await ppr_engine.query_data(QUESTION, QueryParam(mode="naive", chunk_top_k=TOP))
+    data = await ppr_engine.query_data(QUESTION, QueryParam(mode="ppr", chunk_top_k=TOP))
     assert data["status"] == "success"
     assert "answer" not in keys(naive)
     ranked = keys(data)
@@ -35,8 +34,8 @@ async def test_ppr_reaches_the_answer_chunk_that_direct_search_misses(engine):
     assert edge_key("Optica Nova", "Lumen Institute") in pairs
 
 
-async def test_trace_records_seeds_scores_and_drops(engine):
-    data = await engine.query_data(QUESTION, QueryParam(mode="ppr", chunk_top_k=2), trace=True)
+async def test_trace_records_seeds_scores_and_drops(ppr_engine):
+    data = await ppr_engine.query_data(QUESTION, QueryParam(mode="ppr", chunk_top_k=2), trace=True)
     routes = {(r["route"], r["kind"]): r["items"] for r in data["trace"]["routes"]}
     assert "Optica Nova" in [i["id"] for i in routes[("ppr/seeds", "entity")]]
     top = routes[("ppr/chunks", "chunk")]
