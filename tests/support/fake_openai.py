@@ -185,7 +185,10 @@ class FakeApp:
         """Apply fault changes (all or none) and return the faults now in force."""
         with self.state.lock:
             trial = dataclasses.replace(self.faults)
-            trial.update(changes)
+            try:
+                trial.update(changes)
+            except ValueError as exc:
+                raise BadRequest(str(exc)) from exc
             self.state.faults = trial
             return dataclasses.asdict(trial)
 
