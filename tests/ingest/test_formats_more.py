@@ -151,7 +151,11 @@ def epub_file(path, version: int = 3, extra: dict[str, str] | None = None) -> No
     )
 
 
-ODT_CONTENT = """<?xml version="1.0" encoding="UTF-8"?>
+_ODT_NOTE = (
+    "<text:note><text:note-citation>1</text:note-citation>"
+    "<text:note-body><text:p>Printed yearly.</text:p></text:note-body></text:note>"
+)
+ODT_CONTENT = f"""<?xml version="1.0" encoding="UTF-8"?>
 <office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
  xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
  xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" office:version="1.3">
@@ -159,7 +163,7 @@ ODT_CONTENT = """<?xml version="1.0" encoding="UTF-8"?>
 <text:table-of-content><text:index-body><text:p>Introduction 1</text:p></text:index-body>
 </text:table-of-content>
 <text:h text:outline-level="1">Introduction</text:h>
-<text:p>Welcome<text:s text:c="2"/>to the <text:span>handbook</text:span>.<text:note><text:note-citation>1</text:note-citation><text:note-body><text:p>Printed yearly.</text:p></text:note-body></text:note></text:p>
+<text:p>Welcome<text:s text:c="2"/>to the <text:span>handbook</text:span>.{_ODT_NOTE}</text:p>
 <text:list><text:list-item><text:p>Bring your badge.</text:p>
 <text:list><text:list-item><text:p>Sign in at the desk.</text:p></text:list-item></text:list>
 </text:list-item></text:list>

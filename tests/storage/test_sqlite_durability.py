@@ -1,8 +1,9 @@
 """Durability of the SQLite backend: reopen, crash mid-transaction, corruption."""
 
+import asyncio
+import contextlib
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 
@@ -95,18 +96,22 @@ _WRITER = textwrap.dedent("""
 
 
 async def test_sigkilled_writer_leaves_only_committed_transactions(tmp_path):
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(tmp_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _WRITER,
+        str(tmp_path),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
+    assert proc.stdout is not None and proc.stderr is not None
     try:
-        line = proc.stdout.readline()
-        assert line.strip() == "inside", proc.stderr.read()
+        line = await asyncio.wait_for(proc.stdout.readline(), 60)
+        assert line.decode().strip() == "inside", (await proc.stderr.read()).decode()
     finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+        with contextlib.suppress(ProcessLookupError):  # it may have died already
+            proc.send_signal(signal.SIGKILL)
+        await asyncio.wait_for(proc.wait(), 10)
     s = await opened(tmp_path)
     assert await s.kv("docs").keys() == ["doc0", "doc1", "doc2"]
     assert await s.graph.all_node_names() == ["doc0", "doc1", "doc2"]

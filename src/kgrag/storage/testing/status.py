@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 from kgrag.storage.testing.common import StorageFixture, record
@@ -46,7 +48,7 @@ class DocStatusConformance(StorageFixture):
 
 
 class LexicalConformance(StorageFixture):
-    TEXTS = {
+    TEXTS: ClassVar[dict[str, str]] = {  # shared by every test: never modified
         "c1": "Scrooge was a squeezing, wrenching, grasping, covetous old sinner.",
         "c2": "Marley was dead: to begin with. Scrooge signed the register.",
         "c3": "The Cratchit family ate the Christmas pudding together.",
