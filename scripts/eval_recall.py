@@ -308,7 +308,8 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     results = {name: await run_dataset(args, name) for name in args.datasets}
     print(table(results))
     if args.out:
-        Path(args.out).write_text(
+        await asyncio.to_thread(
+            Path(args.out).write_text,
             json.dumps(
                 {
                     "config": {k: v for k, v in vars(args).items() if k != "llm_api_key"},
@@ -316,7 +317,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
                 },
                 indent=1,
                 ensure_ascii=False,
-            )
+            ),
         )
     return results
 
