@@ -21,12 +21,15 @@ import json
 import re
 import zlib
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from kgrag.llm import _fake_text as ft
 from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
+
+if TYPE_CHECKING:
+    from kgrag.config import Settings
 
 MAX_ENTITIES = 40
 MAX_RELATIONS = 60
@@ -150,7 +153,7 @@ class FakeChatProvider:
         self.identity = f"fake:{model}"
 
     @classmethod
-    def from_settings(cls, settings: Any) -> FakeChatProvider:
+    def from_settings(cls, settings: Settings) -> FakeChatProvider:
         return cls()
 
     async def chat(self, request: ChatRequest) -> ChatResult:
@@ -208,7 +211,7 @@ class FakeEmbeddingProvider:
         self.identity = f"fake-embed:{dim}"
 
     @classmethod
-    def from_settings(cls, settings: Any) -> FakeEmbeddingProvider:
+    def from_settings(cls, settings: Settings) -> FakeEmbeddingProvider:
         return cls(dim=settings.embedding_dim or 384, max_tokens=settings.embedding_max_tokens)
 
     async def embed(
@@ -228,7 +231,7 @@ class FakeRerankProvider:
     identity = "fake-rerank"
 
     @classmethod
-    def from_settings(cls, settings: Any) -> FakeRerankProvider:
+    def from_settings(cls, settings: Settings) -> FakeRerankProvider:
         return cls()
 
     async def rerank(

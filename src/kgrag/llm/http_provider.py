@@ -7,9 +7,12 @@ itself (``vendor``) and its default base URL, and adds the wire format.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.llm import _http
+
+if TYPE_CHECKING:
+    from kgrag.config import Settings
 
 
 class HTTPProvider:
@@ -52,7 +55,7 @@ class HTTPChatProvider(HTTPProvider):
     """A chat provider configured from the ``llm_*`` settings."""
 
     @classmethod
-    def settings_kwargs(cls, settings: Any) -> dict[str, Any]:
+    def settings_kwargs(cls, settings: Settings) -> dict[str, Any]:
         return dict(
             base_url=settings.llm_base_url,
             api_key=settings.llm_api_key,
@@ -61,7 +64,7 @@ class HTTPChatProvider(HTTPProvider):
         )
 
     @classmethod
-    def from_settings(cls, settings: Any) -> HTTPChatProvider:
+    def from_settings(cls, settings: Settings) -> HTTPChatProvider:
         return cls(settings.llm_model, **cls.settings_kwargs(settings))
 
 
@@ -77,7 +80,7 @@ class HTTPEmbeddingProvider(HTTPProvider):
         self.max_tokens = max_tokens
 
     @classmethod
-    def settings_kwargs(cls, settings: Any) -> dict[str, Any]:
+    def settings_kwargs(cls, settings: Settings) -> dict[str, Any]:
         return dict(
             base_url=settings.embedding_base_url,
             api_key=settings.embedding_api_key,
@@ -87,5 +90,5 @@ class HTTPEmbeddingProvider(HTTPProvider):
         )
 
     @classmethod
-    def from_settings(cls, settings: Any) -> HTTPEmbeddingProvider:
+    def from_settings(cls, settings: Settings) -> HTTPEmbeddingProvider:
         return cls(settings.embedding_model, **cls.settings_kwargs(settings))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from kgrag.errors import ModelRequestError, ModelResponseError
 from kgrag.llm import _http
 from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
 from kgrag.llm.http_provider import HTTPChatProvider, HTTPEmbeddingProvider
+
+if TYPE_CHECKING:
+    from kgrag.config import Settings
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -109,7 +112,7 @@ class OpenAIEmbeddingProvider(HTTPEmbeddingProvider):
         self._base64 = True
 
     @classmethod
-    def settings_kwargs(cls, settings: Any) -> dict[str, Any]:
+    def settings_kwargs(cls, settings: Settings) -> dict[str, Any]:
         return {**super().settings_kwargs(settings), "dimensions": settings.embedding_dim}
 
     async def embed(

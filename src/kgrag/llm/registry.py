@@ -6,9 +6,13 @@ method building it from :class:`kgrag.config.Settings`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.registry import Registry
+
+if TYPE_CHECKING:
+    from kgrag.config import Settings
+    from kgrag.llm.base import ChatProvider, EmbeddingProvider, RerankProvider
 
 CHAT_PROVIDERS: Registry[Any] = Registry("chat provider")
 CHAT_PROVIDERS.register("openai", "kgrag.llm.openai:OpenAIChatProvider")
@@ -27,23 +31,23 @@ RERANK_PROVIDERS.register("jina", "kgrag.llm.rerank:HTTPRerankProvider")
 RERANK_PROVIDERS.register("fake", "kgrag.llm.fake:FakeRerankProvider")
 
 
-def _build(registry: Registry[Any], name: str, settings: Any) -> Any:
+def _build(registry: Registry[Any], name: str, settings: Settings) -> Any:
     cls = registry.get(name)
     factory = getattr(cls, "from_settings", None)
     return factory(settings) if factory is not None else cls()
 
 
-def build_chat_provider(settings: Any) -> Any:
+def build_chat_provider(settings: Settings) -> ChatProvider:
     """The chat provider ``settings`` name (after resolving 'auto')."""
     return _build(CHAT_PROVIDERS, settings.resolved_llm_provider(), settings)
 
 
-def build_embedding_provider(settings: Any) -> Any:
+def build_embedding_provider(settings: Settings) -> EmbeddingProvider:
     """The embedding provider ``settings`` name (after resolving 'auto')."""
     return _build(EMBEDDING_PROVIDERS, settings.resolved_embedding_provider(), settings)
 
 
-def build_rerank_provider(settings: Any) -> Any | None:
+def build_rerank_provider(settings: Settings) -> RerankProvider | None:
     """The configured reranker, or None when ``rerank_provider`` is unset."""
     if not settings.rerank_provider:
         return None
