@@ -482,5 +482,8 @@ def english_analyzer(noun_chunks: bool = False) -> SpacyAnalyzer | RegexAnalyzer
         log.warning("spaCy could not load (%s); using the regex entity fallback", exc)
         nlp = None
     if nlp is None:
-        log.warning("spaCy's en_core_web_sm is not installed; using the regex entity fallback")
+        log.warning(
+            "spaCy's en_core_web_sm is not installed (pip install 'kgrag[local]'); "
+            "using the regex entity fallback"
+        )
     return SpacyAnalyzer(nlp, noun_chunks) if nlp is not None else RegexAnalyzer()

