@@ -78,7 +78,7 @@ async def test_streamed_answer_over_http(tmp_path):
         docs = write_book_parts(tmp_path / "docs", 2, chars=3000)
         async with KGRag(http_settings(tmp_path / "idx", base_url)) as rag:
             await rag.index_paths(docs)
-            stream = await rag.query("Who is Scrooge?", mode="mix", stream=True)
+            stream = rag.stream("Who is Scrooge?", mode="mix")
             pieces = [piece async for piece in stream]
         stats = synth_stats(base_url)
     assert len(pieces) > 1 and "".join(pieces).strip()

@@ -83,7 +83,7 @@ async def test_conversation_history_bypasses_the_answer_cache(parts):
 
 
 async def test_streaming_yields_the_answer_in_pieces(parts):
-    stream = await parts.engine().query(Q, QueryParam(**KW, stream=True))
+    stream = parts.engine().stream(Q, QueryParam(**KW))
     assert not isinstance(stream, QueryResult)
     text = await collect(stream)
     assert text.startswith("Based on the context")
@@ -121,7 +121,7 @@ async def test_no_llm_gives_an_extractive_answer_with_references(parts):
 
 async def test_no_llm_streaming_and_bypass(parts):
     engine = parts.engine(chat=False)
-    text = await collect(await engine.query(Q, QueryParam(stream=True)))
+    text = await collect(engine.stream(Q, QueryParam()))
     assert "Best supporting passages" in text
     bypass = await engine.query(Q, QueryParam(mode="bypass"))
     assert "none is configured" in bypass.answer

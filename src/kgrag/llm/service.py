@@ -22,11 +22,14 @@ rejects it makes its own call.
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
+import inspect
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from typing import TypeVar
 
-from kgrag.errors import ModelTimeoutError
+from kgrag.errors import ModelError, ModelTimeoutError
 from kgrag.llm.base import PRIORITY, ChatProvider, ChatRequest, ChatResult, RerankProvider, Role
 from kgrag.llm.cache import LLMCache, cache_key
 from kgrag.llm.embedding import EmbeddingService
@@ -37,6 +40,7 @@ from kgrag.llm.retry import RetryPolicy, call_with_retry
 __all__ = ["Accept", "ChatService", "EmbeddingService", "RerankService"]
 
 Accept = Callable[[ChatResult], bool]
+T = TypeVar("T")
 
 
 async def _aclose(pieces: AsyncIterator[str]) -> None:
@@ -73,6 +77,39 @@ class ChatService:
         self.retry = retry or RetryPolicy()
         self.temperature, self.max_tokens, self.timeout = temperature, max_tokens, timeout
         self._inflight: dict[str, asyncio.Future[ChatResult | None]] = {}
+        self._bound: float | None = None
+        self.failure: str | None = None  # why a bounded view gave up (see bounded())
+
+    def bounded(self, seconds: float) -> ChatService:
+        """A view of this service for one query, which someone waits for.
+
+        Each call, retries included (the first piece, for a stream), must
+        end within ``seconds``; once one has failed or run out of time,
+        :attr:`failure` says why and later calls fail at once, so a query
+        waits for an unreachable model only once. The view shares the
+        provider, cache, limiter and ledger.
+        """
+        view = copy.copy(self)
+        view._bound, view.failure = seconds, None
+        return view
+
+    async def _within_bound(self, call: Awaitable[T]) -> T:
+        """``call`` under the view's bound; a failure is remembered in :attr:`failure`."""
+        if self.failure is not None:
+            if inspect.iscoroutine(call):
+                call.close()
+            raise ModelError(self.failure)
+        try:
+            async with asyncio.timeout(self._bound):
+                return await call
+        except TimeoutError as exc:
+            self.failure = (
+                f"the chat model ({self.identity}) did not answer within {self._bound:g} s"
+            )
+            raise ModelTimeoutError(self.failure) from exc
+        except ModelError as exc:
+            self.failure = f"the chat model ({self.identity}) failed: {exc}"
+            raise
 
     @property
     def identity(self) -> str:
@@ -114,6 +151,14 @@ class ChatService:
         rejected cache entry is deleted). Without a cache it is not called.
         """
         request = self._request(messages, role, json_mode, max_tokens)
+        if self._bound is not None:
+            return await self._within_bound(self._chat(request, use_cache, accept, tag))
+        return await self._chat(request, use_cache, accept, tag)
+
+    async def _chat(
+        self, request: ChatRequest, use_cache: bool, accept: Accept | None, tag: str | None
+    ) -> ChatResult:
+        role = request.role
         if self.cache is None or not use_cache:
             return await self._call(request)
         key = cache_key(self.identity, request)
@@ -182,7 +227,7 @@ class ChatService:
         *,
         role: Role = "answer",
         max_tokens: int | None = None,
-    ) -> AsyncIterator[str]:
+    ) -> AsyncGenerator[str, None]:
         """Yield the answer in pieces (never cached).
 
         Failures before the first piece are retried; later ones propagate.
@@ -192,7 +237,11 @@ class ChatService:
         request = self._request(messages, role, False, max_tokens)
         usage = ChatResult(text="")
         start = time.perf_counter()
-        pieces, first = await call_with_retry(self.retry, lambda: self._open_stream(request, usage))
+        opening = call_with_retry(self.retry, lambda: self._open_stream(request, usage))
+        if self._bound is not None:
+            pieces, first = await self._within_bound(opening)
+        else:
+            pieces, first = await opening
         failed = False
         try:
             if first is not None:

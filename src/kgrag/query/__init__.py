@@ -3,7 +3,8 @@
 Public API::
 
     QueryEngine(storage, chat, embed, rerank, tokenizer, settings)
-        .query(question, param) -> QueryResult | AsyncIterator[str]
+        .query(question, param) -> QueryResult
+        .stream(question, param) -> AnswerStream (async iterator of text pieces)
         .query_data(question, param, trace=False) -> dict
     QueryParam, QueryResult, render_trace(trace) -> str, where_lost(trace, item_id) -> str
     register_mode(name, retrieve, vectors=..., keywords=...)
@@ -12,9 +13,11 @@ Public API::
 from kgrag.query.engine import QueryEngine
 from kgrag.query.modes import get_mode, mode_names, register_mode
 from kgrag.query.param import QueryParam, QueryResult
+from kgrag.query.stream import AnswerStream
 from kgrag.query.trace import render_trace, where_lost
 
 __all__ = [
+    "AnswerStream",
     "QueryEngine",
     "QueryParam",
     "QueryResult",

@@ -1,4 +1,4 @@
-"""Answer prompts, and the extractive answer used when no chat model is set.
+"""Answer prompts, and the extractive answer used when no chat model is set (or it fails).
 
 The answer prompt (built by :mod:`kgrag.extract.prompts`) holds everything
 that shapes the answer: the context (which is all that retrieval settings
@@ -70,6 +70,14 @@ async def single(text: str) -> AsyncIterator[str]:
     yield text
 
 
+def fallback_note(reason: str) -> str:
+    """The first paragraph of an extractive answer given because the chat model failed."""
+    return (
+        f"The chat model could not answer ({reason}), so this answer is extractive: "
+        "the sentences below are quoted from the indexed documents, best match first."
+    )
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences and list items of ``text``, whitespace-normalised."""
     out = []
@@ -104,8 +112,12 @@ async def extractive_answer(
     references: Sequence[dict[str, str]],
     embed: Any,
     graph: tuple[Sequence[EntityHit], Sequence[RelationHit]] = ((), ()),
+    note: str = P.NO_LLM_NOTE,
 ) -> str:
-    """The sentences of the top chunks most similar to the question, with their references."""
+    """The sentences of the top chunks most similar to the question, with their references.
+
+    ``note`` opens the answer and says why it is extractive.
+    """
     candidates = _candidates(chunks, refs)
     lines: list[str] = []
     if candidates:
@@ -119,7 +131,7 @@ async def extractive_answer(
         ]
     else:
         lines = [f"{n}. {text}" for n, text in enumerate(_graph_fallback(*graph), start=1)]
-    parts = [P.NO_LLM_NOTE, "Best supporting passages:\n" + "\n".join(lines)]
+    parts = [note, "Best supporting passages:\n" + "\n".join(lines)]
     if references:
         parts.append(
             "### References\n"

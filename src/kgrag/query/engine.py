@@ -4,25 +4,34 @@
 
     engine = QueryEngine(storage, chat, embed, rerank, tokenizer, settings)
     result = await engine.query("Who is Scrooge?", QueryParam(mode="mix"))
+    async for piece in engine.stream("Who is Scrooge?", QueryParam()): ...
     data = await engine.query_data("Who is Scrooge?", QueryParam(), trace=True)
 
 ``chat`` may be None (no chat model configured): keywords then come from
 a heuristic and answers are extractive. ``rerank`` may be None.
+
+Someone waits for a query, so its chat calls are bounded: each (retries
+included; for a stream, until the first piece) must end within
+``settings.query_llm_timeout`` seconds, and once one fails the query makes
+no more. A failed keywords call falls back to heuristic keywords, a failed
+answer call to the extractive answer, whose ``fallback_reason`` says why.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
+import dataclasses
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from kgrag.errors import QueryError
+from kgrag.errors import ModelError, QueryError
 from kgrag.query import prompts as P
 from kgrag.query.answer import (
     answer_messages,
     bypass_messages,
     extractive_answer,
+    fallback_note,
     render_prompt,
-    single,
 )
 from kgrag.query.assemble import Assembly, Services, assemble, bare_prompt_tokens
 from kgrag.query.context import (
@@ -36,11 +45,27 @@ from kgrag.query.data import assembly_data
 from kgrag.query.keywords import KeywordSet
 from kgrag.query.modes import ModeSpec, get_mode
 from kgrag.query.param import QueryParam, QueryResult
+from kgrag.query.stream import AnswerStream
 from kgrag.query.trace import NO_TRACE, Trace
 from kgrag.tokenizer import get_tokenizer
 
+if TYPE_CHECKING:
+    from kgrag.llm.service import ChatService
+
 # A mode name resolved per index: see QueryEngine._auto_mode.
 AUTO_MODE = "auto"
+# Seconds a query waits for the chat model when the settings do not say.
+DEFAULT_QUERY_LLM_TIMEOUT = 10.0
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What a query will return: ``result`` as it is, or with an answer written from ``messages``."""
+
+    result: QueryResult
+    messages: list[dict[str, str]] | None = None
+    chat: ChatService | None = None
+    asm: Assembly | None = None  # None in bypass mode
 
 
 class QueryEngine:
@@ -60,6 +85,9 @@ class QueryEngine:
             storage, chat, embed, rerank, tok, getattr(settings, "language", "English")
         )
         self.settings = settings
+        self.llm_timeout = float(
+            getattr(settings, "query_llm_timeout", None) or DEFAULT_QUERY_LLM_TIMEOUT
+        )
 
     def param(self, **overrides: Any) -> QueryParam:
         """A :class:`QueryParam` with the settings' defaults and ``overrides``."""
@@ -81,38 +109,83 @@ class QueryEngine:
         built = await self.services.storage.get_meta("extractors") or []
         return "ppr" if list(built) == ["nlp"] else "mix"
 
-    async def query(
-        self, question: str, param: QueryParam | None = None
-    ) -> QueryResult | AsyncIterator[str]:
-        """Answer ``question``; an async iterator of text pieces when ``param.stream``."""
+    def _query_services(self) -> Services:
+        """The services of one query: the chat model behind this query's bound."""
+        chat = self.services.chat
+        if chat is None:
+            return self.services
+        return dataclasses.replace(self.services, chat=chat.bounded(self.llm_timeout))
+
+    async def query(self, question: str, param: QueryParam | None = None) -> QueryResult:
+        """Answer ``question`` (:meth:`stream` gives the answer in pieces)."""
+        if param is not None and param.stream:
+            raise QueryError(
+                "query() returns a QueryResult; for the answer in pieces use stream() "
+                "(QueryParam.stream is not used)"
+            )
         param, spec = await self._prepare(question, param)
+        plan = await self._plan(question, param, spec)
+        if plan.messages is None:
+            return plan.result
+        return await self._generate(plan, param)
+
+    def stream(self, question: str, param: QueryParam | None = None) -> AnswerStream:
+        """The answer in pieces; a fixed or extractive answer comes as one piece.
+
+        Nothing runs before the first piece is asked for; ``param.stream``
+        is ignored. Close the stream (``aclose``) to stop early.
+        """
+        return AnswerStream(lambda out: self._pieces(question, param, out))
+
+    async def _pieces(
+        self, question: str, param: QueryParam | None, out: AnswerStream
+    ) -> AsyncGenerator[str, None]:
+        param, spec = await self._prepare(question, param)
+        plan = await self._plan(question, param.replace(stream=False), spec)
+        out.result = plan.result
+        if plan.messages is None or plan.chat is None:
+            yield plan.result.text
+            return
+        pieces = plan.chat.stream(plan.messages, role="answer")
+        try:
+            try:
+                first = await anext(pieces)
+            except StopAsyncIteration:
+                return
+            except ModelError:
+                out.result = await self._fallback(plan)
+                yield out.result.answer
+                return
+            yield first
+            async for piece in pieces:
+                yield piece
+        finally:
+            await pieces.aclose()
+
+    async def _plan(self, question: str, param: QueryParam, spec: ModeSpec) -> _Plan:
+        """Retrieve, and settle everything about the result but the model's answer."""
+        svc = self._query_services()
         if spec.retrieve is None:
-            return await self._bypass(question, param)
-        asm = await assemble(self.services, question, param, spec, NO_TRACE)
-        if param.only_need_context:
-            return QueryResult("context", context=asm.context, **_base(param, asm))
-        messages, prompt, count = self._fit_prompt(question, param, asm)
+            return self._bypass(question, param, svc)
+        asm = await assemble(svc, question, param, spec, NO_TRACE)
         base = _base(param, asm)
+        if param.only_need_context:
+            return _Plan(QueryResult("context", context=asm.context, **base))
+        messages, prompt, count = self._fit_prompt(question, param, asm)
         base["tokens"]["prompt"] = count
         if param.only_need_prompt:
-            return QueryResult("prompt", context=asm.context, prompt=prompt, **base)
-        if asm.status != "ok" or self.services.chat is None:
+            return _Plan(QueryResult("prompt", context=asm.context, prompt=prompt, **base))
+        if asm.status != "ok" or svc.chat is None:
             text = await self._fixed_answer(asm)
-            return (
-                single(text)
-                if param.stream
-                else QueryResult(
-                    "answer",
-                    answer=text,
-                    context=asm.context,
-                    extractive=asm.status == "ok",
-                    **base,
-                )
+            extractive = asm.status == "ok"
+            result = QueryResult(
+                "answer", answer=text, context=asm.context, extractive=extractive, **base
             )
-        return await self._generate(messages, param, asm.context, base)
+            return _Plan(result)
+        return _Plan(QueryResult("answer", context=asm.context, **base), messages, svc.chat, asm)
 
-    async def _fixed_answer(self, asm: Assembly) -> str:
-        """The reply when nothing was found or no chat model is configured."""
+    async def _fixed_answer(self, asm: Assembly, note: str = P.NO_LLM_NOTE) -> str:
+        """The reply when nothing was found or no chat model answers."""
         if asm.status == "no_keywords":
             return P.NO_KEYWORDS_ANSWER
         if asm.status == "no_context":
@@ -126,19 +199,29 @@ class QueryEngine:
             asm.references,
             self.services.embed,
             (asm.entities, asm.relations),
+            note=note,
         )
 
-    async def _generate(
-        self, messages: list[dict[str, str]], param: QueryParam, context: str, base: dict[str, Any]
-    ) -> QueryResult | AsyncIterator[str]:
-        chat = self.services.chat
-        if param.stream:
-            return chat.stream(messages, role="answer")
+    async def _generate(self, plan: _Plan, param: QueryParam) -> QueryResult:
+        """The model's answer to ``plan``; the extractive one when the model fails."""
+        assert plan.chat is not None and plan.messages is not None
         # A conversation makes the answer depend on more than the prompt's facts: no cache.
-        options = {"use_cache": False} if param.conversation_history else {}
-        result = await chat.chat(messages, role="answer", **options)
-        return QueryResult(
-            "answer", answer=result.text, context=context, cached=result.cached, **base
+        use_cache = not param.conversation_history
+        try:
+            reply = await plan.chat.chat(plan.messages, role="answer", use_cache=use_cache)
+        except ModelError:
+            return await self._fallback(plan)
+        return dataclasses.replace(plan.result, answer=reply.text, cached=reply.cached)
+
+    async def _fallback(self, plan: _Plan) -> QueryResult:
+        """The answer without the model, saying why it failed."""
+        reason = (plan.chat.failure if plan.chat else None) or "the chat model failed"
+        if plan.asm is None:
+            text = f"The chat model could not answer ({reason}); bypass mode has no other answer."
+            return dataclasses.replace(plan.result, answer=text, fallback_reason=reason)
+        text = await self._fixed_answer(plan.asm, note=fallback_note(reason))
+        return dataclasses.replace(
+            plan.result, answer=text, extractive=True, fallback_reason=reason
         )
 
     def _fit_prompt(
@@ -159,21 +242,18 @@ class QueryEngine:
                 )
             _drop_last_chunk(asm)
 
-    async def _bypass(self, question: str, param: QueryParam) -> QueryResult | AsyncIterator[str]:
+    def _bypass(self, question: str, param: QueryParam, svc: Services) -> _Plan:
         messages = bypass_messages(question, param)
         prompt = render_prompt(messages)
-        base = dict(mode=param.mode, tokens={"prompt": self.services.tokenizer.count(prompt)})
+        tokens = {"prompt": self.services.tokenizer.count(prompt)}
         if param.only_need_context:
-            return QueryResult("context", **base)
+            return _Plan(QueryResult("context", mode=param.mode, tokens=tokens))
         if param.only_need_prompt:
-            return QueryResult("prompt", prompt=prompt, **base)
-        if self.services.chat is None:
-            return (
-                single(P.NO_LLM_BYPASS)
-                if param.stream
-                else QueryResult("answer", answer=P.NO_LLM_BYPASS, **base)
-            )
-        return await self._generate(messages, param, "", base)
+            return _Plan(QueryResult("prompt", mode=param.mode, prompt=prompt, tokens=tokens))
+        result = QueryResult("answer", mode=param.mode, tokens=tokens)
+        if svc.chat is None:
+            return _Plan(dataclasses.replace(result, answer=P.NO_LLM_BYPASS))
+        return _Plan(result, messages, svc.chat)
 
     async def query_data(
         self, question: str, param: QueryParam | None = None, trace: bool = False
@@ -226,13 +306,13 @@ class QueryEngine:
 
 def _base(param: QueryParam, asm: Assembly) -> dict[str, Any]:
     """The QueryResult fields every outcome shares."""
-    return dict(
-        mode=param.mode,
-        references=list(asm.references) if param.include_references else [],
-        keywords=asm.keywords.to_dict(),
-        tokens=dict(asm.tokens),
-        no_context=asm.status != "ok",
-    )
+    return {
+        "mode": param.mode,
+        "references": list(asm.references) if param.include_references else [],
+        "keywords": asm.keywords.to_dict(),
+        "tokens": dict(asm.tokens),
+        "no_context": asm.status != "ok",
+    }
 
 
 def _drop_last_chunk(asm: Assembly) -> None:

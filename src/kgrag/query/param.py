@@ -3,7 +3,7 @@
 :class:`QueryParam` carries LightRAG's query fields with the same defaults;
 :meth:`QueryParam.from_settings` takes the defaults from :class:`Settings`
 instead. :class:`QueryResult` is what :meth:`QueryEngine.query` returns
-when it does not stream.
+(:meth:`QueryEngine.stream` yields the answer in pieces instead).
 """
 
 from __future__ import annotations
@@ -109,12 +109,13 @@ class QueryParam:
 
 @dataclass(slots=True)
 class QueryResult:
-    """The outcome of one non-streaming query.
+    """The outcome of one query; ``str(result)`` (and ``print(result)``) is its :attr:`text`.
 
     ``kind`` says what was asked for: ``answer`` (the default), ``context``
     (``only_need_context``) or ``prompt`` (``only_need_prompt``); ``text``
-    returns that. ``extractive`` is true when no chat model is configured
-    and the answer was assembled from the best supporting sentences.
+    returns that. ``extractive`` is true when the answer was assembled from
+    the best supporting sentences instead of written by a chat model: none
+    is configured, or it failed, and then ``fallback_reason`` says why.
     """
 
     kind: Literal["answer", "context", "prompt"]
@@ -128,8 +129,12 @@ class QueryResult:
     extractive: bool = False
     no_context: bool = False
     tokens: dict[str, int] = field(default_factory=dict)
+    fallback_reason: str | None = None
 
     @property
     def text(self) -> str:
         """The answer, the context or the prompt, whichever was asked for."""
         return {"answer": self.answer, "context": self.context, "prompt": self.prompt}[self.kind]
+
+    def __str__(self) -> str:
+        return self.text
