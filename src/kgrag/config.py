@@ -12,12 +12,19 @@ The OpenAI-compatible provider also honours ``OPENAI_BASE_URL`` and
 
 from __future__ import annotations
 
+import contextvars
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, ValidationError, model_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from kgrag import config_check
+from kgrag.errors import SettingsError
 from kgrag.ingest import options as _load
 
 DEFAULT_ENTITY_TYPES = [
@@ -37,6 +44,21 @@ DEFAULT_ENTITY_TYPES = [
 
 def _env(name: str, *fallbacks: str) -> AliasChoices:
     return AliasChoices(f"KGRAG_{name}", *fallbacks)
+
+
+# False while Settings.with_overrides builds its copy: only the given values count.
+_READ_SOURCES: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "kgrag_settings_read_sources", default=True
+)
+
+
+@contextmanager
+def _values_only() -> Iterator[None]:
+    token = _READ_SOURCES.set(False)
+    try:
+        yield
+    finally:
+        _READ_SOURCES.reset(token)
 
 
 class Settings(BaseSettings):
@@ -60,7 +82,10 @@ class Settings(BaseSettings):
     # --- chat model -------------------------------------------------------
     llm_provider: str = Field(
         "auto",
-        description="Chat provider: openai, ollama, fake, none, or auto (openai when an endpoint or key is configured, else none).",
+        description=(
+            "Chat provider: openai, ollama, fake, none, or auto (openai when an endpoint or key is "
+            "configured, else none)."
+        ),
     )
     llm_base_url: str | None = Field(
         None,
@@ -76,20 +101,32 @@ class Settings(BaseSettings):
     llm_max_async: int = Field(
         4,
         ge=1,
-        description="Most chat calls in flight at once, shared by everything in the process.",
+        description="Most chat calls in flight at once, per KGRag instance (kgrag.Limits shares one budget).",
     )
     llm_timeout: float = Field(
         240.0, gt=0, description="Seconds before one chat call is abandoned and retried."
     )
+    query_llm_timeout: float = Field(
+        10.0,
+        gt=0,
+        description=(
+            "Seconds a query waits for each chat call (retries included; a stream: its first "
+            "piece) before it answers extractively, saying why; raise it for a slow model."
+        ),
+    )
     llm_max_retries: int = Field(
         6,
         ge=0,
-        description="Retries for 429 / 5xx / timeouts, with exponential backoff honouring Retry-After.",
+        description=(
+            "Retries for 429 / 5xx / timeouts, with exponential backoff honouring Retry-After."
+        ),
     )
     llm_max_tokens: int | None = Field(
-        None, description="Cap on completion tokens per call (stops runaway outputs)."
+        None, ge=1, description="Cap on completion tokens per call (stops runaway outputs)."
     )
-    llm_temperature: float = Field(0.0, description="Sampling temperature for every chat call.")
+    llm_temperature: float = Field(
+        0.0, ge=0, le=2, description="Sampling temperature for every chat call."
+    )
     enable_llm_cache: bool = Field(
         True, description="Cache chat answers keyed by prompt, model identity and parameters."
     )
@@ -97,7 +134,10 @@ class Settings(BaseSettings):
     # --- embeddings -------------------------------------------------------
     embedding_provider: str = Field(
         "auto",
-        description="Embedding provider: openai, ollama, fake, local, or auto (openai when an endpoint or key is configured, else local).",
+        description=(
+            "Embedding provider: openai, ollama, fake, local, or auto (openai when an endpoint or "
+            "key is configured, else local)."
+        ),
     )
     embedding_base_url: str | None = Field(
         None,
@@ -111,7 +151,7 @@ class Settings(BaseSettings):
         description="API key for the embedding endpoint.",
     )
     embedding_dim: int | None = Field(
-        None, description="Vector size; detected from the first response when unset."
+        None, ge=1, description="Vector size; detected from the first response when unset."
     )
     embedding_batch_size: int = Field(32, ge=1, description="Texts per embedding request.")
     embedding_max_async: int = Field(
@@ -120,7 +160,10 @@ class Settings(BaseSettings):
     embedding_max_tokens: int = Field(
         8192,
         ge=16,
-        description="Longest text the embedding model reads; longer texts are embedded in windows and averaged.",
+        description=(
+            "Longest text the embedding model reads; longer texts are embedded in windows and "
+            "averaged."
+        ),
     )
 
     # --- reranker (optional) ---------------------------------------------
@@ -136,12 +179,17 @@ class Settings(BaseSettings):
     # --- loading files (see docs/ingestion.md) ---------------------------
     input_encoding: str | None = Field(
         None,
-        description="Read every text and HTML file with this codec (a byte order mark still wins); unset: BOM, declared charset (HTML), strict UTF-8, then charset-normalizer detection.",
+        description=(
+            "Read every text and HTML file with this codec (a byte order mark still wins); unset: "
+            "BOM, declared charset (HTML), strict UTF-8, then charset-normalizer detection."
+        ),
     )
     max_file_bytes: int = Field(
         _load.DEFAULT_MAX_FILE_BYTES,
         ge=1,
-        description="Files bigger than this many bytes are refused (checked with stat before reading).",
+        description=(
+            "Files bigger than this many bytes are refused (checked with stat before reading)."
+        ),
     )
     max_document_chars: int = Field(
         _load.DEFAULT_MAX_DOCUMENT_CHARS,
@@ -151,12 +199,18 @@ class Settings(BaseSettings):
     zip_max_total_bytes: int = Field(
         _load.DEFAULT_ZIP_MAX_TOTAL_BYTES,
         ge=1,
-        description="Zip-based files (.docx, ...) that would inflate to more bytes are refused before anything is inflated.",
+        description=(
+            "Zip-based files (.docx, ...) that would inflate to more bytes are refused before "
+            "anything is inflated."
+        ),
     )
     zip_max_ratio: float = Field(
         _load.DEFAULT_ZIP_MAX_RATIO,
         gt=0,
-        description="Zip-based files compressed more than this ratio (whole archive or an entry over 1 MiB) are refused as zip bombs.",
+        description=(
+            "Zip-based files compressed more than this ratio (whole archive or an entry over 1 MiB)"
+            " are refused as zip bombs."
+        ),
     )
     zip_max_entries: int = Field(
         _load.DEFAULT_ZIP_MAX_ENTRIES,
@@ -165,7 +219,10 @@ class Settings(BaseSettings):
     )
     follow_symlinks: bool = Field(
         False,
-        description="Follow symbolic links that leave the folder being indexed (loops are never followed twice); off: they are skipped with a reason.",
+        description=(
+            "Follow symbolic links that leave the folder being indexed (loops are never followed "
+            "twice); off: they are skipped with a reason."
+        ),
     )
 
     # --- tokenizer and chunking ------------------------------------------
@@ -188,7 +245,10 @@ class Settings(BaseSettings):
     # --- extraction -------------------------------------------------------
     extractor: Literal["auto", "llm", "nlp"] = Field(
         "auto",
-        description="llm: prompt the chat model; nlp: LLM-free NER + co-occurrence; auto: llm when a chat model is configured.",
+        description=(
+            "llm: prompt the chat model; nlp: LLM-free NER + co-occurrence; auto: llm when a chat "
+            "model is configured."
+        ),
     )
     extraction_format: Literal["delimited", "json"] = Field(
         "delimited", description="Record format asked of the model."
@@ -204,17 +264,26 @@ class Settings(BaseSettings):
     extract_max_reasks: int = Field(
         3,
         ge=0,
-        description="Times an extraction or gleaning reply that is malformed (cut off, no completion marker, most rows unusable) is asked for again, with a note saying what was wrong; malformed replies are never cached.",
+        description=(
+            "Times an extraction or gleaning reply that is malformed (cut off, no completion "
+            "marker, most rows unusable) is asked for again, with a note saying what was wrong; "
+            "malformed replies are never cached."
+        ),
     )
     max_extract_input_tokens: int = Field(
-        20480, description="Skip gleaning when the conversation would exceed this many tokens."
+        20480,
+        ge=1,
+        description="Skip gleaning when the conversation would exceed this many tokens.",
     )
 
     max_failed_chunk_fraction: float = Field(
         0.5,
         ge=0,
         le=1,
-        description="A document fails when more than this fraction of its chunks yield nothing usable; below it, it is processed with warnings.",
+        description=(
+            "A document fails when more than this fraction of its chunks yield nothing usable; "
+            "below it, it is processed with warnings."
+        ),
     )
 
     # --- merging ----------------------------------------------------------
@@ -224,45 +293,117 @@ class Settings(BaseSettings):
         description="Summarise descriptions once an entity/relation has this many fragments.",
     )
     summary_max_tokens: int = Field(
-        1200, description="...or once its fragments add up to this many tokens."
+        1200, ge=1, description="...or once its fragments add up to this many tokens."
     )
     summary_context_size: int = Field(
-        12000, description="Most tokens sent in one summary call; more are summarised map-reduce."
+        12000,
+        ge=1,
+        description="Most tokens sent in one summary call; more are summarised map-reduce.",
     )
-    summary_length_recommended: int = Field(600, description="Target summary length in tokens.")
-    max_source_ids_per_entity: int = Field(200, description="Source chunk ids kept on an entity.")
+    summary_length_recommended: int = Field(
+        600, ge=1, description="Target summary length in tokens."
+    )
+    max_source_ids_per_entity: int = Field(
+        200, ge=1, description="Source chunk ids kept on an entity."
+    )
     max_source_ids_per_relation: int = Field(
-        200, description="Source chunk ids kept on a relation."
+        200, ge=1, description="Source chunk ids kept on a relation."
     )
     source_ids_limit_method: Literal["KEEP", "FIFO"] = Field(
         "KEEP", description="KEEP the oldest ids (and stop updating), or FIFO keep the newest."
     )
-    max_file_paths: int = Field(75, description="File paths kept on an entity or relation.")
+    max_file_paths: int = Field(75, ge=1, description="File paths kept on an entity or relation.")
 
     # --- pipeline ---------------------------------------------------------
     wait_for_writer: bool = Field(
         True,
-        description="When another process is writing to the workdir, wait for it (True) or fail at once with an error (False).",
+        description=(
+            "When another process is writing to the workdir, wait for it (True) or fail at once "
+            "with an error (False)."
+        ),
     )
     max_parallel_insert: int = Field(
         16, ge=1, description="Documents being extracted at once (they merge in enqueue order)."
     )
 
     # --- query ------------------------------------------------------------
-    top_k: int = Field(40, description="Entities (local) / relations (global) retrieved per query.")
-    chunk_top_k: int = Field(20, description="Chunks kept in the context.")
-    max_entity_tokens: int = Field(6000, description="Token budget of the entity section.")
-    max_relation_tokens: int = Field(8000, description="Token budget of the relation section.")
-    max_total_tokens: int = Field(30000, description="Token budget of the whole prompt.")
-    cosine_threshold: float = Field(
-        0.2, description="Vector hits below this similarity are dropped."
+    top_k: int = Field(
+        40, ge=1, description="Entities (local) / relations (global) retrieved per query."
     )
-    related_chunk_number: int = Field(5, description="Chunks taken per entity / relation.")
+    chunk_top_k: int = Field(20, ge=1, description="Chunks kept in the context.")
+    max_entity_tokens: int = Field(6000, ge=1, description="Token budget of the entity section.")
+    max_relation_tokens: int = Field(
+        8000, ge=1, description="Token budget of the relation section."
+    )
+    max_total_tokens: int = Field(30000, ge=1, description="Token budget of the whole prompt.")
+    cosine_threshold: float = Field(
+        0.2, ge=-1, le=1, description="Vector hits below this similarity are dropped."
+    )
+    related_chunk_number: int = Field(5, ge=1, description="Chunks taken per entity / relation.")
+
+    def __init__(self, **values: Any) -> None:
+        """Read the sources (unless :meth:`with_overrides` builds a copy) and validate.
+
+        Every problem (an unknown keyword, a ``KGRAG_*`` variable that looks
+        like a misspelt setting, a value out of range, settings that
+        contradict each other) raises one :class:`~kgrag.errors.SettingsError`
+        listing them all, each in one sentence.
+        """
+        known = set(_field_of())
+        problems = [
+            config_check.unknown_setting(k, type(self).model_fields)
+            for k in values
+            if not k.startswith("_") and k not in known
+        ]
+        if _READ_SOURCES.get():
+            problems += _variable_typos(values.get("_env_file", self.model_config.get("env_file")))
+        if problems:
+            raise SettingsError(problems)
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise SettingsError(config_check.describe(exc, _field_of(), env_names())) from exc
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Keyword values, then ``KGRAG_*`` variables, then ``.env`` (copies: values only)."""
+        if not _READ_SOURCES.get():
+            return (init_settings,)
+        return (init_settings, env_settings, dotenv_settings, file_secret_settings)
+
+    def with_overrides(self, **overrides: Any) -> Settings:
+        """A validated copy with ``overrides`` applied; the environment is not read again.
+
+        The copy's explicitly set fields (:meth:`explicit`) are this object's
+        and the overridden ones, so an index's remembered settings still
+        fill in the rest (:mod:`kgrag.manifest`).
+        """
+        if not overrides:
+            return self
+        values = {name: getattr(self, name) for name in self.model_fields_set}
+        with _values_only():
+            return type(self)(**(values | overrides))
+
+    def explicit(self) -> frozenset[str]:
+        """The fields given a value (keyword, environment or ``.env``), not left at the default."""
+        return frozenset(self.model_fields_set)
 
     @model_validator(mode="after")
     def _check(self) -> Settings:
         if self.chunk_overlap >= self.chunk_size:
-            raise ValueError("chunk_overlap must be smaller than chunk_size")
+            raise ValueError(
+                f"chunk_overlap={self.chunk_overlap} must be smaller than "
+                f"chunk_size={self.chunk_size}"
+            )
+        if self.split_by_character_only and not self.split_by_character:
+            raise ValueError("split_by_character_only needs split_by_character")
         return self
 
     # --- resolution of 'auto' -------------------------------------------
@@ -280,3 +421,68 @@ class Settings(BaseSettings):
         if self.extractor != "auto":
             return self.extractor
         return "nlp" if self.resolved_llm_provider() == "none" else "llm"
+
+
+@cache
+def _field_of() -> dict[str, str]:
+    """Every name that sets a field (its name and its aliases) mapped to the field."""
+    out: dict[str, str] = {}
+    for name, info in Settings.model_fields.items():
+        out[name] = name
+        alias = info.validation_alias
+        if isinstance(alias, AliasChoices):
+            out.update({str(choice): name for choice in alias.choices})
+    return out
+
+
+@cache
+def env_names() -> dict[str, list[str]]:
+    """The environment variables that set each field, in the order they are tried."""
+    out: dict[str, list[str]] = {name: [] for name in Settings.model_fields}
+    for name, info in Settings.model_fields.items():
+        alias = info.validation_alias
+        if isinstance(alias, AliasChoices):
+            out[name] = [str(choice).upper() for choice in alias.choices]
+        else:
+            out[name] = [f"{config_check.PREFIX}{name.upper()}"]
+    return out
+
+
+def _variable_typos(env_file: Any) -> list[str]:
+    """Problems for ``KGRAG_*`` names in the environment or ``.env`` that look misspelt."""
+    known = {n for names in env_names().values() for n in names}
+    names = set(os.environ) | set(dotenv_entries(env_file))
+    return config_check.unknown_variables(names, Settings.model_fields, known)
+
+
+def dotenv_entries(env_file: Any) -> dict[str, str | None]:
+    """The entries of the ``.env`` file the settings read (none when it is absent)."""
+    from dotenv import dotenv_values
+
+    if not env_file:
+        return {}
+    files = [env_file] if isinstance(env_file, str | os.PathLike) else list(env_file)
+    out: dict[str, str | None] = {}
+    for path in files:
+        if os.path.isfile(path):
+            out.update(dotenv_values(path))
+    return out
+
+
+def setting_source(settings: Settings, name: str) -> str:
+    """Where ``settings.name`` came from: ``environment (KGRAG_X)``, ``.env``, ``default``...
+
+    Sources in pydantic-settings' order of precedence; a value given as a
+    keyword (``KGRAG(chunk_size=...)``) is ``keyword``.
+    """
+    if name not in settings.explicit():
+        return "default"
+    environ = {key.upper() for key in os.environ}
+    for variable in env_names()[name]:
+        if variable in environ:
+            return f"environment ({variable})"
+    dotenv = {key.upper() for key in dotenv_entries(settings.model_config.get("env_file"))}
+    for variable in env_names()[name]:
+        if variable in dotenv:
+            return f".env ({variable})"
+    return "keyword"

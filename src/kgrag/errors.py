@@ -7,7 +7,10 @@ visible::
 
     KGRagError
     ├── ConfigError            bad or inconsistent settings
+    │   ├── SettingsError          settings that fail validation (one sentence each)
+    │   ├── NoIndexError           a command that reads an index found none
     │   └── UnknownBackendError    a registry name nobody registered
+    ├── NotOpenError           a KGRag used before open() (or after close())
     ├── LoaderError            a file could not be read or is not supported
     ├── StorageError           a storage backend failed
     │   ├── StoreCorruptError      on-disk state that cannot be trusted
@@ -25,6 +28,8 @@ visible::
 
 from __future__ import annotations
 
+import os
+
 
 class KGRagError(Exception):
     """Base class of every error kgrag raises on purpose."""
@@ -34,12 +39,34 @@ class ConfigError(KGRagError):
     """Settings are missing, malformed or contradict each other."""
 
 
+class SettingsError(ConfigError):
+    """Settings failed validation; ``problems`` holds one sentence per problem."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+class NoIndexError(ConfigError):
+    """A command that reads an index was pointed at a place that holds none."""
+
+    def __init__(self, workdir: str | os.PathLike[str]):
+        self.workdir = workdir = os.path.abspath(workdir)
+        super().__init__(
+            f"no index at {workdir} (run 'kgrag index --workdir {workdir} PATH...' to create one)"
+        )
+
+
 class UnknownBackendError(ConfigError):
     """A registry was asked for a name it does not know."""
 
     def __init__(self, kind: str, name: str, known: list[str]):
         self.kind, self.name, self.known = kind, name, sorted(known)
         super().__init__(f"unknown {kind} {name!r}; known {kind}s: {', '.join(self.known)}")
+
+
+class NotOpenError(KGRagError):
+    """A :class:`~kgrag.KGRag` method needs the index open, and it is not."""
 
 
 class LoaderError(KGRagError):

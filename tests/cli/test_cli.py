@@ -80,12 +80,24 @@ def test_index_json_status_and_query(tmp_path):
 
 
 def test_unknown_provider_names_the_known_ones(tmp_path):
-    out = kgrag("status", "--workdir", str(tmp_path), env_extra={"KGRAG_LLM_PROVIDER": "nope"})
+    (tmp_path / "a.txt").write_text("Scrooge met Marley.")
+    work = str(tmp_path / "idx")
+    out = kgrag(
+        "index",
+        "--workdir",
+        work,
+        str(tmp_path / "a.txt"),
+        env_extra={"KGRAG_LLM_PROVIDER": "nope"},
+    )
     assert out.returncode == 2
     assert "nope" in out.stderr and "openai" in out.stderr and "ollama" in out.stderr
 
 
 def test_retry_resumes_nothing_when_all_is_done(tmp_path):
+    (tmp_path / "a.txt").write_text("Scrooge met Marley.")
+    assert (
+        kgrag("index", "--workdir", str(tmp_path / "idx"), str(tmp_path / "a.txt")).returncode == 0
+    )
     out = kgrag("retry", "--json", "--workdir", str(tmp_path / "idx"))
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["processed"] == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 import time
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from kgrag.api import KGRag
 from kgrag.cli.index_cmd import waiting_message
+from kgrag.cli.opening import opened
 
 _SELECT = ("delete", "disable", "enable")
 
@@ -60,7 +62,7 @@ def add_parsers(sub, common, writer) -> None:
 
 
 async def run(args: argparse.Namespace, settings) -> int:
-    async with KGRag(settings) as rag:
+    async with opened(settings) as rag:
         rag.on_writer_wait = waiting_message
         if args.command in _SELECT:
             if not args.ids and not args.path:
@@ -134,7 +136,7 @@ async def _export(rag: KGRag, args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(text)
     else:
-        Path(args.output).write_text(text, encoding="utf-8")
+        await asyncio.to_thread(Path(args.output).write_text, text, encoding="utf-8")
         if not args.json:
             print(f"wrote {args.output} ({len(text)} bytes)")
     return 0

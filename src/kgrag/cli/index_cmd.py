@@ -5,7 +5,13 @@ naming every file it skipped and why; 1 when a named path does not exist
 (checked before anything is opened), when nothing at all could be read,
 when a document failed, or with ``--strict`` when any file was skipped (then
 nothing is indexed); 2 for a usage or settings error (an unknown
-``--encoding``).
+``--encoding``, settings that contradict the index's). It is the only
+command that creates an index; ``retry`` and ``status`` refuse a workdir
+without one (exit 2).
+
+``--reset-if-settings-changed`` (``make demo`` uses it): when the embedder,
+extractor or chunking set differ from those the index was built with, the
+index is emptied and built afresh, and one line says so.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import os
 import sys
 
 from kgrag.api import IndexReport, KGRag
+from kgrag.cli.opening import opened
 
 
 def _progress(rag: KGRag, args: argparse.Namespace):
@@ -54,7 +61,9 @@ async def run(args: argparse.Namespace, settings) -> int:
         from kgrag.ingest.options import LoadOptions
 
         LoadOptions.from_settings(settings)  # an unknown --encoding fails before anything opens
-    async with KGRag(settings) as rag:
+        if args.reset_if_settings_changed:
+            await _reset_if_changed(settings)
+    async with opened(settings, create=args.command == "index") as rag:
         rag.on_writer_wait = waiting_message
         if args.command == "status":
             return _print_status(await rag.status(), args.json)
@@ -72,6 +81,18 @@ async def run(args: argparse.Namespace, settings) -> int:
     refused = args.command == "index" and args.strict and bool(report.load_errors)
     _print_report(report, summary, args.json, refused)
     return _exit_code(args.command, report, refused)
+
+
+async def _reset_if_changed(settings) -> None:
+    from kgrag.manifest import reset_if_changed
+
+    changes = await reset_if_changed(settings, on_wait=waiting_message)
+    if changes:
+        print(
+            f"kgrag: settings changed since {settings.workdir} was built "
+            f"({'; '.join(changes)}): emptied the index, indexing afresh",
+            file=sys.stderr,
+        )
 
 
 def _missing_paths(paths: list[str]) -> list[str]:
@@ -104,6 +125,7 @@ async def _summary(rag: KGRag, report: IndexReport) -> dict:
     status = await rag.status()
     totals = chat_totals(rag.models.ledger.snapshot())
     return {
+        "settings": built_with(status.get("settings")),
         "documents": report.documents,
         "processed": len(report.processed),
         "failed": len(report.failed),
@@ -150,6 +172,8 @@ def _print_report(report: IndexReport, summary: dict, as_json: bool, refused: bo
     kinds = [f"{summary[k]} {k}" for k in ("new", "updated", "moved", "unchanged") if summary[k]]
     if kinds:
         print(", ".join(kinds))
+    if summary["settings"]:
+        print(describe_built_with(summary["settings"]))
     print(
         f"indexed {summary['processed']} document(s) in {summary['insert_s']:.1f} s: "
         f"{summary['chunks']} chunks, {summary['entities']} entities, "
@@ -184,6 +208,8 @@ def _print_status(status: dict, as_json: bool) -> int:
         f"built by: {', '.join(g['built_by']) or 'nothing yet'}"
     )
     print(f"embedding: {status['embedding']}")
+    if status.get("settings"):
+        print(describe_built_with(built_with(status["settings"])))
     for path, reason in (status.get("rejected_inputs") or {}).items():
         print(f"    rejected {path}: {reason}")
     if status.get("summaries_pending"):
@@ -195,6 +221,40 @@ def _print_status(status: dict, as_json: bool) -> int:
     for role, row in sorted(ledger.items()):
         print(
             f"  {role:<9} calls {row.get('calls', 0):>6}  prompt {row.get('prompt_tokens', 0):>9}"
-            f"  completion {row.get('completion_tokens', 0):>8}  {row.get('seconds', 0):.1f} s in calls"
+            f"  completion {row.get('completion_tokens', 0):>8}  {call_time(row)}"
         )
     return 0
+
+
+def call_time(row: dict) -> str:
+    """``18.0 s wall, 111.0 s summed over 40 calls`` (parallel calls overlap), else the sum."""
+    summed = row.get("seconds", 0)
+    if "wall_s" not in row:
+        return f"{summed:.1f} s in calls"
+    return f"{row['wall_s']:.1f} s wall, {summed:.1f} s summed over {row.get('calls', 0)} calls"
+
+
+def built_with(remembered: dict | None) -> dict:
+    """What the index was built with, for the summary: language (and how chosen), embedder."""
+    if not remembered:
+        return {}
+    from kgrag.manifest import describe_embedder
+
+    return {
+        "language": remembered.get("language"),
+        "language_source": remembered.get("language_source"),
+        "embedder": describe_embedder(remembered),
+        "extractor": remembered.get("extractor"),
+        "chunk_size": remembered.get("chunk_size"),
+    }
+
+
+def describe_built_with(info: dict) -> str:
+    """``language: Chinese (detected); embedder: local e5-small; extractor: nlp``."""
+    source = f" ({info['language_source']})" if info.get("language_source") else ""
+    parts = [f"language: {info.get('language') or '?'}{source}", f"embedder: {info['embedder']}"]
+    if info.get("extractor"):
+        parts.append(f"extractor: {info['extractor']}")
+    if info.get("chunk_size"):
+        parts.append(f"chunks: {info['chunk_size']} tokens")
+    return "; ".join(parts)

@@ -11,10 +11,13 @@
     kgrag export  [--workdir W] --output PATH [--no-timestamps]
     kgrag rebuild [--workdir W]
     kgrag query   [--workdir W] [--mode M] [...] QUESTION
+    kgrag config  [--workdir W] [--json]
 
 Settings come from ``KGRAG_*`` variables (and ``.env``), read once here;
-``--workdir`` overrides ``KGRAG_WORKDIR``. Progress goes to stderr, results
-to stdout.
+``--workdir`` overrides ``KGRAG_WORKDIR``; an index's remembered settings
+fill in the rest (:mod:`kgrag.manifest`). Only ``index`` creates an index.
+Progress goes to stderr, results to stdout. Exit statuses:
+:data:`kgrag.cli.opening.EXIT_CODES` (also in ``kgrag --help``).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
+from typing import Any
 
+from kgrag.cli.opening import EXIT_CODES, INTERRUPTED, exit_status
 from kgrag.errors import KGRagError
 
 
@@ -42,12 +47,35 @@ def _writer(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from kgrag.cli import docs_cmd, query_cmd
+    from kgrag.cli import config_cmd, docs_cmd, query_cmd
 
     parser = argparse.ArgumentParser(
-        prog="kgrag", description="Graph-based retrieval-augmented generation."
+        prog="kgrag",
+        description="Graph-based retrieval-augmented generation.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_index(sub)
+    p = sub.add_parser("status", help="documents by status, graph size, settings, LLM cost")
+    _common(p)
+    p = sub.add_parser(
+        "retry",
+        help="retry failed documents and those with chunk warnings; "
+        "resume interrupted runs and pending summaries",
+    )
+    _common(p)
+    _writer(p)
+    docs_cmd.add_parsers(sub, _common, _writer)
+    query_cmd.add_parser(sub, _common)
+    config_cmd.add_parser(sub, _common)
+    for command in sub.choices.values():  # every command's --help ends with the table
+        command.epilog = EXIT_CODES
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
+    return parser
+
+
+def _add_index(sub: Any) -> None:
 
     p = sub.add_parser(
         "index",
@@ -82,61 +110,69 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="any file that cannot be used is an error: exit 1, index nothing",
     )
-    _writer(p)
-
-    p = sub.add_parser("status", help="documents by status, graph size, LLM cost")
-    _common(p)
-
-    p = sub.add_parser(
-        "retry",
-        help="retry failed documents and those with chunk warnings; "
-        "resume interrupted runs and pending summaries",
+    p.add_argument(
+        "--reset-if-settings-changed",
+        action="store_true",
+        help="when the embedder, extractor or chunking set differ from the index's, "
+        "empty the index and index afresh (without it, such a difference is an error)",
     )
-    _common(p)
     _writer(p)
 
-    docs_cmd.add_parsers(sub, _common, _writer)
-    query_cmd.add_parser(sub, _common)
-    return parser
+
+# flag -> (setting, value it sets); a flag left out sets nothing
+_FLAGS = {
+    "workdir": ("workdir", None),
+    "no_wait": ("wait_for_writer", False),
+    "encoding": ("input_encoding", None),
+    "follow_symlinks": ("follow_symlinks", True),
+}
 
 
-def load_settings(args: argparse.Namespace):
+def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the command line's flags set (``--workdir`` -> ``workdir``)."""
+    update: dict[str, Any] = {}
+    for flag, (field, value) in _FLAGS.items():
+        given = getattr(args, flag, None)
+        if given:
+            update[field] = given if value is None else value
+    return update
+
+
+def load_settings(args: argparse.Namespace) -> Any:
+    """The environment's settings (validated) with the command line's flags applied."""
     from kgrag.config import Settings
 
-    settings = Settings()
-    update: dict = {}
-    if getattr(args, "workdir", None):
-        update["workdir"] = args.workdir
-    if getattr(args, "no_wait", False):
-        update["wait_for_writer"] = False
-    if getattr(args, "encoding", None):
-        update["input_encoding"] = args.encoding
-    if getattr(args, "follow_symlinks", False):
-        update["follow_symlinks"] = True
-    return settings.model_copy(update=update) if update else settings
+    return Settings().with_overrides(**flag_overrides(args))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        settings = load_settings(args)
-        if args.command in ("index", "retry", "status"):
-            from kgrag.cli import index_cmd
-
-            return asyncio.run(index_cmd.run(args, settings))
-        if args.command != "query":
-            from kgrag.cli import docs_cmd
-
-            return asyncio.run(docs_cmd.run(args, settings))
-        from kgrag.cli import query_cmd
-
-        return asyncio.run(query_cmd.run(args, settings))
+        return asyncio.run(_dispatch(args, load_settings(args)))
     except KGRagError as exc:
         print(f"kgrag: error: {exc}", file=sys.stderr)
-        return 2
+        return exit_status(exc)
     except KeyboardInterrupt:
         print("kgrag: interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+        return INTERRUPTED
+
+
+async def _dispatch(args: argparse.Namespace, settings: Any) -> int:
+    if args.command in ("index", "retry", "status"):
+        from kgrag.cli import index_cmd
+
+        return await index_cmd.run(args, settings)
+    if args.command == "query":
+        from kgrag.cli import query_cmd
+
+        return await query_cmd.run(args, settings)
+    if args.command == "config":
+        from kgrag.cli import config_cmd
+
+        return await config_cmd.run(args, settings, flag_overrides(args))
+    from kgrag.cli import docs_cmd
+
+    return await docs_cmd.run(args, settings)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 import time
@@ -10,6 +11,7 @@ from typing import Any
 
 from kgrag.api import KGRag
 from kgrag.cli.args import parse_pairs
+from kgrag.cli.opening import opened
 
 MODES = ["auto", "mix", "local", "global", "hybrid", "naive", "bypass", "ppr"]
 
@@ -120,17 +122,21 @@ async def run(args: argparse.Namespace, settings) -> int:
         print("kgrag: error: give a QUESTION or --questions-file", file=sys.stderr)
         return 2
     over = _overrides(args)
-    async with KGRag(settings) as rag:
+    async with opened(settings) as rag:
         param = rag.query_param(**over)
         if args.questions_file:
             return await _many(rag, args, param)
         return await _one(rag, args, param)
 
 
+def _read_questions(path: str) -> list[str]:
+    with open(path, encoding="utf-8") as f:
+        return [q.strip() for q in f if q.strip()]
+
+
 async def _many(rag: KGRag, args, param) -> int:
     try:
-        with open(args.questions_file, encoding="utf-8") as f:
-            questions = [q.strip() for q in f if q.strip()]
+        questions = await asyncio.to_thread(_read_questions, args.questions_file)
     except (OSError, UnicodeDecodeError) as exc:
         print(f"kgrag: error: cannot read questions file: {exc}", file=sys.stderr)
         return 2
@@ -152,6 +158,12 @@ async def _many(rag: KGRag, args, param) -> int:
     return 0
 
 
+def _say_fallback(reason: str | None) -> None:
+    """Say on stderr why the answer is extractive, when the chat model failed."""
+    if reason:
+        print(f"kgrag: answered extractively: {reason}", file=sys.stderr)
+
+
 async def _one(rag: KGRag, args, param) -> int:
     if args.data_only or (args.explain and args.json):
         data = await rag.query_data(args.question, param, trace=args.explain)
@@ -162,12 +174,15 @@ async def _one(rag: KGRag, args, param) -> int:
 
         data = await rag.query_data(args.question, param, trace=True)
         print(render_trace(data["trace"]), file=sys.stderr)
-    result = await rag.query(args.question, param)
-    if not hasattr(result, "kind"):  # a stream
-        async for piece in result:
+    if param.stream:
+        stream = rag.stream(args.question, param)
+        async for piece in stream:
             print(piece, end="", flush=True)
         print()
+        _say_fallback(stream.fallback_reason)
         return 0
+    result = await rag.query(args.question, param)
+    _say_fallback(result.fallback_reason)
     if args.json:
         print(
             json.dumps(
@@ -177,6 +192,7 @@ async def _one(rag: KGRag, args, param) -> int:
                     "references": result.references,
                     "keywords": result.keywords,
                     "extractive": result.extractive,
+                    "fallback_reason": result.fallback_reason,
                     "cached": result.cached,
                 },
                 ensure_ascii=False,

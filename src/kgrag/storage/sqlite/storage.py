@@ -101,6 +101,20 @@ class SQLiteStorage:
         """Close the database; the stores keep working after a new open()."""
         await self._db.close()  # drops every cached matrix as well
 
+    def exists(self) -> bool:
+        """Whether the workdir holds an index (its database file); opening creates one."""
+        return self.path is None or self.path.is_file()
+
+    def destroy(self) -> None:
+        """Delete the (closed) database and its WAL files: the index is empty afterwards.
+
+        The lock file stays, so a caller may hold the writer lease around this.
+        """
+        if self.path is None:
+            return
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
     async def __aenter__(self) -> SQLiteStorage:
         await self.open()
         return self

@@ -1,0 +1,359 @@
+"""The settings an index remembers: how it was built, so later commands need not be told.
+
+The first indexing run into a workdir records, in the store's meta table
+(key ``settings``), what decides the meaning of what is stored: the
+embedder (provider, model, dimension, base URL), the extractor, the
+language, the tokenizer and the chunking settings. Every later open reads
+them back (:func:`apply`):
+
+- a remembered field the caller did not set (no keyword, no ``KGRAG_*``
+  variable, no ``.env`` entry: :meth:`Settings.explicit`) takes the
+  remembered value, so ``kgrag status`` or ``kgrag query`` in a clean shell
+  use the embedder the index was built with;
+- a field that was set and contradicts one that decides what vectors and
+  chunks mean (:data:`MUST_MATCH`) is a :class:`~kgrag.errors.ConfigError`
+  naming both values and the ways out. The extractor, the language and the
+  embedding base URL may differ: the graph records which extractor built
+  each fact, and the host serving a model does not change its vectors.
+
+Indexes built before this record held only ``embedding_identity``
+(``local:e5-small``, ``fake-embed:48``, ``openai:model@host``); :func:`load`
+reads the embedder out of it.
+
+When ``KGRAG_LANGUAGE`` is not set, the first run detects the language of
+its first documents (:func:`detect_language`); a Chinese corpus then gets
+the multilingual local embedder, whose default depends on the language.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kgrag.config import Settings
+from kgrag.errors import ConfigError
+from kgrag.storage.base import Storage
+from kgrag.types import Document
+
+META_KEY = "settings"
+LEGACY_KEY = "embedding_identity"
+VERSION = 1
+
+EMBEDDER = ("embedding_provider", "embedding_model", "embedding_dim", "embedding_base_url")
+CHUNKING = (
+    "tokenizer",
+    "chunker",
+    "chunk_size",
+    "chunk_overlap",
+    "split_by_character",
+    "split_by_character_only",
+)
+REMEMBERED = (*EMBEDDER, "extractor", "language", *CHUNKING)
+MUST_MATCH = ("embedding_provider", "embedding_model", "embedding_dim", *CHUNKING)
+
+_LLM_FIELDS = frozenset({"llm_provider", "llm_base_url", "llm_api_key"})
+_REMOTE_EMBEDDING_FIELDS = frozenset({"embedding_base_url", "embedding_api_key"})
+
+
+@dataclass
+class Applied:
+    """Settings after the index's remembered ones were filled in."""
+
+    settings: Settings
+    remembered: dict[str, Any] | None  # None: the index records nothing yet
+    from_index: list[str] = field(default_factory=list)  # fields that took the index's value
+
+
+# -- what an index records ---------------------------------------------------------------
+
+
+async def load(storage: Storage) -> dict[str, Any] | None:
+    """The remembered settings, from the record or an older index's embedding identity."""
+    stored = await storage.get_meta(META_KEY)
+    if isinstance(stored, dict):
+        return dict(stored)
+    identity = await storage.get_meta(LEGACY_KEY)
+    return from_identity(identity) if isinstance(identity, str) else None
+
+
+def from_identity(identity: str) -> dict[str, Any] | None:
+    """The embedder an ``embedding_identity`` names (indexes built before the record)."""
+    kind, _, rest = identity.partition(":")
+    if kind == "fake-embed" and rest.isdigit():
+        return {"embedding_provider": "fake", "embedding_dim": int(rest)}
+    if kind == "local" and rest:
+        return {"embedding_provider": "local", "embedding_model": rest}
+    if kind in ("openai", "ollama") and rest:
+        return {"embedding_provider": kind, "embedding_model": rest.split("@", 1)[0]}
+    return None
+
+
+def record(settings: Settings, language_source: str) -> dict[str, Any]:
+    """What the first indexing run stores: the resolved values, not 'auto'."""
+    provider = settings.resolved_embedding_provider()
+    out: dict[str, Any] = {
+        "version": VERSION,
+        "embedding_provider": provider,
+        "embedding_model": embedder_model(provider, settings.embedding_model, settings.language),
+        "embedding_dim": embedder_dim(provider, settings),
+        "embedding_base_url": settings.embedding_base_url if provider in _REMOTE else None,
+        "extractor": settings.resolved_extractor(),
+        "language": settings.language,
+        "language_source": language_source,
+    }
+    out.update({name: getattr(settings, name) for name in CHUNKING})
+    return out
+
+
+_REMOTE = ("openai", "ollama")
+
+
+def embedder_model(provider: str, model: str | None, language: str | None) -> str | None:
+    """The model name that decides the vectors: a local alias resolved, none for fakes."""
+    if provider == "fake":
+        return None
+    if provider == "local":
+        from kgrag.llm.local import resolve_model
+
+        return resolve_model(model, language).name
+    return model
+
+
+def embedder_dim(provider: str, settings: Settings) -> int | None:
+    """The vector size when known before embedding (local models: their size)."""
+    if provider == "local":
+        from kgrag.llm.local import resolve_model
+
+        return resolve_model(settings.embedding_model, settings.language).dim
+    if provider == "fake":
+        return settings.embedding_dim or 384
+    return settings.embedding_dim
+
+
+def describe_embedder(remembered: dict[str, Any]) -> str:
+    """``local e5-small``, ``fake (dim 48)``, ``openai text-embedding-3-small``."""
+    provider = remembered.get("embedding_provider") or "?"
+    model, dim = remembered.get("embedding_model"), remembered.get("embedding_dim")
+    if model:
+        return f"{provider} {model}"
+    return f"{provider} (dim {dim})" if dim else provider
+
+
+# -- what the caller set ---------------------------------------------------------------
+
+
+def explicit_embedder(settings: Settings) -> str | None:
+    """The embedding provider the caller chose, or None when it was left to the index."""
+    given = settings.explicit()
+    if "embedding_provider" in given and settings.embedding_provider != "auto":
+        return settings.embedding_provider
+    if given & _REMOTE_EMBEDDING_FIELDS and settings.resolved_embedding_provider() == "openai":
+        return "openai"
+    return None
+
+
+def explicit_extractor(settings: Settings, chat_injected: bool = False) -> str | None:
+    """The extractor the caller chose (directly, or by configuring a chat model), or None."""
+    given = settings.explicit()
+    if "extractor" in given and settings.extractor != "auto":
+        return settings.extractor
+    if chat_injected:
+        return "llm"
+    if given & _LLM_FIELDS:
+        return settings.resolved_extractor()
+    return None
+
+
+def _chosen(settings: Settings, remembered: dict[str, Any], chat_injected: bool) -> dict[str, Any]:
+    """The caller's explicit values of the remembered fields, compared like the record."""
+    given = settings.explicit()
+    provider = explicit_embedder(settings)
+    out: dict[str, Any] = {name: getattr(settings, name) for name in REMEMBERED if name in given}
+    out.pop("embedding_provider", None)
+    if provider is not None:
+        out["embedding_provider"] = provider
+    out.pop("extractor", None)
+    extractor = explicit_extractor(settings, chat_injected)
+    if extractor is not None:
+        out["extractor"] = extractor
+    if "embedding_model" in out:
+        kind = provider or remembered.get("embedding_provider") or "openai"
+        out["embedding_model"] = embedder_model(kind, out["embedding_model"], settings.language)
+    return out
+
+
+def conflicts(
+    settings: Settings, remembered: dict[str, Any], *, chat_injected: bool = False
+) -> list[tuple[str, Any, Any]]:
+    """``(field, remembered, set)`` for every set value that contradicts the index."""
+    chosen = _chosen(settings, remembered, chat_injected)
+    out = []
+    for name in MUST_MATCH:
+        if name not in chosen or remembered.get(name) is None or chosen[name] is None:
+            continue
+        if chosen[name] != remembered[name]:
+            out.append((name, remembered[name], chosen[name]))
+    if any(name == "embedding_provider" for name, *_ in out):  # the rest follows from it
+        out = [c for c in out if c[0] not in ("embedding_model", "embedding_dim")]
+    return out
+
+
+def changed(
+    settings: Settings, remembered: dict[str, Any] | None, *, chat_injected: bool = False
+) -> list[tuple[str, Any, Any]]:
+    """Conflicts, and a different extractor: what ``--reset-if-settings-changed`` resets for."""
+    if not remembered:
+        return []
+    out = conflicts(settings, remembered, chat_injected=chat_injected)
+    extractor = explicit_extractor(settings, chat_injected)
+    if extractor is not None and remembered.get("extractor") not in (None, extractor):
+        out.append(("extractor", remembered["extractor"], extractor))
+    return out
+
+
+def conflict_error(workdir: Path, found: list[tuple[str, Any, Any]]) -> ConfigError:
+    """One line: what the index holds, what is set, and the ways out."""
+    from kgrag.config import env_names
+
+    parts = []
+    for name, old, new in found:
+        source = next((f" ({n})" for n in env_names()[name] if n in os.environ), "")
+        parts.append(f"{name}={old!r} in the index but {new!r} is set{source}")
+    return ConfigError(
+        f"the index at {os.path.abspath(workdir)} was built with other settings: "
+        + "; ".join(parts)
+        + ". Unset them to use the index's values, use a new workdir, or run "
+        "'kgrag index --reset-if-settings-changed PATH...' to rebuild this index"
+    )
+
+
+def apply(
+    settings: Settings,
+    remembered: dict[str, Any] | None,
+    *,
+    chat_injected: bool = False,
+) -> Applied:
+    """``settings`` with the index's remembered values filled in where none was set.
+
+    Raises :class:`ConfigError` when a set value contradicts the index.
+    """
+    if not remembered:
+        return Applied(settings, remembered)
+    found = conflicts(settings, remembered, chat_injected=chat_injected)
+    if found:
+        raise conflict_error(settings.workdir, found)
+    chosen = _chosen(settings, remembered, chat_injected)
+    fill = {
+        name: remembered[name]
+        for name in REMEMBERED
+        if name not in chosen and remembered.get(name) is not None
+    }
+    if "embedding_provider" in chosen and "embedding_provider" not in fill:
+        fill["embedding_provider"] = chosen["embedding_provider"]  # 'auto' resolved once
+    fill = {k: v for k, v in fill.items() if getattr(settings, k) != v or k not in chosen}
+    fill = {k: v for k, v in fill.items() if getattr(settings, k) != v}
+    return Applied(settings.with_overrides(**fill), remembered, sorted(fill))
+
+
+# -- the first run -------------------------------------------------------------------------
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_LETTER = re.compile(r"[^\W\d_]")
+SAMPLE_CHARS = 20_000
+CJK_SHARE = 0.3
+
+
+def detect_language(docs: Sequence[Document]) -> str | None:
+    """``Chinese`` (or Japanese, Korean) when over 30% of the first documents' letters are CJK.
+
+    None when they hold no letters, or too few CJK ones to say (English,
+    the default, stays).
+    """
+    sample = "".join(d.content[:SAMPLE_CHARS] for d in docs[:20])[:SAMPLE_CHARS]
+    letters = len(_LETTER.findall(sample))
+    han, kana, hangul = (len(p.findall(sample)) for p in (_HAN, _KANA, _HANGUL))
+    if not letters or (han + kana + hangul) / letters <= CJK_SHARE:
+        return None
+    if hangul > han + kana:
+        return "Korean"
+    return "Japanese" if kana > 0.1 * (han + kana) else "Chinese"
+
+
+async def settle(storage: Storage, settings: Settings, docs: Sequence[Document]) -> Settings:
+    """At the first indexing run: settle the language and record the settings.
+
+    Returns the settings to index with (the detected language filled in);
+    later runs return ``settings`` unchanged. Call it under the writer
+    lease, before anything is chunked or embedded.
+    """
+    if await storage.get_meta(META_KEY) is not None:
+        return settings
+    source = "set" if "language" in settings.explicit() else "default"
+    fresh = await storage.get_meta(LEGACY_KEY) is None and not await _has_documents(storage)
+    if source == "default" and fresh:
+        language = detect_language(docs)
+        if language is not None and language != settings.language:
+            settings, source = settings.with_overrides(language=language), "detected"
+    await storage.set_meta(META_KEY, record(settings, source))
+    return settings
+
+
+async def _has_documents(storage: Storage) -> bool:
+    from kgrag.types import DocStatus
+
+    return bool(await storage.doc_status.by_status(*DocStatus))
+
+
+# -- starting afresh -----------------------------------------------------------------------
+
+
+def is_new(storage: Any, workdir: Path) -> tuple[bool, bool]:
+    """Whether opening ``storage`` would create its index, and the workdir folder too.
+
+    A backend without ``exists()`` (not file-based) is never new.
+    """
+    exists = getattr(storage, "exists", None)
+    if exists is None or exists():
+        return False, False
+    return True, not workdir.exists()
+
+
+def discard(storage: Any, workdir: Path, folder_too: bool) -> None:
+    """Delete an index just created (and closed) by a failed open, and its new folder."""
+    destroy = getattr(storage, "destroy", None)
+    if destroy is not None:
+        destroy()
+    if folder_too:
+        with contextlib.suppress(OSError):  # not empty: something else lives there
+            workdir.rmdir()
+
+
+async def reset_if_changed(settings: Settings, on_wait: Any = None) -> list[str]:
+    """Empty the workdir's index when the set embedder, extractor or chunking differ from it.
+
+    Returns one phrase per difference (nothing: the index was kept). The
+    store is deleted under the writer lease; the next open starts afresh.
+    """
+    from kgrag.storage.registry import open_storage
+
+    storage = open_storage(settings.storage, Path(settings.workdir))
+    exists = getattr(storage, "exists", None)
+    if exists is None or not exists():
+        return []
+    await storage.open()
+    try:
+        found = changed(settings, await load(storage))
+        if found:
+            async with storage.writer(wait=settings.wait_for_writer, on_wait=on_wait):
+                await storage.close()
+                storage.destroy()
+    finally:
+        await storage.close()
+    return [f"{name} {old!r} -> {new!r}" for name, old, new in found]
