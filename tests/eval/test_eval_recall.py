@@ -1,4 +1,11 @@
-"""scripts/eval_recall.py on a tiny slice: 5 HotpotQA questions, hashing embedder."""
+"""scripts/eval_recall.py on the in-repo sample (tests/eval/data): HotpotQA, hashing embedder.
+
+The sample holds the first 20 HotpotQA questions with the 200 passages they
+list, the first 10 MuSiQue questions with their 196 passages, and 8 CMRC
+2018 articles (33 questions); tests/eval/data/README.md says where they come
+from. Measured on it (fake embedder, NLP extractor): recall@5 naive 70.0,
+ppr 85.0 over the 20 questions; the thresholds below sit 10 points lower.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +14,10 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT.parent / "shared" / "data"
-
-pytestmark = pytest.mark.skipif(not (DATA / "hotpotqa").is_dir(), reason="../shared/data is absent")
+DATA = Path(__file__).resolve().parent / "data"
+QUESTIONS = 20  # the whole HotpotQA sample
+MIN_RECALL_AT_5 = {"naive": 60.0, "ppr": 75.0}
 
 
 def load_script():
@@ -52,7 +57,7 @@ async def test_slice_indexes_once_and_scores_modes(tmp_path):
         "--datasets",
         "hotpotqa",
         "--questions",
-        "5",
+        str(QUESTIONS),
         "--slice",
         "--embedding",
         "fake",
@@ -68,13 +73,16 @@ async def test_slice_indexes_once_and_scores_modes(tmp_path):
     first = await ev.main(argv)
     row = first["hotpotqa"]
     assert (
-        row["questions"] == 5
+        row["questions"] == QUESTIONS
         and not row["index"]["cached"]
         and row["index"]["chunks"] == row["passages"]
     )
     for mode in ("naive", "ppr"):
         assert 0 <= row["modes"][mode]["recall@2"] <= row["modes"][mode]["recall@5"] <= 100
-    assert row["modes"]["ppr"]["recall@5"] > 0
+    for mode, least in MIN_RECALL_AT_5.items():
+        assert row["modes"][mode]["recall@5"] >= least, (mode, row["modes"][mode])
+    # the graph finds the second hop that similarity alone misses
+    assert row["modes"]["ppr"]["recall@5"] >= row["modes"]["naive"]["recall@5"]
     again = await ev.main(argv[:-2])
     assert again["hotpotqa"]["index"]["cached"]
     assert again["hotpotqa"]["modes"] == {
