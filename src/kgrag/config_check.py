@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -28,6 +29,7 @@ PREFIX = "KGRAG_"
 NOT_SETTINGS = frozenset({"KGRAG_SYNTH_LLM"})
 SECRET_FIELDS = frozenset({"llm_api_key", "embedding_api_key", "rerank_api_key"})
 _CUTOFF = 0.6
+_NUMBER = re.compile(r"[-+]?\d+(\.\d*)?")  # a variable's "5" is shown as 5, not '5'
 
 
 def closest(name: str, known: Iterable[str]) -> str | None:
@@ -90,8 +92,9 @@ def _sentence(error: Any, field_of: Mapping[str, str], env_names: Mapping[str, l
     field = field_of.get(loc[0], loc[0])
     where = ".".join([field, *loc[1:]])
     value = mask(field, error.get("input"))
+    shown = value if isinstance(value, str) and _NUMBER.fullmatch(value) else repr(value)
     source = next((f" (from {n})" for n in env_names.get(field, []) if n in _environ()), "")
-    return f"{where}={value!r}: {message}{source}"
+    return f"{where}={shown}: {message}{source}"
 
 
 def _what_is_allowed(error: Any) -> str:

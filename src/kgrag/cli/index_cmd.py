@@ -138,6 +138,11 @@ async def _summary(rag: KGRag, report: IndexReport) -> dict:
         "chunks": status["graph"]["chunks"],
         "entities": status["graph"]["entities"],
         "relations": status["graph"]["relations"],
+        # this run's work, counted as the progress bar counts it
+        "chunks_to_extract": report.progress.chunks,
+        "chunks_extracted": report.progress.chunks_extracted,
+        "entity_records": report.progress.entities,
+        "relation_records": report.progress.relations,
         "llm_calls": totals["calls"],
         "prompt_tokens": totals["prompt_tokens"],
         "completion_tokens": totals["completion_tokens"],
@@ -176,8 +181,11 @@ def _print_report(report: IndexReport, summary: dict, as_json: bool, refused: bo
         print(describe_built_with(summary["settings"]))
     print(
         f"indexed {summary['processed']} document(s) in {summary['insert_s']:.1f} s: "
+        f"chunks extracted {summary['chunks_extracted']}/{summary['chunks_to_extract']} "
+        f"(records: {summary['entity_records']} entities, "
+        f"{summary['relation_records']} relations); the graph holds "
         f"{summary['chunks']} chunks, {summary['entities']} entities, "
-        f"{summary['relations']} relations in the graph; "
+        f"{summary['relations']} relations; "
         f"{summary['llm_calls']} LLM calls ({summary['prompt_tokens']} prompt + "
         f"{summary['completion_tokens']} completion tokens)"
         + (f"; {summary['failed']} failed (kgrag retry)" if summary["failed"] else "")

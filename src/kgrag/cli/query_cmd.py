@@ -50,8 +50,8 @@ def add_parser(sub, common) -> None:
         metavar="F",
         help="one question a line; prints one JSON line per question",
     )
-    p.add_argument("--top-k", type=int, help="entities / relations retrieved (default 40)")
-    p.add_argument("--chunk-top-k", type=int, help="chunks kept (default 20)")
+    p.add_argument("--top-k", type=positive, help="entities / relations retrieved (default 40)")
+    p.add_argument("--chunk-top-k", type=positive, help="chunks kept (default 20)")
     p.add_argument(
         "--ll-keywords", help="comma-separated low-level keywords (skips the keywords call)"
     )
@@ -61,6 +61,17 @@ def add_parser(sub, common) -> None:
     p.add_argument("--response-type", help='answer shape, e.g. "Single Paragraph", "Bullet Points"')
     p.add_argument("--user-prompt", help="additional instructions for the answer")
     _add_filters(p)
+
+
+def positive(text: str) -> int:
+    """An argparse type: an integer of at least 1 (else a usage error, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _add_filters(p: argparse.ArgumentParser) -> None:

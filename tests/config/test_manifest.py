@@ -1,0 +1,149 @@
+"""The index's remembered settings (kgrag.manifest), on real SQLite stores."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from kgrag import KGRag, manifest
+from kgrag.config import Settings
+from kgrag.errors import ConfigError, NoIndexError
+from kgrag.storage.sqlite import SQLiteStorage
+from kgrag.types import Document
+
+CHINESE = "孙中山先生出生于广东省香山县。他在檀香山读书，后来到香港学医。孙中山创立了兴中会。"
+ENGLISH = "Scrooge met Marley in London. Marley was dead. Bob Cratchit worked for Scrooge."
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch, tmp_path):
+    for name in list(os.environ):
+        if name.startswith(("KGRAG_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+
+
+def doc(text: str) -> Document:
+    return Document(id=f"doc-{abs(hash(text))}", content=text, file_path="x.txt")
+
+
+def test_language_detection():
+    assert manifest.detect_language([doc(CHINESE)]) == "Chinese"
+    assert manifest.detect_language([doc(ENGLISH)]) is None
+    assert manifest.detect_language([doc(ENGLISH * 3 + "孙中山")]) is None  # a few CJK names
+    assert manifest.detect_language(
+        [doc("東京は日本の首都です。ここには多くの人が住んでいます。")]
+    ) == ("Japanese")
+    assert manifest.detect_language(
+        [doc("서울은 한국의 수도입니다. 많은 사람들이 살고 있습니다.")]
+    ) == ("Korean")
+    assert manifest.detect_language([doc("1234 5678 !!")]) is None
+
+
+def test_a_chinese_corpus_gets_the_multilingual_local_embedder():
+    english = manifest.record(Settings(embedding_provider="local"), "default")
+    chinese = manifest.record(Settings(embedding_provider="local", language="Chinese"), "detected")
+    assert english["embedding_model"] == "minilm"
+    assert (chinese["embedding_model"], chinese["embedding_dim"]) == ("e5-small", 384)
+    assert chinese["language_source"] == "detected"
+
+
+async def test_settle_detects_the_language_once_and_records_it(tmp_path):
+    storage = SQLiteStorage(tmp_path / "idx")
+    async with storage:
+        settings = Settings(embedding_provider="local", workdir=tmp_path / "idx")
+        settled = await manifest.settle(storage, settings, [doc(CHINESE)])
+        assert settled.language == "Chinese"
+        stored = await storage.get_meta("settings")
+        assert stored["language"] == "Chinese" and stored["embedding_model"] == "e5-small"
+        again = await manifest.settle(storage, settings, [doc(ENGLISH)])
+        assert again is settings  # recorded already: nothing is detected twice
+
+
+async def test_an_explicit_language_is_not_detected(tmp_path):
+    storage = SQLiteStorage(tmp_path / "idx")
+    async with storage:
+        settings = Settings(language="English", workdir=tmp_path / "idx")
+        assert (await manifest.settle(storage, settings, [doc(CHINESE)])).language == "English"
+        assert (await storage.get_meta("settings"))["language_source"] == "set"
+
+
+def test_remembered_values_fill_what_was_not_set():
+    remembered = manifest.record(
+        Settings(embedding_provider="fake", embedding_dim=48, chunk_size=300, extractor="nlp"),
+        "set",
+    )
+    applied = manifest.apply(Settings(), remembered)
+    s = applied.settings
+    assert (s.embedding_provider, s.embedding_dim, s.chunk_size, s.extractor) == (
+        "fake",
+        48,
+        300,
+        "nlp",
+    )
+    assert {"embedding_provider", "embedding_dim", "chunk_size", "extractor"} <= set(
+        applied.from_index
+    )
+    kept = manifest.apply(Settings(language="German", top_k=5), remembered).settings
+    assert (kept.language, kept.top_k, kept.chunk_size) == ("German", 5, 300)
+
+
+def test_a_set_value_contradicting_the_index_is_an_error_naming_both():
+    remembered = manifest.record(Settings(embedding_provider="fake", embedding_dim=48), "set")
+    with pytest.raises(ConfigError) as caught:
+        manifest.apply(Settings(embedding_dim=32), remembered)
+    message = str(caught.value)
+    assert "embedding_dim=48 in the index but 32 is set" in message
+    assert "new workdir" in message and "--reset-if-settings-changed" in message
+    with pytest.raises(ConfigError, match="embedding_provider='fake' in the index but 'openai'"):
+        manifest.apply(Settings(embedding_base_url="http://127.0.0.1:1/v1"), remembered)
+    with pytest.raises(ConfigError, match="chunk_size=1200 in the index but 600"):
+        manifest.apply(Settings(chunk_size=600), remembered)
+
+
+def test_another_extractor_is_no_conflict_but_a_reason_to_reset():
+    remembered = manifest.record(Settings(embedding_provider="fake", extractor="nlp"), "set")
+    configured = Settings(llm_provider="fake")  # an LLM configured: auto means llm
+    assert manifest.apply(configured, remembered).settings.extractor == "auto"
+    assert manifest.changed(configured, remembered) == [("extractor", "nlp", "llm")]
+    assert manifest.changed(Settings(), remembered) == []
+
+
+def test_indexes_recorded_before_the_record_keep_their_embedder():
+    assert manifest.from_identity("fake-embed:48") == {
+        "embedding_provider": "fake",
+        "embedding_dim": 48,
+    }
+    assert manifest.from_identity("local:e5-small") == {
+        "embedding_provider": "local",
+        "embedding_model": "e5-small",
+    }
+    assert manifest.from_identity("openai:text-embedding-3-large@api.example.com") == {
+        "embedding_provider": "openai",
+        "embedding_model": "text-embedding-3-large",
+    }
+    assert manifest.from_identity("something-else") is None
+
+
+async def test_an_old_index_opens_with_its_embedder_in_a_clean_environment(tmp_path):
+    async with SQLiteStorage(tmp_path / "idx") as storage:
+        await storage.set_meta("embedding_identity", "fake-embed:48")
+    async with KGRag(Settings(workdir=tmp_path / "idx")) as rag:
+        assert (rag.settings.embedding_provider, rag.settings.embedding_dim) == ("fake", 48)
+        await rag.status()
+        assert not rag.models.embed_built  # reading the status builds no embedder
+
+
+async def test_open_without_create_refuses_a_missing_index_and_creates_nothing(tmp_path):
+    rag = KGRag(Settings(workdir=tmp_path / "typo"))
+    with pytest.raises(NoIndexError, match=f"no index at {tmp_path / 'typo'}"):
+        await rag.open(create=False)
+    assert not (tmp_path / "typo").exists()
+
+
+async def test_a_failed_first_open_leaves_no_empty_index(tmp_path):
+    rag = KGRag(Settings(workdir=tmp_path / "idx", llm_provider="nope"))
+    with pytest.raises(ConfigError, match="nope"):
+        await rag.open()
+    assert not (tmp_path / "idx").exists()
