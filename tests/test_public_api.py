@@ -8,6 +8,7 @@ from kgrag import KGRag, Settings, SyncKGRag
 
 def test_public_names_are_pinned():
     assert sorted(kgrag.__all__) == [
+        "AnswerStream",
         "ConfigError",
         "DocStatus",
         "Document",
@@ -15,16 +16,22 @@ def test_public_names_are_pinned():
         "IndexReport",
         "KGRag",
         "KGRagError",
+        "Limits",
         "LoaderError",
         "ModelError",
+        "NotOpenError",
         "QueryError",
         "QueryParam",
         "QueryResult",
         "Settings",
         "StorageError",
         "StoreCorruptError",
+        "SyncAnswerStream",
         "SyncKGRag",
         "UnknownBackendError",
+        "adapt_chat",
+        "adapt_embedding",
+        "adapt_rerank",
     ]
     for name in kgrag.__all__:
         assert getattr(kgrag, name) is not None

@@ -3,9 +3,13 @@
 The public surface (pinned by ``tests/test_public_api.py``)::
 
     from kgrag import KGRag, SyncKGRag, Settings, QueryParam, QueryResult
+    from kgrag import adapt_chat, adapt_embedding, adapt_rerank, Limits  # bring your own
+
+``print(await rag.query(q))`` prints the answer; ``rag.stream(q)`` yields
+it in pieces (an :class:`AnswerStream`).
 """
 
-from kgrag.api import IndexReport, KGRag, SyncKGRag
+from kgrag.api import IndexReport, KGRag, SyncAnswerStream, SyncKGRag
 from kgrag.config import Settings
 from kgrag.errors import (
     ConfigError,
@@ -13,17 +17,22 @@ from kgrag.errors import (
     KGRagError,
     LoaderError,
     ModelError,
+    NotOpenError,
     QueryError,
     StorageError,
     StoreCorruptError,
     UnknownBackendError,
 )
+from kgrag.llm.adapters import adapt_chat, adapt_embedding, adapt_rerank
+from kgrag.llm.limiter import Limits
 from kgrag.query.param import QueryParam, QueryResult
+from kgrag.query.stream import AnswerStream
 from kgrag.types import DocStatus, Document
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AnswerStream",
     "ConfigError",
     "DocStatus",
     "Document",
@@ -31,14 +40,20 @@ __all__ = [
     "IndexReport",
     "KGRag",
     "KGRagError",
+    "Limits",
     "LoaderError",
     "ModelError",
+    "NotOpenError",
     "QueryError",
     "QueryParam",
     "QueryResult",
     "Settings",
     "StorageError",
     "StoreCorruptError",
+    "SyncAnswerStream",
     "SyncKGRag",
     "UnknownBackendError",
+    "adapt_chat",
+    "adapt_embedding",
+    "adapt_rerank",
 ]

@@ -18,7 +18,9 @@ Protocols pass through unchanged. Synchronous functions work too: they run
 in a worker thread so they never block the event loop.
 
 Whatever comes in gets the same stack as a registered provider: cache,
-retry, concurrency limit and cost ledger.
+retry, concurrency limit and cost ledger. A function's exception reaches
+kgrag as a :class:`~kgrag.errors.ModelError` (see :func:`_invoke` for which
+are retried).
 """
 
 from __future__ import annotations
@@ -30,7 +32,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from kgrag.errors import ConfigError, ModelResponseError
+from kgrag.errors import (
+    ConfigError,
+    KGRagError,
+    ModelError,
+    ModelResponseError,
+    ModelTimeoutError,
+)
 from kgrag.llm.base import (
     ChatProvider,
     ChatRequest,
@@ -75,12 +83,25 @@ def _is_async(func: Callable[..., Any]) -> bool:
     return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(type(func).__call__)
 
 
-async def _invoke(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Await an async ``func``; run a sync one in a worker thread."""
-    if _is_async(func):
-        return await func(*args, **kwargs)
-    result = await asyncio.to_thread(func, *args, **kwargs)
-    return await result if inspect.isawaitable(result) else result
+async def _invoke(identity: str, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Await an async ``func``, run a sync one in a worker thread; its errors as kgrag's.
+
+    kgrag's own errors pass through (raise ModelRateLimitError,
+    ModelServerError or ModelTimeoutError to have the call retried); a
+    ``TimeoutError`` becomes a (retried) ModelTimeoutError; anything else a
+    ModelError, not retried: the function knows best whether to retry.
+    """
+    try:
+        if _is_async(func):
+            return await func(*args, **kwargs)
+        result = await asyncio.to_thread(func, *args, **kwargs)
+        return await result if inspect.isawaitable(result) else result
+    except KGRagError:
+        raise
+    except TimeoutError as exc:
+        raise ModelTimeoutError(f"{identity}: the function timed out") from exc
+    except Exception as exc:
+        raise ModelError(f"{identity}: {type(exc).__name__}: {exc}") from exc
 
 
 def split_messages(
@@ -155,7 +176,7 @@ class ChatFunction:
 
     async def chat(self, request: ChatRequest) -> ChatResult:
         prompt, kwargs = self._call_args(request)
-        reply = await _invoke(self.func, prompt, **kwargs)
+        reply = await _invoke(self.identity, self.func, prompt, **kwargs)
         if isinstance(reply, ChatResult):
             return reply
         if not isinstance(reply, str):
@@ -214,7 +235,7 @@ class EmbeddingFunction:
         self, texts: list[str], kind: Literal["document", "query"] = "document"
     ) -> np.ndarray:
         options = {"kind": kind} if self._kind else {}
-        raw = await _invoke(self.func, list(texts), **options)
+        raw = await _invoke(self.identity, self.func, list(texts), **options)
         try:
             matrix = np.asarray(raw, dtype=np.float32)
         except (TypeError, ValueError) as exc:
@@ -267,7 +288,7 @@ class RerankFunction:
         self, query: str, documents: list[str], top_n: int | None = None
     ) -> list[tuple[int, float]]:
         options = {"top_n": top_n} if self._top_n else {}
-        raw = await _invoke(self.func, query, list(documents), **options)
+        raw = await _invoke(self.identity, self.func, query, list(documents), **options)
         try:
             pairs = [_pair(item) for item in raw]
         except (KeyError, TypeError, ValueError) as exc:

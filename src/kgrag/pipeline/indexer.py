@@ -107,9 +107,9 @@ class Indexer:
         progress.start(len(todo))
         try:
             await self._run(todo, report, progress)
+            await self.applier.finish()  # deferred summaries, also those a crash left
         finally:
-            progress.stop()
-        await self.applier.finish()  # deferred summaries, also those a crash left
+            progress.stop()  # after the summaries: the bar's last count has their calls
         report.seconds = time.perf_counter() - started
         return report
 
@@ -189,11 +189,11 @@ class Indexer:
                 )
             }.values()
         )[::-1]
-        progress.chunks_found(len(chunks))
         record.status, record.updated_at = DocStatus.PROCESSING, time.time()
         record.chunk_ids, record.error = [c.id for c in chunks], None
         await self.storage.doc_status.upsert([record])
         todo, embed = await self._not_stored(chunks)
+        progress.chunks_found(len(todo))  # chunks the index already holds need no work
         extractions, vectors = await asyncio.gather(
             _gather_all([self._extract(c, progress) for c in todo]),
             self._embed([c.content for c in embed]) if embed else _no_vectors(),
