@@ -8,6 +8,21 @@ do once; nothing reads the environment at import time.
 The OpenAI-compatible provider also honours ``OPENAI_BASE_URL`` and
 ``OPENAI_API_KEY`` the way the OpenAI SDK does, as fallbacks for
 ``KGRAG_LLM_BASE_URL`` / ``KGRAG_LLM_API_KEY`` (and the embedding ones).
+
+Validation: every way in is validated the same way, keywords
+(``Settings(chunk_size=...)``), overrides (:meth:`Settings.with_overrides`,
+which ``KGRag(**overrides)`` and the CLI's flags use), variables and
+``.env``. All problems found raise one :class:`~kgrag.errors.SettingsError`
+(a :class:`~kgrag.errors.ConfigError`) with one sentence each: an unknown
+keyword names the closest setting, a value out of range says what is
+allowed and which variable gave it, contradicting values name both. A
+``KGRAG_*`` variable that is no setting is an error when its name is close
+to a setting's (a typo, :mod:`kgrag.config_check`) and ignored otherwise.
+
+:meth:`Settings.explicit` tells the fields that were given a value from
+those left at their default; an index's remembered settings fill in the
+latter (:mod:`kgrag.manifest`), and :func:`setting_source` names where each
+value came from (``kgrag config``).
 """
 
 from __future__ import annotations

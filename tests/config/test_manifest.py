@@ -132,7 +132,10 @@ async def test_an_old_index_opens_with_its_embedder_in_a_clean_environment(tmp_p
     async with KGRag(Settings(workdir=tmp_path / "idx")) as rag:
         assert (rag.settings.embedding_provider, rag.settings.embedding_dim) == ("fake", 48)
         await rag.status()
-        assert not rag.models.embed_built  # reading the status builds no embedder
+        await rag.documents()
+        await rag.check()
+        await rag.export()
+        assert not rag.models.embed_built  # reading the index builds no embedder
 
 
 async def test_open_without_create_refuses_a_missing_index_and_creates_nothing(tmp_path):
