@@ -8,8 +8,8 @@ Flow for one run (see docs/architecture.md for the picture):
 2. ``process``: interrupted documents (``processing`` after a crash) go
    back to pending; pending documents are prepared concurrently (at most
    ``max_parallel_insert`` at once): chunked, and every chunk that is not
-   already live in the index extracted and embedded (LLM calls share one
-   process-wide limit). Then each commits in turn through
+   already live in the index extracted and embedded (LLM calls share the
+   instance's limit, :class:`~kgrag.llm.limiter.Limits`). Then each commits in turn through
    :class:`~kgrag.pipeline.changes.ChangeApplier`, which retracts the
    document's previous version and recomputes every touched node and edge
    from its supporting chunks, in one transaction.

@@ -45,6 +45,9 @@ class QueryParam:
     metadata pairs that must all be equal (compared as strings). The kinds
     combine with AND, the entries of one list with OR. Disabled documents
     are never retrieved, filter or not.
+
+    ``stream`` is LightRAG's field, kept so its parameters carry over:
+    :meth:`kgrag.KGRag.query` refuses it, :meth:`kgrag.KGRag.stream` streams.
     """
 
     mode: str = "mix"
