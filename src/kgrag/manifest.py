@@ -57,6 +57,15 @@ REMEMBERED = (*EMBEDDER, "extractor", "language", *CHUNKING)
 MUST_MATCH = ("embedding_provider", "embedding_model", "embedding_dim", *CHUNKING)
 
 _LLM_FIELDS = frozenset({"llm_provider", "llm_base_url", "llm_api_key"})
+# variables that choose a setting without naming it ('auto' resolved by an endpoint or key)
+_IMPLIED_BY = {
+    "embedding_provider": [
+        "KGRAG_EMBEDDING_BASE_URL",
+        "KGRAG_EMBEDDING_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+    ]
+}
 _REMOTE_EMBEDDING_FIELDS = frozenset({"embedding_base_url", "embedding_api_key"})
 
 
@@ -222,7 +231,8 @@ def conflict_error(workdir: Path, found: list[tuple[str, Any, Any]]) -> ConfigEr
 
     parts = []
     for name, old, new in found:
-        source = next((f" ({n})" for n in env_names()[name] if n in os.environ), "")
+        names = env_names()[name] + _IMPLIED_BY.get(name, [])
+        source = next((f" ({n})" for n in names if n in os.environ), "")
         parts.append(f"{name}={old!r} in the index but {new!r} is set{source}")
     return ConfigError(
         f"the index at {os.path.abspath(workdir)} was built with other settings: "
@@ -248,16 +258,9 @@ def apply(
     if found:
         raise conflict_error(settings.workdir, found)
     chosen = _chosen(settings, remembered, chat_injected)
-    fill = {
-        name: remembered[name]
-        for name in REMEMBERED
-        if name not in chosen and remembered.get(name) is not None
-    }
-    if "embedding_provider" in chosen and "embedding_provider" not in fill:
-        fill["embedding_provider"] = chosen["embedding_provider"]  # 'auto' resolved once
-    fill = {k: v for k, v in fill.items() if getattr(settings, k) != v or k not in chosen}
-    fill = {k: v for k, v in fill.items() if getattr(settings, k) != v}
-    return Applied(settings.with_overrides(**fill), remembered, sorted(fill))
+    supplied = [n for n in REMEMBERED if n not in chosen and remembered.get(n) is not None]
+    fill = {n: remembered[n] for n in supplied if getattr(settings, n) != remembered[n]}
+    return Applied(settings.with_overrides(**fill), remembered, supplied)
 
 
 # -- the first run -------------------------------------------------------------------------

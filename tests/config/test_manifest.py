@@ -150,3 +150,14 @@ async def test_a_failed_first_open_leaves_no_empty_index(tmp_path):
     with pytest.raises(ConfigError, match="nope"):
         await rag.open()
     assert not (tmp_path / "idx").exists()
+
+
+def test_a_provider_chosen_by_an_endpoint_names_the_variable(monkeypatch):
+    remembered = manifest.record(Settings(embedding_provider="local"), "default")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+    with pytest.raises(
+        ConfigError, match=r"'local' in the index but 'openai' is set \(OPENAI_BASE_URL\)"
+    ):
+        manifest.apply(Settings(), remembered)
+    monkeypatch.setenv("KGRAG_EMBEDDING_PROVIDER", "local")  # the way out: say which
+    assert manifest.apply(Settings(), remembered).settings.resolved_embedding_provider() == "local"
