@@ -18,7 +18,8 @@ them back (:func:`apply`):
 
 Indexes built before this record held only ``embedding_identity``
 (``local:e5-small``, ``fake-embed:48``, ``openai:model@host``); :func:`load`
-reads the embedder out of it.
+reads the embedder out of it, and the extractor out of the graph's list of
+extractors when it names only one.
 
 When ``KGRAG_LANGUAGE`` is not set, the first run detects the language of
 its first documents (:func:`detect_language`); a Chinese corpus then gets
@@ -87,7 +88,11 @@ async def load(storage: Storage) -> dict[str, Any] | None:
     if isinstance(stored, dict):
         return dict(stored)
     identity = await storage.get_meta(LEGACY_KEY)
-    return from_identity(identity) if isinstance(identity, str) else None
+    legacy = from_identity(identity) if isinstance(identity, str) else None
+    built_by = await storage.get_meta("extractors")  # the graph's extractors, kept apart
+    if legacy is not None and isinstance(built_by, list) and len(built_by) == 1:
+        legacy["extractor"] = built_by[0]
+    return legacy
 
 
 def from_identity(identity: str) -> dict[str, Any] | None:

@@ -129,8 +129,13 @@ def test_indexes_recorded_before_the_record_keep_their_embedder():
 async def test_an_old_index_opens_with_its_embedder_in_a_clean_environment(tmp_path):
     async with SQLiteStorage(tmp_path / "idx") as storage:
         await storage.set_meta("embedding_identity", "fake-embed:48")
+        await storage.set_meta("extractors", ["nlp"])
+        assert manifest.changed(Settings(llm_provider="fake"), await manifest.load(storage)) == [
+            ("extractor", "nlp", "llm")  # an old offline demo index is rebuilt with an LLM
+        ]
     async with KGRag(Settings(workdir=tmp_path / "idx")) as rag:
         assert (rag.settings.embedding_provider, rag.settings.embedding_dim) == ("fake", 48)
+        assert rag.settings.extractor == "nlp"
         await rag.status()
         await rag.documents()
         await rag.check()
