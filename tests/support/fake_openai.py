@@ -220,6 +220,7 @@ def stream_events(plan: ChatPlan, include_usage: bool) -> Iterator[bytes]:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 128  # many clients connect at once (the default backlog is 5)
 
     def __init__(self, address: tuple[str, int], app: FakeApp):
         super().__init__(address, Handler)
