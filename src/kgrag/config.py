@@ -125,8 +125,8 @@ class Settings(BaseSettings):
         10.0,
         gt=0,
         description=(
-            "Seconds a query waits for each chat call (retries included; a stream: its first "
-            "piece) before it answers extractively, saying why; raise it for a slow model."
+            "Seconds a query waits to reach the chat model (its first piece, retries included) "
+            "before it answers extractively, saying why; an answering model then has llm_timeout."
         ),
     )
     llm_max_retries: int = Field(

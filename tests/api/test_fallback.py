@@ -1,4 +1,8 @@
-"""A query whose chat model is unreachable answers extractively, after one bounded wait."""
+"""A query whose chat model is unreachable answers extractively, after one bounded wait.
+
+The bound is on reaching the model: a slow model writing a long answer is
+not cut off (see ``ChatService.bounded``).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from kgrag import KGRag, Settings
+from support.paced_chat import ANSWER, Pace, PacedChat
 
 from .helpers import QUESTION, TEXT, settings
 from .servers import closed_port, silent_server
@@ -32,6 +37,16 @@ def _dead_llm(workdir: Path, port: int, **overrides) -> Settings:
         llm_api_key="sk-test",
         query_llm_timeout=BOUND,
         **overrides,
+    )
+
+
+def _paced_llm(workdir: Path, server: PacedChat, bound: float = BOUND) -> Settings:
+    return settings(
+        workdir,
+        llm_provider="openai",
+        llm_base_url=server.base_url,
+        llm_api_key="sk-test",
+        query_llm_timeout=bound,
     )
 
 
@@ -98,3 +113,63 @@ def test_cli_says_why_on_stderr(tmp_path, stream):
     assert out.returncode == 0, out.stderr
     assert "Best supporting passages" in out.stdout
     assert "answered extractively" in out.stderr and f"within {BOUND:g} s" in out.stderr
+
+
+async def test_a_slow_model_writing_a_long_answer_is_not_cut_off(tmp_path):
+    await _index(tmp_path / "idx")
+    with PacedChat(Pace(first=0.05, total=3.0)) as server:
+        async with KGRag(_paced_llm(tmp_path / "idx", server, bound=1.0)) as rag:
+            started = time.perf_counter()
+            result = await rag.query(QUESTION, mode="local", ll_keywords=["Ada Lovelace"])
+            elapsed = time.perf_counter() - started
+            cost = rag.models.ledger.snapshot()["answer"]
+    assert elapsed >= 2.9, elapsed  # waited past the bound: the model was answering
+    assert not result.extractive and result.fallback_reason is None
+    assert result.answer == ANSWER
+    assert server.streamed() == [True]  # asked for as a stream, to see the model answer
+    assert (cost["calls"], cost["errors"], cost["prompt_tokens"]) == (1, 0, 321)
+
+
+async def test_after_the_keywords_call_the_answer_call_is_an_ordinary_call(tmp_path):
+    await _index(tmp_path / "idx")
+    with PacedChat(Pace(first=0.05, total=2.0)) as server:
+        async with KGRag(_paced_llm(tmp_path / "idx", server, bound=1.0)) as rag:
+            result = await rag.query(QUESTION, mode="local")
+    assert not result.extractive and result.answer == ANSWER
+    assert result.keywords["source"] == "llm"
+    assert server.streamed() == [True, False]  # keywords reached the model; the answer did not wait
+
+
+async def test_a_model_that_sends_no_first_piece_falls_back_within_the_bound(tmp_path):
+    await _index(tmp_path / "idx")
+    with PacedChat(Pace(first=None)) as server:
+        async with KGRag(_paced_llm(tmp_path / "idx", server)) as rag:
+            started = time.perf_counter()
+            result = await rag.query(QUESTION, mode="local", ll_keywords=["Ada Lovelace"])
+            elapsed = time.perf_counter() - started
+    assert BOUND - 0.2 < elapsed < BOUND + 1.5, elapsed
+    assert result.extractive and f"within {BOUND:g} s" in (result.fallback_reason or "")
+
+
+async def test_a_5xx_storm_falls_back_within_the_bound(tmp_path):
+    await _index(tmp_path / "idx")
+    with PacedChat(Pace(status=503)) as server:
+        async with KGRag(_paced_llm(tmp_path / "idx", server)) as rag:
+            started = time.perf_counter()
+            result = await rag.query(QUESTION, mode="local")
+            elapsed = time.perf_counter() - started
+    assert elapsed < BOUND + 1.5, elapsed  # one wait: keywords; the answer call is not made
+    assert result.extractive and result.keywords["source"] == "heuristic"
+    assert len(server.requests) >= 2  # retried inside the bound
+
+
+@pytest.mark.parametrize("mode", ["local", "bypass"])
+async def test_an_answer_asked_for_as_a_stream_is_cached(tmp_path, mode):
+    await _index(tmp_path / "idx")
+    with PacedChat(Pace(first=0.05, total=0.2)) as server:
+        async with KGRag(_paced_llm(tmp_path / "idx", server)) as rag:
+            first = await rag.query(QUESTION, mode=mode, ll_keywords=["Ada Lovelace"])
+            second = await rag.query(QUESTION, mode=mode, ll_keywords=["Ada Lovelace"])
+            hits = rag.models.ledger.snapshot()["answer"]["cache_hits"]
+    assert first.answer == second.answer == ANSWER and not first.cached and second.cached
+    assert server.streamed() == [True] and hits == 1  # the second query made no HTTP call

@@ -17,6 +17,11 @@ Identical concurrent requests share one call, and the shared answer
 counts as a cache hit, so sharing follows caching: only an answer the
 leading caller would cache is shared, and a follower whose own judge
 rejects it makes its own call.
+
+A query takes a *bounded* view (:meth:`ChatService.bounded`): until the
+model has answered once in that query, each call must reach it (bring a
+first piece) within the bound, so an unreachable model costs one short
+wait; a slow model writing a long answer is not cut off.
 """
 
 from __future__ import annotations
@@ -24,12 +29,12 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
-import inspect
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from kgrag.errors import ModelError, ModelTimeoutError
+from kgrag.llm._http import strip_think
 from kgrag.llm.base import PRIORITY, ChatProvider, ChatRequest, ChatResult, RerankProvider, Role
 from kgrag.llm.cache import LLMCache, cache_key
 from kgrag.llm.embedding import EmbeddingService
@@ -57,6 +62,35 @@ def _accepted(accept: Accept | None, result: ChatResult) -> bool:
     return accept is None or bool(accept(result))
 
 
+class _Flight:
+    """A call that identical concurrent requests wait for (see :meth:`ChatService._lead`)."""
+
+    __slots__ = ("answer", "news", "reached")
+
+    def __init__(self) -> None:
+        self.answer: asyncio.Future[ChatResult | None] = asyncio.get_running_loop().create_future()
+        self.news = asyncio.Event()  # set once the model answers the leader, or the call ends
+        self.reached = False  # the model has answered the leader (its first piece came)
+
+    def reach(self) -> None:
+        self.reached = True
+        self.news.set()
+
+    def settle(self, shared: ChatResult | None) -> None:
+        """The leader is done: ``shared`` for the followers (None: make your own call)."""
+        if not self.answer.done():
+            self.answer.set_result(shared)
+        self.news.set()
+
+
+def _nothing() -> None:
+    """The ``reach`` of a call nobody waits for."""
+
+
+# A call to the model: (request, reach) -> answer; ``reach()`` once the model answers.
+_Call = Callable[[ChatRequest, Callable[[], None]], Awaitable[ChatResult]]
+
+
 class ChatService:
     """Chat calls through cache, retry, limiter and ledger."""
 
@@ -76,32 +110,48 @@ class ChatService:
         self.cache, self.limiter, self.ledger = cache, limiter, ledger
         self.retry = retry or RetryPolicy()
         self.temperature, self.max_tokens, self.timeout = temperature, max_tokens, timeout
-        self._inflight: dict[str, asyncio.Future[ChatResult | None]] = {}
+        self._inflight: dict[str, _Flight] = {}
         self._bound: float | None = None
+        self._reached = False  # a bounded view: the model has answered in this query
         self.failure: str | None = None  # why a bounded view gave up (see bounded())
 
     def bounded(self, seconds: float) -> ChatService:
         """A view of this service for one query, which someone waits for.
 
-        Each call, retries included (the first piece, for a stream), must
-        end within ``seconds``; once one has failed or run out of time,
-        :attr:`failure` says why and later calls fail at once, so a query
-        waits for an unreachable model only once. The view shares the
-        provider, cache, limiter and ledger.
+        The bound is on *reaching* the model, not on its writing: until the
+        model has answered once in this query, a call, retries included,
+        must bring its first piece within ``seconds``. A :meth:`chat` call
+        is then made as a stream (when the provider streams) and its pieces
+        joined, so a slow but working model may take as long as it needs
+        (within the per-call ``timeout``) while an unreachable one is given
+        up on after ``seconds``. Once a call has been answered, later calls
+        run as ordinary calls. Cache hits and answers shared with an
+        identical call in flight do not count as answers of the model. A
+        provider that gives its answer as one piece (a chat function) or
+        cannot stream is bounded over its whole call.
+
+        Once a call has failed or run out of time, :attr:`failure` says why
+        and later calls fail at once, so a query waits for an unreachable
+        model only once. The view shares the provider, cache, in-flight
+        calls, limiter and ledger.
         """
         view = copy.copy(self)
-        view._bound, view.failure = seconds, None
+        view._bound, view._reached, view.failure = seconds, False, None
         return view
 
-    async def _within_bound(self, call: Awaitable[T]) -> T:
-        """``call`` under the view's bound; a failure is remembered in :attr:`failure`."""
+    async def _bounded(self, make: Callable[[asyncio.Timeout | None], Awaitable[T]]) -> T:
+        """``make(scope)`` under the view's bound, until the model answers; failures remembered.
+
+        ``scope`` is the bound (lifted with ``reschedule(None)`` once the
+        model answers), or None when the model has already answered.
+        """
         if self.failure is not None:
-            if inspect.iscoroutine(call):
-                call.close()
             raise ModelError(self.failure)
         try:
-            async with asyncio.timeout(self._bound):
-                return await call
+            if self._reached:
+                return await make(None)
+            async with asyncio.timeout(self._bound) as scope:
+                return await make(scope)
         except TimeoutError as exc:
             self.failure = (
                 f"the chat model ({self.identity}) did not answer within {self._bound:g} s"
@@ -151,28 +201,55 @@ class ChatService:
         rejected cache entry is deleted). Without a cache it is not called.
         """
         request = self._request(messages, role, json_mode, max_tokens)
-        if self._bound is not None:
-            return await self._within_bound(self._chat(request, use_cache, accept, tag))
-        return await self._chat(request, use_cache, accept, tag)
+        if self._bound is None:
+            return await self._chat(request, use_cache, accept, tag, None)
+        return await self._bounded(lambda scope: self._chat(request, use_cache, accept, tag, scope))
 
     async def _chat(
-        self, request: ChatRequest, use_cache: bool, accept: Accept | None, tag: str | None
+        self,
+        request: ChatRequest,
+        use_cache: bool,
+        accept: Accept | None,
+        tag: str | None,
+        scope: asyncio.Timeout | None,
+    ) -> ChatResult:
+        """The answer, through the cache; ``scope``: the bound on reaching the model, if any."""
+        call = self._caller(scope)
+        if self.cache is None or not use_cache:
+            result = await call(request, _nothing)
+        else:
+            result = await self._through_cache(request, accept, tag, scope, call)
+        if not result.cached:
+            self._reached = True
+        return result
+
+    def _caller(self, scope: asyncio.Timeout | None) -> _Call:
+        """How to ask the model: as a stream read to its end while the bound ``scope`` holds."""
+        if scope is None or not callable(getattr(self.provider, "stream", None)):
+            return self._call
+        return lambda request, reach: self._joined(request, scope, reach)
+
+    async def _through_cache(
+        self,
+        request: ChatRequest,
+        accept: Accept | None,
+        tag: str | None,
+        scope: asyncio.Timeout | None,
+        call: _Call,
     ) -> ChatResult:
         role = request.role
-        if self.cache is None or not use_cache:
-            return await self._call(request)
         key = cache_key(self.identity, request)
         hit = await self._cached(key, accept)
         if hit is not None:
             self.ledger.record_hit(role)
             return hit
-        leader = self._inflight.get(key)
-        if leader is not None:
-            shared = await asyncio.shield(leader)
+        flight = self._inflight.get(key)
+        if flight is not None:
+            shared = await self._follow(flight, scope)
             if shared is not None and _accepted(accept, shared):
                 self.ledger.record_hit(role)
                 return dataclasses.replace(shared, cached=True)
-        return await self._lead(key, request, accept, tag)
+        return await self._lead(key, request, accept, tag, call)
 
     async def _cached(self, key: str, accept: Accept | None) -> ChatResult | None:
         """The cached answer under ``key`` if ``accept`` takes it; a rejected one is deleted."""
@@ -184,28 +261,50 @@ class ChatService:
             return None
         return hit
 
+    @staticmethod
+    async def _follow(flight: _Flight, scope: asyncio.Timeout | None) -> ChatResult | None:
+        """The leader's answer; under a bound, wait within it only until the model answers it.
+
+        Once the model has answered the leader, the follower waits for the
+        rest unbounded, and makes its own call unbounded if it must.
+        """
+        if scope is not None:
+            await flight.news.wait()
+            if flight.reached and not scope.expired():
+                scope.reschedule(None)
+        return await asyncio.shield(flight.answer)
+
     async def _lead(
-        self, key: str, request: ChatRequest, accept: Accept | None, tag: str | None = None
+        self,
+        key: str,
+        request: ChatRequest,
+        accept: Accept | None,
+        tag: str | None,
+        call: _Call,
     ) -> ChatResult:
         """Make the call others with the same key wait for; cache it if accepted."""
-        future: asyncio.Future[ChatResult | None] = asyncio.get_running_loop().create_future()
-        self._inflight.setdefault(key, future)
+        flight = _Flight()
+        self._inflight.setdefault(key, flight)
+        if self._bound is not None and self._reached:
+            flight.reach()  # the model has answered this query: followers need no bound
         shared: ChatResult | None = None
         try:
-            result = await self._call(request)
+            result = await call(request, flight.reach)
             if _accepted(accept, result):
                 if self.cache is not None:
                     await self.cache.put(key, result, request.role, tag=tag)
                 shared = result
             return result
         finally:
-            if self._inflight.get(key) is future:
+            if self._inflight.get(key) is flight:
                 del self._inflight[key]
             # Followers get None after a failure or a rejected answer and make their own call.
-            future.set_result(shared)
+            flight.settle(shared)
 
-    async def _call(self, request: ChatRequest) -> ChatResult:
-        return await call_with_retry(self.retry, lambda: self._attempt(request))
+    async def _call(self, request: ChatRequest, reach: Callable[[], None] = _nothing) -> ChatResult:
+        result = await call_with_retry(self.retry, lambda: self._attempt(request))
+        reach()
+        return result
 
     async def _attempt(self, request: ChatRequest) -> ChatResult:
         async with self.limiter.slot(PRIORITY.get(request.role, 10)):
@@ -220,6 +319,46 @@ class ChatService:
                 usage["prompt_tokens"] = result.prompt_tokens
                 usage["completion_tokens"] = result.completion_tokens
         return result
+
+    async def _joined(
+        self, request: ChatRequest, scope: asyncio.Timeout, reach: Callable[[], None]
+    ) -> ChatResult:
+        """A chat answer asked for as a stream: ``scope`` (the bound) covers the first piece.
+
+        Failures before the first piece are retried within the bound; then
+        the bound is lifted and the rest must come within the per-call
+        ``timeout``. The answer is what :meth:`_attempt` would give: the
+        joined text (a leading ``<think>`` block dropped), the stream's
+        token counts and finish reason. The ledger records one call.
+        """
+        usage = ChatResult(text="")
+        start = time.perf_counter()
+        pieces, first = await call_with_retry(self.retry, lambda: self._open_stream(request, usage))
+        if not scope.expired():
+            scope.reschedule(None)
+        self._reached = True
+        reach()
+        parts = [] if first is None else [first]
+        failed = False
+        try:
+            async with asyncio.timeout(self.timeout):
+                parts.extend([piece async for piece in pieces])
+        except TimeoutError as exc:
+            failed = True
+            raise ModelTimeoutError(
+                f"{self.identity}: the answer did not end within {self.timeout} s"
+            ) from exc
+        except Exception:
+            failed = True
+            raise
+        finally:
+            await self._end_stream(pieces, request.role, usage, start, failed)
+        return ChatResult(
+            text=strip_think("".join(parts)),
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            finish_reason=usage.finish_reason,
+        )
 
     async def stream(
         self,
@@ -237,11 +376,15 @@ class ChatService:
         request = self._request(messages, role, False, max_tokens)
         usage = ChatResult(text="")
         start = time.perf_counter()
-        opening = call_with_retry(self.retry, lambda: self._open_stream(request, usage))
+
+        def opening() -> Awaitable[tuple[AsyncIterator[str], str | None]]:
+            return call_with_retry(self.retry, lambda: self._open_stream(request, usage))
+
         if self._bound is not None:
-            pieces, first = await self._within_bound(opening)
+            pieces, first = await self._bounded(lambda _scope: opening())
+            self._reached = True
         else:
-            pieces, first = await opening
+            pieces, first = await opening()
         failed = False
         try:
             if first is not None:
@@ -252,18 +395,7 @@ class ChatService:
             failed = True
             raise
         finally:
-            try:
-                await _aclose(pieces)
-            finally:
-                self.limiter.release()
-                self.ledger.end(role)
-                self.ledger.record(
-                    role,
-                    prompt_tokens=usage.prompt_tokens,
-                    completion_tokens=usage.completion_tokens,
-                    seconds=time.perf_counter() - start,
-                    error=failed,
-                )
+            await self._end_stream(pieces, role, usage, start, failed)
 
     async def _open_stream(
         self, request: ChatRequest, usage: ChatResult
@@ -271,7 +403,7 @@ class ChatService:
         """Take a slot and read the first piece; on failure give the slot back.
 
         On success the slot stays taken and the ledger counts the call in
-        flight; :meth:`stream` gives both back when the stream ends.
+        flight; :meth:`_end_stream` gives both back when the stream ends.
         """
         await self.limiter.acquire(PRIORITY.get(request.role, 10))
         self.ledger.begin(request.role)
@@ -291,6 +423,23 @@ class ChatService:
                 self.limiter.release()
             raise
         return pieces, first
+
+    async def _end_stream(
+        self, pieces: AsyncIterator[str], role: Role, usage: ChatResult, start: float, failed: bool
+    ) -> None:
+        """Close a stream :meth:`_open_stream` opened: slot back, one call in the ledger."""
+        try:
+            await _aclose(pieces)
+        finally:
+            self.limiter.release()
+            self.ledger.end(role)
+            self.ledger.record(
+                role,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                seconds=time.perf_counter() - start,
+                error=failed,
+            )
 
     async def aclose(self) -> None:
         await self.provider.aclose()

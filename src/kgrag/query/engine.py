@@ -10,11 +10,14 @@
 ``chat`` may be None (no chat model configured): keywords then come from
 a heuristic and answers are extractive. ``rerank`` may be None.
 
-Someone waits for a query, so its chat calls are bounded: each (retries
-included; for a stream, until the first piece) must end within
-``settings.query_llm_timeout`` seconds, and once one fails the query makes
-no more. A failed keywords call falls back to heuristic keywords, a failed
-answer call to the extractive answer, whose ``fallback_reason`` says why.
+Someone waits for a query, so reaching its chat model is bounded: until
+the model has answered once in the query, a call (retries included) must
+bring its first piece within ``settings.query_llm_timeout`` seconds (a
+plain call is asked for as a stream to see it), and once one fails the
+query makes no more. A model that has answered may take the ordinary
+``llm_timeout`` to write a long answer (see ``ChatService.bounded``). A
+failed keywords call falls back to heuristic keywords, a failed answer
+call to the extractive answer, whose ``fallback_reason`` says why.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ if TYPE_CHECKING:
 
 # A mode name resolved per index: see QueryEngine._auto_mode.
 AUTO_MODE = "auto"
-# Seconds a query waits for the chat model when the settings do not say.
+# Seconds a query waits to reach the chat model when the settings do not say.
 DEFAULT_QUERY_LLM_TIMEOUT = 10.0
 
 
