@@ -9,7 +9,7 @@ The public surface (pinned by ``tests/test_public_api.py``)::
 it in pieces (an :class:`AnswerStream`).
 """
 
-from kgrag.api import IndexReport, KGRag, SyncAnswerStream, SyncKGRag
+from kgrag.api import KGRag
 from kgrag.config import Settings
 from kgrag.errors import (
     ConfigError,
@@ -25,8 +25,10 @@ from kgrag.errors import (
 )
 from kgrag.llm.adapters import adapt_chat, adapt_embedding, adapt_rerank
 from kgrag.llm.limiter import Limits
+from kgrag.pipeline.report import IndexReport
 from kgrag.query.param import QueryParam, QueryResult
 from kgrag.query.stream import AnswerStream
+from kgrag.sync import SyncAnswerStream, SyncKGRag
 from kgrag.types import DocStatus, Document
 
 __version__ = "0.1.0"
