@@ -158,6 +158,10 @@ def test_1_when_a_query_cannot_be_answered(cli, tmp_path):
     assert out.err.startswith("kgrag: error: ")
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_130_when_interrupted(tmp_path):
     """Ctrl-C while a chat call hangs: a one-line note and status 130."""
     (tmp_path / "story.txt").write_text(STORY)
@@ -176,6 +180,9 @@ def test_130_when_interrupted(tmp_path):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # A shell that runs the suite in the background ignores SIGINT, and
+            # children inherit that; a terminal's Ctrl-C is what is tested here.
+            preexec_fn=_default_sigint,
         )
         try:
             deadline = time.monotonic() + 60
