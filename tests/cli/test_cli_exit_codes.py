@@ -204,3 +204,22 @@ def test_the_table_is_in_the_help(cli):
         out = cli(*args)
         assert out.code == 0
         assert "exit status:" in out.out and "130" in out.out and "no index" in out.out
+
+
+def test_a_closed_output_pipe_is_not_a_traceback(tmp_path):
+    """`kgrag config | head -1`: the reader leaving early is not an error of kgrag's."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write now fails with EPIPE
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "kgrag.cli.main", "config"],
+            cwd=tmp_path,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
