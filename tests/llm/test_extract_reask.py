@@ -27,7 +27,7 @@ from kgrag.llm.service import ChatService
 from kgrag.storage.registry import open_storage
 from kgrag.tokenizer import get_tokenizer
 from kgrag.types import Chunk, Document, Extraction
-from synth import run_synth, synth_stats
+from synth import http_settings, run_synth, synth_stats
 
 from .stubs import ScriptedChat
 
@@ -104,23 +104,6 @@ async def test_empty_but_well_formed_reply_costs_one_call_and_is_cached():
 # --- against the fake OpenAI-compatible server ------------------------------
 
 
-def _settings(workdir: str, base_url: str, fmt: str) -> Settings:
-    return Settings(
-        workdir=workdir,
-        llm_provider="openai",
-        llm_base_url=base_url,
-        llm_api_key="test",
-        embedding_provider="openai",
-        embedding_base_url=base_url,
-        embedding_api_key="test",
-        extractor="llm",
-        chunk_size=400,
-        chunk_overlap=40,
-        extraction_format=fmt,
-        llm_max_retries=8,
-    )
-
-
 def _chunks(settings: Settings, parts: int = 8, chars: int = 4000) -> list[Chunk]:
     text, chunks = BOOK.read_text(encoding="utf-8"), []
     for i in range(parts):
@@ -144,7 +127,7 @@ async def _bad_cached(storage, fmt: str) -> list[str]:
 async def _extract_all(fmt: str, *flags: str) -> tuple[list[Extraction], dict, list[str]]:
     """Extract every chunk as kgrag.api wires the extractor; (extractions, stats, bad cached)."""
     with run_synth(*flags) as base_url, tempfile.TemporaryDirectory() as tmp:
-        settings = _settings(tmp, base_url, fmt)
+        settings = http_settings(tmp, base_url, extraction_format=fmt, llm_max_retries=8)
         storage = open_storage(settings.storage, Path(tmp))
         await storage.open()
         try:

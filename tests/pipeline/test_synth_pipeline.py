@@ -5,27 +5,9 @@ from __future__ import annotations
 import pytest
 
 from kgrag.api import KGRag
-from kgrag.config import Settings
-from synth import run_synth, synth_stats
+from synth import http_settings, run_synth, synth_stats
 
 from .corpus import write_book_parts
-
-
-def http_settings(workdir, base_url: str, **extra) -> Settings:
-    values = dict(
-        workdir=workdir,
-        llm_provider="openai",
-        llm_base_url=base_url,
-        llm_api_key="test",
-        embedding_provider="openai",
-        embedding_base_url=base_url,
-        embedding_api_key="test",
-        extractor="llm",
-        chunk_size=400,
-        chunk_overlap=40,
-    )
-    values.update(extra)
-    return Settings(**values)
 
 
 async def _index(tmp_path, base_url, **extra):

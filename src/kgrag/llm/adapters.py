@@ -47,6 +47,7 @@ from kgrag.llm.base import (
     RerankProvider,
     approx_tokens,
 )
+from kgrag.llm.rerank import ranked
 
 __all__ = [
     "ChatFunction",
@@ -293,10 +294,7 @@ class RerankFunction:
             pairs = [_pair(item) for item in raw]
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelResponseError(f"{self.identity}: malformed rerank answer") from exc
-        if any(not 0 <= i < len(documents) for i, _ in pairs):
-            raise ModelResponseError(f"{self.identity}: rerank index out of range")
-        pairs.sort(key=lambda p: (-p[1], p[0]))
-        return pairs[:top_n] if top_n is not None else pairs
+        return ranked(pairs, len(documents), top_n, self.identity)
 
     async def aclose(self) -> None:
         return None

@@ -69,10 +69,17 @@ class HTTPRerankProvider:
             pairs = [(int(r["index"]), float(r["relevance_score"])) for r in body["results"]]
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelResponseError(f"{self.identity}: malformed rerank answer") from exc
-        if any(not 0 <= i < len(documents) for i, _ in pairs):
-            raise ModelResponseError(f"{self.identity}: rerank index out of range")
-        pairs.sort(key=lambda p: (-p[1], p[0]))
-        return pairs[:top_n] if top_n is not None else pairs
+        return ranked(pairs, len(documents), top_n, self.identity)
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+def ranked(
+    pairs: list[tuple[int, float]], n_documents: int, top_n: int | None, identity: str
+) -> list[tuple[int, float]]:
+    """A reranker's (index, score) pairs checked and ordered best first, at most ``top_n``."""
+    if any(not 0 <= i < n_documents for i, _ in pairs):
+        raise ModelResponseError(f"{identity}: rerank index out of range")
+    pairs = sorted(pairs, key=lambda p: (-p[1], p[0]))
+    return pairs[:top_n] if top_n is not None else pairs
