@@ -37,6 +37,7 @@ from kgrag.types import Document
 if TYPE_CHECKING:
     from kgrag.extract.base import Extractor
     from kgrag.lifecycle.check import CheckReport
+    from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.llm.factory import Models
     from kgrag.llm.limiter import Limits
     from kgrag.pipeline.changes import ChangeStats
@@ -101,9 +102,9 @@ class KGRag:
         self,
         settings: Settings | None = None,
         *,
-        chat: Any = None,
-        embed: Any = None,
-        rerank: Any = None,
+        chat: ChatModel | None = None,
+        embed: EmbeddingModel | None = None,
+        rerank: RerankModel | None = None,
         storage: Storage | None = None,
         limits: Limits | None = None,
         **overrides: Any,

@@ -23,6 +23,7 @@ from kgrag.pipeline.indexer import IndexDeps, Indexer
 if TYPE_CHECKING:
     from kgrag.config import Settings
     from kgrag.extract.base import Extractor
+    from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.llm.factory import Models
     from kgrag.llm.limiter import Limits
     from kgrag.storage.base import Storage
@@ -45,7 +46,12 @@ class Given:
 
     @classmethod
     def of(
-        cls, chat: Any, embed: Any, rerank: Any, storage: Storage | None, limits: Limits | None
+        cls,
+        chat: ChatModel | None,
+        embed: EmbeddingModel | None,
+        rerank: RerankModel | None,
+        storage: Storage | None,
+        limits: Limits | None,
     ) -> Given:
         """The given parts, plain (LightRAG-style) model functions adapted to providers."""
         from kgrag.llm.adapters import adapt_chat, adapt_embedding, adapt_rerank

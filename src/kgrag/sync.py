@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from kgrag.api import KGRag
     from kgrag.config import Settings
     from kgrag.lifecycle.check import CheckReport
+    from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.llm.limiter import Limits
     from kgrag.pipeline.changes import ChangeStats
     from kgrag.pipeline.progress import ProgressSink
@@ -47,9 +48,9 @@ class SyncKGRag:
         self,
         settings: Settings | None = None,
         *,
-        chat: Any = None,
-        embed: Any = None,
-        rerank: Any = None,
+        chat: ChatModel | None = None,
+        embed: EmbeddingModel | None = None,
+        rerank: RerankModel | None = None,
         storage: Storage | None = None,
         limits: Limits | None = None,
         **overrides: Any,

@@ -300,7 +300,13 @@ class RerankFunction:
         return None
 
 
-def adapt_chat(model: Any, *, name: str | None = None) -> ChatProvider:
+# What KGRag(chat=..., embed=..., rerank=...) accepts: a provider, or a function to wrap.
+ChatModel = ChatProvider | Callable[..., Any]
+EmbeddingModel = EmbeddingProvider | Callable[..., Any]
+RerankModel = RerankProvider | Callable[..., Any]
+
+
+def adapt_chat(model: ChatModel, *, name: str | None = None) -> ChatProvider:
     """``model`` as a chat provider: a :class:`ChatProvider` as it is, a function wrapped.
 
     ``name`` (the identity keying the answer cache) applies to functions;
@@ -312,7 +318,7 @@ def adapt_chat(model: Any, *, name: str | None = None) -> ChatProvider:
 
 
 def adapt_embedding(
-    model: Any, *, name: str | None = None, embedding_dim: int | None = None
+    model: EmbeddingModel, *, name: str | None = None, embedding_dim: int | None = None
 ) -> EmbeddingProvider:
     """``model`` as an embedding provider: an :class:`EmbeddingProvider` as it is, a function wrapped.
 
@@ -324,7 +330,7 @@ def adapt_embedding(
     return EmbeddingFunction(model, name=name, embedding_dim=embedding_dim)
 
 
-def adapt_rerank(model: Any, *, name: str | None = None) -> RerankProvider:
+def adapt_rerank(model: RerankModel, *, name: str | None = None) -> RerankProvider:
     """``model`` as a rerank provider: a :class:`RerankProvider` as it is, a function wrapped."""
     if isinstance(model, RerankProvider):
         return model

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kgrag.errors import UnknownBackendError
-from kgrag.llm.adapters import adapt_chat, adapt_embedding, adapt_rerank
+from kgrag.llm.adapters import (
+    ChatModel,
+    EmbeddingModel,
+    RerankModel,
+    adapt_chat,
+    adapt_embedding,
+    adapt_rerank,
+)
 from kgrag.llm.base import EmbeddingProvider
 from kgrag.llm.cache import LLMCache
 from kgrag.llm.embedding import EmbeddingService
@@ -20,6 +27,10 @@ from kgrag.llm.registry import (
 )
 from kgrag.llm.retry import RetryPolicy
 from kgrag.llm.service import ChatService, RerankService
+
+if TYPE_CHECKING:
+    from kgrag.config import Settings
+    from kgrag.storage.base import KVStore
 
 
 class Models:
@@ -54,13 +65,13 @@ class Models:
 
 
 def build_models(
-    settings: Any,
-    cache_kv: Any | None = None,
+    settings: Settings,
+    cache_kv: KVStore | None = None,
     *,
     ledger: Ledger | None = None,
-    chat: Any = None,
-    embed: Any = None,
-    rerank: Any = None,
+    chat: ChatModel | None = None,
+    embed: EmbeddingModel | None = None,
+    rerank: RerankModel | None = None,
     limits: Limits | None = None,
 ) -> Models:
     """Services for ``settings``; answers are cached in ``cache_kv`` when enabled.
@@ -101,9 +112,9 @@ def build_models(
 
 
 def _chat(
-    settings: Any,
-    cache_kv: Any | None,
-    chat: Any,
+    settings: Settings,
+    cache_kv: KVStore | None,
+    chat: ChatModel | None,
     limits: Limits,
     ledger: Ledger,
     retry: RetryPolicy,
@@ -128,7 +139,7 @@ def _chat(
     )
 
 
-def _embedding_factory(settings: Any) -> Callable[[], EmbeddingProvider]:
+def _embedding_factory(settings: Settings) -> Callable[[], EmbeddingProvider]:
     """Builds the configured embedding provider later; an unknown name fails now."""
     name = settings.resolved_embedding_provider()
     if name not in EMBEDDING_PROVIDERS:

@@ -53,7 +53,11 @@ from kgrag.query.trace import NO_TRACE, Trace
 from kgrag.tokenizer import get_tokenizer
 
 if TYPE_CHECKING:
-    from kgrag.llm.service import ChatService
+    from kgrag.config import Settings
+    from kgrag.llm.embedding import EmbeddingService
+    from kgrag.llm.service import ChatService, RerankService
+    from kgrag.storage.base import Storage
+    from kgrag.tokenizer import Tokenizer
 
 # A mode name resolved per index: see QueryEngine._auto_mode.
 AUTO_MODE = "auto"
@@ -76,12 +80,12 @@ class QueryEngine:
 
     def __init__(
         self,
-        storage: Any,
-        chat: Any = None,
-        embed: Any = None,
-        rerank: Any = None,
-        tokenizer: Any = None,
-        settings: Any = None,
+        storage: Storage,
+        chat: ChatService | None = None,
+        embed: EmbeddingService | None = None,
+        rerank: RerankService | None = None,
+        tokenizer: Tokenizer | None = None,
+        settings: Settings | None = None,
     ):
         tok = tokenizer or get_tokenizer(getattr(settings, "tokenizer", "o200k_base"))
         self.services = Services(
