@@ -301,6 +301,17 @@ class KGRag:
 
         return await export_graph(self.storage, timestamps=timestamps)
 
+    async def export_to(
+        self, path: str | Path, *, format: str = "json", timestamps: bool = True
+    ) -> list[Path]:
+        """Write the export to ``path`` as json, csv, graphml, md or parquet; the files written.
+
+        csv and parquet write a folder of tables (see :mod:`kgrag.lifecycle.exports`).
+        """
+        from kgrag.lifecycle.exports import export_to
+
+        return await export_to(self.storage, path, fmt=format, timestamps=timestamps)
+
     async def check(self, *, repair: bool = False) -> CheckReport:
         """Verify that every store agrees; ``repair`` first rebuilds vectors and lexical index."""
         from kgrag.lifecycle import check, rebuild

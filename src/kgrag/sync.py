@@ -147,6 +147,11 @@ class SyncKGRag:
     def export(self, *, timestamps: bool = True) -> dict[str, Any]:
         return self._run(self._rag.export(timestamps=timestamps))
 
+    def export_to(
+        self, path: str | Path, *, format: str = "json", timestamps: bool = True
+    ) -> list[Path]:
+        return self._run(self._rag.export_to(path, format=format, timestamps=timestamps))
+
     def check(self, *, repair: bool = False) -> CheckReport:
         return self._run(self._rag.check(repair=repair))
 

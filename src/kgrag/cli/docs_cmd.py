@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import time
-from pathlib import Path
 
 from kgrag.api import KGRag
 from kgrag.cli.index_cmd import waiting_message
 from kgrag.cli.opening import opened
+from kgrag.lifecycle.exports import FORMATS
 
 _SELECT = ("delete", "disable", "enable")
 
@@ -51,10 +50,21 @@ def add_parsers(sub, common, writer) -> None:
         action="store_true",
         help="first rebuild the vectors and the lexical index from the primary data",
     )
-    p = sub.add_parser("export", help="the whole graph as one canonical JSON file")
+    p = sub.add_parser("export", help="the whole graph as JSON, CSV, GraphML, Markdown or Parquet")
     common(p)
-    p.add_argument("--format", choices=["json"], default="json")
-    p.add_argument("--output", required=True, metavar="PATH", help="file to write ('-': stdout)")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="json",
+        help="json: canonical, csv: folder of tables, graphml: Gephi/yEd/NetworkX/Neo4j, "
+        "md: readable report, parquet: folder of GraphRAG-shaped tables (default: json)",
+    )
+    p.add_argument(
+        "--output",
+        required=True,
+        metavar="PATH",
+        help="file to write, or folder for csv and parquet ('-': stdout, one-file formats)",
+    )
     p.add_argument("--no-timestamps", action="store_true", help="leave out created/updated times")
     p = sub.add_parser("rebuild", help="recompute the canonical graph from stored extractions")
     common(p)
@@ -130,15 +140,26 @@ async def _check(rag: KGRag, args: argparse.Namespace) -> int:
 
 
 async def _export(rag: KGRag, args: argparse.Namespace) -> int:
-    from kgrag.lifecycle.export import dumps
+    from kgrag.lifecycle.exports import FOLDER_FORMATS, check_format, render
 
-    text = dumps(await rag.export(timestamps=not args.no_timestamps))
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        await asyncio.to_thread(Path(args.output).write_text, text, encoding="utf-8")
-        if not args.json:
-            print(f"wrote {args.output} ({len(text)} bytes)")
+    timestamps = not args.no_timestamps
+    if args.output != "-":
+        written = await rag.export_to(args.output, format=args.format, timestamps=timestamps)
+        size = sum(p.stat().st_size for p in written)
+        if args.json:
+            print(json.dumps({"written": [str(p) for p in written], "bytes": size}))
+        else:
+            names = f" ({', '.join(p.name for p in written)})" if len(written) > 1 else ""
+            print(f"wrote {args.output}{names}: {size} bytes")
+        return 0
+    if args.format in FOLDER_FORMATS:
+        print(
+            f"kgrag export: --format {args.format} writes a folder; give --output DIR",
+            file=sys.stderr,
+        )
+        return 2
+    check_format(args.format)
+    sys.stdout.write(render(await rag.export(timestamps=timestamps), args.format))
     return 0
 
 
