@@ -301,6 +301,23 @@ class Settings(BaseSettings):
         ),
     )
 
+    # --- entity resolution (docs/resolution.md) ----------------------------
+    resolve: Literal["off", "auto"] = Field(
+        "off", description="auto: merge the surest duplicate entities at the end of each index run."
+    )
+    resolve_min_score: float = Field(
+        0.6, ge=0, le=1, description="kgrag dedupe merges the pairs scoring at least this."
+    )
+    resolve_auto_min_score: float = Field(
+        0.85, ge=0, le=1, description="With resolve=auto: the (higher) score a merge needs."
+    )
+    resolve_vector_top_k: int = Field(
+        5, ge=0, description="Nearest names by vector proposed per entity (0: none)."
+    )
+    resolve_vector_min_sim: float = Field(
+        0.92, ge=-1, le=1, description="Cosine similarity a vector neighbour needs to be proposed."
+    )
+
     # --- merging ----------------------------------------------------------
     force_llm_summary_on_merge: int = Field(
         8,

@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-Role = Literal["extract", "glean", "summary", "keywords", "answer", "embed", "rerank"]
+Role = Literal["extract", "glean", "summary", "keywords", "answer", "embed", "rerank", "resolve"]
 
 # Lower runs first when calls queue on the shared limit.
 PRIORITY: dict[str, int] = {
@@ -27,6 +27,7 @@ PRIORITY: dict[str, int] = {
     "answer": 5,
     "rerank": 5,
     "summary": 8,
+    "resolve": 8,  # entity resolution's pair judgements (kgrag dedupe --llm)
     "embed": 9,
     "glean": 9,
     "extract": 10,  # finish started chunks before starting new ones

@@ -142,7 +142,21 @@ def _answer(request: ChatRequest) -> str:
     return "Based on the context:\n" + "\n".join(f"> {ft.clip_words(ln, 40)}" for ln in lines)
 
 
-_ANSWERS = {"extract": _extract, "glean": _glean, "summary": _summary, "keywords": _keywords}
+def _resolve(request: ChatRequest) -> str:
+    """Same thing when the two descriptions (lines ``A:`` and ``B:``) share a fifth of their words."""
+    lines = dict(ln.split(":", 1) for ln in _last_user(request.messages).splitlines() if ":" in ln)
+    a, b = (set(re.findall(r"\w{4,}", lines.get(k, "").lower())) for k in ("A", "B"))
+    same = bool(a and b and len(a & b) / len(a | b) >= 0.2)
+    return json.dumps({"same": same, "reason": "shared description words" if same else "few"})
+
+
+_ANSWERS = {
+    "extract": _extract,
+    "glean": _glean,
+    "summary": _summary,
+    "keywords": _keywords,
+    "resolve": _resolve,
+}
 
 
 class FakeChatProvider:

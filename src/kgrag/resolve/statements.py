@@ -1,0 +1,97 @@
+"""What the text itself says about two names: one thing or two.
+
+Two names in one sentence are, as a rule, two different things ("Bob
+Cratchit and Mrs. Cratchit"): strong evidence against a merge. The
+exception is a sentence that *states* the alias: "International Business
+Machines (IBM)", "Ebenezer Scrooge, known as Scrooge", "姓刘，名备，字玄德".
+Those statements are also scanned for in every chunk to propose pairs no
+name rule finds (a courtesy name shares no character with the given name).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+_SENTENCE = re.compile(r"(?<=[.!?;。！？；])\s*|\n+")
+_LINK_EN = r"\s*(?:\(|,\s*(?:also |better |commonly )?(?:known as|called|nicknamed|a\.k\.a\.|aka|née|or)\s+)\s*"
+_LINK_ZH = r"\s*[，,]?\s*(?:字|表字|又名|又称|号|简称|别名|人称)\s*"
+_COURTESY = re.compile(r"姓(\w)[，,]?名(\w{1,2})[，,]?(?:表)?字(\w{2})")
+_SELF_COURTESY = re.compile(r"(\w{2,3})[，,]?字(\w{2})")
+MAX_SENTENCES = 400
+
+
+def sentences(text: str) -> Iterator[str]:
+    for piece in _SENTENCE.split(text):
+        if piece and piece.strip():
+            yield piece.strip()
+
+
+def _pattern(name: str) -> str:
+    body = re.escape(name)
+    return rf"(?<!\w){body}(?!\w)" if name[:1].isascii() else body
+
+
+def _spans(sentence: str, name: str) -> list[tuple[int, int]]:
+    flags = re.IGNORECASE if name.isascii() else 0
+    return [m.span() for m in re.finditer(_pattern(name), sentence, flags)]
+
+
+def _separate(short: list[tuple[int, int]], long: list[tuple[int, int]]) -> bool:
+    """A mention of the shorter name outside every mention of the longer one."""
+    return any(not any(ls <= s and e <= le for ls, le in long) for s, e in short)
+
+
+def _states_alias(sentence: str, a: str, b: str) -> bool:
+    link = _LINK_ZH if not (a.isascii() and b.isascii()) else _LINK_EN
+    for x, y in ((a, b), (b, a)):
+        flags = re.IGNORECASE if x.isascii() and y.isascii() else 0
+        if re.search(_pattern(x) + link + _pattern(y), sentence, flags):
+            return True
+    return False
+
+
+@dataclass(slots=True)
+class Together:
+    """Sentences holding both names: as two things, or as a stated alias."""
+
+    apart: str | None = None
+    alias: str | None = None
+
+
+def together(texts: Iterable[str], a: str, b: str) -> Together:
+    """Read the shared chunks' sentences for ``a`` and ``b`` side by side."""
+    short, long = sorted((a, b), key=len)
+    found = Together()
+    seen = 0
+    for text in texts:
+        for sentence in sentences(text):
+            seen += 1
+            if seen > MAX_SENTENCES:
+                return found
+            s_spans, l_spans = _spans(sentence, short), _spans(sentence, long)
+            if not s_spans or not l_spans or not _separate(s_spans, l_spans):
+                continue
+            if _states_alias(sentence, a, b):
+                found.alias = found.alias or sentence
+            else:
+                found.apart = found.apart or sentence
+    return found
+
+
+def stated_aliases(text: str) -> Iterator[tuple[str, str, str]]:
+    """(name, alias, sentence) stated in ``text``: Chinese courtesy names for now.
+
+    English alias statements are found pairwise (:func:`together`); the
+    pairs they join are already proposed by acronym and containment rules.
+    Whitespace is dropped first: Chinese text breaks lines mid-sentence.
+    """
+    text = re.sub(r"\s+", "", text)
+    for match in _COURTESY.finditer(text):
+        surname, given, courtesy = match.groups()
+        full = surname + given
+        yield full, courtesy, match.group(0)
+        yield full, surname + courtesy, match.group(0)
+    for match in _SELF_COURTESY.finditer(text):
+        yield match.group(1), match.group(2), match.group(0)
