@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from kgrag.extract.base import Extractor
     from kgrag.lifecycle.check import CheckReport
     from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
+    from kgrag.lifecycle.importing.model import ImportReport
     from kgrag.llm.factory import Models
     from kgrag.llm.limiter import Limits
     from kgrag.pipeline.changes import ChangeStats
@@ -313,6 +314,28 @@ class KGRag:
         return await export_to(self.storage, path, fmt=format, timestamps=timestamps)
 
     async def check(self, *, repair: bool = False) -> CheckReport:
+    async def import_graph(
+        self,
+        given: str | Path | dict[str, Any],
+        *,
+        source: str = "kgrag",
+        name: str | None = None,
+        root: str | Path | None = None,
+        vectors: str = "auto",
+    ) -> ImportReport:
+        """Import a graph: ``source`` is ``kgrag`` (an export), ``lightrag`` (a working
+        directory) or ``kg`` (a user-built graph, a path or the dict itself, like
+        LightRAG's ``insert_custom_kg``). See :mod:`kgrag.lifecycle.importing`.
+        """
+        from kgrag.lifecycle.importing.run import plan_documents, read_plan, run_plan
+
+        plan = read_plan(source, given, self.tokenizer, name=name, root=root)
+        async with self.writing():
+            await self._settle_settings(plan_documents(plan))
+            report = await run_plan(self.storage, self.indexer, plan, str(given), vectors)
+        await self._save_ledger()
+        return report
+
         """Verify that every store agrees; ``repair`` first rebuilds vectors and lexical index."""
         from kgrag.lifecycle import check, rebuild
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from kgrag.lifecycle.check import CheckReport
     from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.llm.limiter import Limits
+    from kgrag.lifecycle.importing.model import ImportReport
     from kgrag.pipeline.changes import ChangeStats
     from kgrag.pipeline.progress import ProgressSink
     from kgrag.pipeline.report import IndexReport
@@ -154,6 +155,19 @@ class SyncKGRag:
 
     def check(self, *, repair: bool = False) -> CheckReport:
         return self._run(self._rag.check(repair=repair))
+    def import_graph(
+        self,
+        given: str | Path | dict[str, Any],
+        *,
+        source: str = "kgrag",
+        name: str | None = None,
+        root: str | Path | None = None,
+        vectors: str = "auto",
+    ) -> ImportReport:
+        return self._run(
+            self._rag.import_graph(given, source=source, name=name, root=root, vectors=vectors)
+        )
+
 
     def rebuild(self, progress: ProgressSink | None = None) -> IndexReport:
         return self._run(self._rag.rebuild(progress))

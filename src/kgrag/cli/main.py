@@ -9,6 +9,7 @@
     kgrag docs    [--workdir W] [--json] [--offset N] [--limit N]
     kgrag check   [--workdir W] [--repair]
     kgrag export  [--workdir W] --output PATH [--no-timestamps]
+    kgrag import  [--workdir W] --from kgrag|lightrag PATH | --kg FILE.json
     kgrag rebuild [--workdir W]
     kgrag query   [--workdir W] [--mode M] [...] QUESTION
     kgrag config  [--workdir W] [--json]
@@ -48,7 +49,7 @@ def _writer(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from kgrag.cli import config_cmd, docs_cmd, query_cmd
+    from kgrag.cli import config_cmd, docs_cmd, import_cmd, query_cmd
 
     parser = argparse.ArgumentParser(
         prog="kgrag",
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     docs_cmd.add_parsers(sub, _common, _writer)
     query_cmd.add_parser(sub, _common)
     config_cmd.add_parser(sub, _common)
+    import_cmd.add_parser(sub, _common, _writer)
     for command in sub.choices.values():  # every command's --help ends with the table
         command.epilog = EXIT_CODES
         command.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -172,6 +174,10 @@ async def _dispatch(args: argparse.Namespace, settings: Any) -> int:
         from kgrag.cli import query_cmd
 
         return await query_cmd.run(args, settings)
+    if args.command == "import":
+        from kgrag.cli import import_cmd
+
+        return await import_cmd.run(args, settings)
     if args.command == "config":
         from kgrag.cli import config_cmd
 

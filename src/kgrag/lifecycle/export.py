@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from kgrag.pipeline.facts import CHUNKS
+from kgrag.pipeline.facts import CHUNKS, FACTS
 from kgrag.types import DocStatus
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ async def export_graph(storage: Storage, *, timestamps: bool = True) -> dict[str
     edges = await g.get_edges(pairs)
     chunk_ids = sorted(await storage.kv(CHUNKS).keys())
     rows = await storage.kv(CHUNKS).get_many(chunk_ids)
+    facts = await storage.kv(FACTS).get_many(chunk_ids)  # what `kgrag import --from kgrag` reads
     records = await storage.doc_status.by_status(*DocStatus)
     return {
         "format": FORMAT,
@@ -44,7 +45,8 @@ async def export_graph(storage: Storage, *, timestamps: bool = True) -> dict[str
         "relations": [_clean(edges[p], timestamps) | {"src": p[0], "tgt": p[1]} for p in pairs],
         "chunks": [
             {"id": c, **{k: row.get(k) for k in _CHUNK_FIELDS}}
-            for c, row in zip(chunk_ids, rows, strict=False)
+            | {"content": row.get("content"), "facts": fact}
+            for c, row, fact in zip(chunk_ids, rows, facts, strict=False)
             if row is not None
         ],
         "documents": sorted(

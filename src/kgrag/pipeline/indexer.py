@@ -38,6 +38,7 @@ from kgrag.ingest.chunking import make_chunks_for_settings
 from kgrag.pipeline.changes import Change, ChangeApplier, NewVersion
 from kgrag.pipeline.enqueue import Enqueuer, EnqueueReport
 from kgrag.pipeline.facts import FACTS, FULL_DOCS
+from kgrag.pipeline.imported import given_chunks
 from kgrag.pipeline.progress import NullProgress, ProgressSink
 from kgrag.pipeline.turnstile import Turnstile
 from kgrag.pipeline.vectors import GraphVectors
@@ -181,18 +182,23 @@ class Indexer:
             file_path=stored["file_path"],
             blocks=decode_blocks(stored.get("blocks"), stored["content"]),
         )  # blocks
-        chunks = list(
-            {
-                c.id: c
-                for c in reversed(
-                    make_chunks_for_settings(doc, self.deps.settings, self.deps.tokenizer)
-                )
-            }.values()
-        )[::-1]
+        given = given_chunks(record.id, stored)  # an imported document keeps its chunks
+        chunks = (
+            given
+            if given is not None
+            else list(
+                {
+                    c.id: c
+                    for c in reversed(
+                        make_chunks_for_settings(doc, self.deps.settings, self.deps.tokenizer)
+                    )
+                }.values()
+            )[::-1]
+        )
         record.status, record.updated_at = DocStatus.PROCESSING, time.time()
         record.chunk_ids, record.error = [c.id for c in chunks], None
         await self.storage.doc_status.upsert([record])
-        todo, embed = await self._not_stored(chunks)
+        todo, embed = await self._not_stored(chunks, keep=given is not None)
         progress.chunks_found(len(todo))  # chunks the index already holds need no work
         extractions, vectors = await asyncio.gather(
             _gather_all([self._extract(c, progress) for c in todo]),
@@ -208,15 +214,20 @@ class Indexer:
         self._judge(record, chunks, version.extractions)
         return version
 
-    async def _not_stored(self, chunks: list[Chunk]) -> tuple[list[Chunk], list[Chunk]]:
-        """Chunks needing extraction (not live, or stored with an error) and embedding."""
+    async def _not_stored(
+        self, chunks: list[Chunk], keep: bool = False
+    ) -> tuple[list[Chunk], list[Chunk]]:
+        """Chunks needing extraction (not live, or stored with an error) and embedding.
+
+        ``keep``: the chunks were imported with their facts; stored facts stay whatever made them.
+        """
         ids = [c.id for c in chunks]
         facts = await self.storage.kv(FACTS).get_many(ids)
         kind = self.deps.extractor_kind
         todo = [
             c
             for c, f in zip(chunks, facts, strict=False)
-            if f is None or f.get("error") or f.get("extractor", kind) != kind
+            if f is None or (not keep and (f.get("error") or f.get("extractor", kind) != kind))
         ]
         have = await self.storage.vectors("chunks").get_metas(ids)
         return todo, [c for c in chunks if c.id not in have]

@@ -1,0 +1,49 @@
+"""Documents that arrive with their chunks already made (``kgrag import``).
+
+An imported document (a LightRAG document, a round-tripped export, a
+user-built graph) comes with its own chunks and their facts. Its
+``full_docs`` row lists those chunks under :data:`GIVEN_CHUNKS`, so every
+later run that prepares the document again (``kgrag rebuild``, a retry)
+reuses them as they are instead of chunking the text with the index's
+chunker, and never extracts them again while their stored facts live.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgrag.ingest.ids import chunk_id
+from kgrag.types import Chunk
+
+GIVEN_CHUNKS = "chunks"  # full_docs field: [{"content", "tokens", "location"}] in order
+
+
+def chunk_row(chunk: Chunk) -> dict[str, Any]:
+    """What :data:`GIVEN_CHUNKS` keeps of one chunk."""
+    return {"content": chunk.content, "tokens": chunk.tokens, "location": chunk.location}
+
+
+def given_chunks(doc_id: str, row: dict[str, Any]) -> list[Chunk] | None:
+    """The chunks a ``full_docs`` row was imported with, or ``None`` for an ordinary one."""
+    given = row.get(GIVEN_CHUNKS)
+    if given is None:
+        return None
+    chunks: list[Chunk] = []
+    seen: set[str] = set()
+    for item in given:
+        cid = chunk_id(item["content"])
+        if cid in seen:
+            continue
+        seen.add(cid)
+        chunks.append(
+            Chunk(
+                id=cid,
+                doc_id=doc_id,
+                content=item["content"],
+                tokens=int(item.get("tokens", 0)),
+                order=len(chunks),
+                file_path=row.get("file_path", "unknown_source"),
+                location=dict(item.get("location") or {}),
+            )
+        )
+    return chunks

@@ -1,0 +1,32 @@
+"""Shared pieces of the import tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kgrag.cli.index_cmd import chat_totals
+from kgrag.config import Settings
+
+DATA = Path(__file__).parent / "data"
+LIGHTRAG_WD = DATA / "lightrag_wd"
+LIGHTRAG_DOCS = DATA / "lightrag_docs"
+
+
+def fake_settings(workdir: Path, **extra: Any) -> Settings:
+    """The shipped deterministic fakes; summaries from three fragments on."""
+    values: dict[str, Any] = {
+        "workdir": workdir,
+        "llm_provider": "fake",
+        "embedding_provider": "fake",
+        "extractor": "llm",
+        "force_llm_summary_on_merge": 3,
+        "max_gleaning": 0,
+    }
+    values.update(extra)
+    return Settings(**values)
+
+
+def chat_calls(rag: Any) -> int:
+    """Chat calls this instance made (cache hits are not calls)."""
+    return int(chat_totals(rag.models.ledger.snapshot())["calls"])
