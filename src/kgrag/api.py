@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from kgrag import open_index
 from kgrag.config import Settings
+from kgrag.curation.facade import CurationMethods
 from kgrag.errors import ConfigError, NotOpenError
 from kgrag.ingest.loaders import load_paths
 from kgrag.pipeline.indexer import Indexer
@@ -37,8 +38,8 @@ from kgrag.types import Document
 if TYPE_CHECKING:
     from kgrag.extract.base import Extractor
     from kgrag.lifecycle.check import CheckReport
-    from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.lifecycle.importing.model import ImportReport
+    from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.llm.factory import Models
     from kgrag.llm.limiter import Limits
     from kgrag.pipeline.changes import ChangeStats
@@ -75,7 +76,7 @@ class _Part(Generic[T]):
         return value
 
 
-class KGRag:
+class KGRag(CurationMethods):
     """One index: build it from documents, ask it questions.
 
     ``settings`` (read from the environment when omitted) with
@@ -313,7 +314,6 @@ class KGRag:
 
         return await export_to(self.storage, path, fmt=format, timestamps=timestamps)
 
-    async def check(self, *, repair: bool = False) -> CheckReport:
     async def import_graph(
         self,
         given: str | Path | dict[str, Any],
@@ -336,6 +336,7 @@ class KGRag:
         await self._save_ledger()
         return report
 
+    async def check(self, *, repair: bool = False) -> CheckReport:
         """Verify that every store agrees; ``repair`` first rebuilds vectors and lexical index."""
         from kgrag.lifecycle import check, rebuild
 
@@ -354,6 +355,7 @@ class KGRag:
             await rebuild.reset_graph(self.storage)
             done = await self.indexer.process(progress=counting)
             await rebuild.drop_unowned_facts(self.storage)
+            await rebuild.replay_curation(self.storage, self.indexer.applier)
         await self._save_ledger()
         return run_report(done, started, counting.counts)
 

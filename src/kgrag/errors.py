@@ -23,6 +23,9 @@ visible::
     │   └── ModelResponseError     a response we could not use
     ├── ExtractionError        a chunk's extraction failed (fails its document)
     ├── DocumentNotFoundError  a document id or path the index does not hold
+    ├── CurationError          a graph edit the curation records refuse
+    │   ├── EntityNotFoundError    an entity or relation the graph does not hold
+    │   └── MergeNotFoundError     a merge id that names no recorded merge
     └── QueryError             a query could not be answered
 """
 
@@ -124,6 +127,18 @@ class ExtractionError(KGRagError):
 
 class DocumentNotFoundError(KGRagError):
     """A document id (or path pattern) names nothing in the index."""
+
+
+class CurationError(KGRagError):
+    """A curation request contradicts the graph or the records (see docs/curation.md)."""
+
+
+class EntityNotFoundError(CurationError):
+    """An entity name (or a relation's pair) that names nothing in the graph."""
+
+
+class MergeNotFoundError(CurationError):
+    """A merge id that names no recorded merge (see ``kgrag merges``)."""
 
 
 class QueryError(KGRagError):

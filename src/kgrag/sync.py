@@ -11,13 +11,15 @@ from collections.abc import Coroutine, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kgrag.curation.facade import SyncCurationMethods
+
 if TYPE_CHECKING:
     from kgrag.api import KGRag
     from kgrag.config import Settings
     from kgrag.lifecycle.check import CheckReport
+    from kgrag.lifecycle.importing.model import ImportReport
     from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.llm.limiter import Limits
-    from kgrag.lifecycle.importing.model import ImportReport
     from kgrag.pipeline.changes import ChangeStats
     from kgrag.pipeline.progress import ProgressSink
     from kgrag.pipeline.report import IndexReport
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class SyncKGRag:
+class SyncKGRag(SyncCurationMethods):
     """:class:`KGRag` for code without an event loop: the same methods, blocking.
 
     ::
@@ -153,8 +155,6 @@ class SyncKGRag:
     ) -> list[Path]:
         return self._run(self._rag.export_to(path, format=format, timestamps=timestamps))
 
-    def check(self, *, repair: bool = False) -> CheckReport:
-        return self._run(self._rag.check(repair=repair))
     def import_graph(
         self,
         given: str | Path | dict[str, Any],
@@ -168,6 +168,8 @@ class SyncKGRag:
             self._rag.import_graph(given, source=source, name=name, root=root, vectors=vectors)
         )
 
+    def check(self, *, repair: bool = False) -> CheckReport:
+        return self._run(self._rag.check(repair=repair))
 
     def rebuild(self, progress: ProgressSink | None = None) -> IndexReport:
         return self._run(self._rag.rebuild(progress))

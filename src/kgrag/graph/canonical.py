@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kgrag.graph import fields as f
@@ -70,6 +70,34 @@ class ChunkFacts:
 
     def edge_keys(self) -> set[Pair]:
         return {edge_key(r.source, r.target) for r in self.relations if _valid(r)}
+
+    def renamed(self, names: Mapping[str, str]) -> ChunkFacts:
+        """The chunk with every name mapped through ``names`` (aliases to canonical names).
+
+        Itself when no name of it is mapped. A relation whose endpoints map
+        to one name becomes a self-loop, which :meth:`edge_keys` skips.
+        """
+        if not names or not any(n in names for n in self._all_names()):
+            return self
+        return ChunkFacts(
+            self.chunk_id,
+            self.sort,
+            self.file_paths,
+            self.extractor,
+            entities=[replace(e, name=names.get(e.name, e.name)) for e in self.entities],
+            relations=[
+                replace(
+                    r, source=names.get(r.source, r.source), target=names.get(r.target, r.target)
+                )
+                for r in self.relations
+            ],
+        )
+
+    def _all_names(self) -> Iterable[str]:
+        yield from (e.name for e in self.entities)
+        for r in self.relations:
+            yield r.source
+            yield r.target
 
 
 def _valid(r: ExtractedRelation) -> bool:

@@ -1,7 +1,10 @@
 """Integrity check: do the graph, vectors, chunks, lexical index and records agree?
 
-The primary records are the documents (``doc_status``, ``doc_graph``) and
-the live chunks' facts (``chunk_facts``); everything else is derived.
+The primary records are the documents (``doc_status``, ``doc_graph``),
+the live chunks' facts (``chunk_facts``) and the curation records
+(:mod:`kgrag.curation.records`: aliases, merges, manual edits); everything
+else is derived. The graph's keys are the chunks' names mapped through the
+aliases, plus manual creations, minus tombstones.
 :func:`check` reports every orphan, dangling reference and count
 mismatch; :func:`repair` rebuilds the derived search stores (vectors,
 lexical index) from the primary data.
@@ -12,6 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kgrag.curation.plan import manual_facts, tombstoned_edge
+from kgrag.curation.records import Curation
+from kgrag.curation.records import load as load_curation
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 from kgrag.pipeline.facts import (
     CHUNKS,
@@ -19,6 +25,7 @@ from kgrag.pipeline.facts import (
     FACTS,
     SUPPORT,
     StoredChunk,
+    parse_support_key,
     support_key,
 )
 from kgrag.types import DocRecord, DocStatus
@@ -52,6 +59,7 @@ class _State:
     support: dict[str, dict[str, Any]]
     nodes: dict[str, dict[str, Any]]
     edges: dict[tuple[str, str], dict[str, Any]]
+    curation: Curation
 
 
 async def _load(storage: Storage) -> _State:
@@ -67,6 +75,7 @@ async def _load(storage: Storage) -> _State:
         await _kv_all(storage, SUPPORT),
         await g.get_nodes(names),
         await g.get_edges(pairs),
+        await load_curation(storage),
     )
 
 
@@ -108,16 +117,35 @@ def _expected_support(st: _State) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in want.items()}
 
 
+def _expected_graph(st: _State) -> dict[str, set[str]]:
+    """Each graph key the live chunks and the curation records give, with its sources."""
+    cur = st.curation
+    want: dict[str, set[str]] = {}
+    chunks = [c.facts().renamed(cur.canon_map) for c in st.facts.values() if c.owners]
+    manual = manual_facts(cur, set(cur.curated_names()) | _canon_names(st), set(), "")
+    for facts in [*chunks, *([manual] if manual else [])]:
+        keys: list[str | tuple[str, str]] = [*facts.entity_names(), *facts.edge_keys()]
+        for key in keys:
+            if not (cur.deleted(key) or (isinstance(key, tuple) and tombstoned_edge(cur, key))):
+                want.setdefault(support_key(key), set()).add(facts.chunk_id)
+    return want
+
+
+def _canon_names(st: _State) -> set[str]:
+    return {st.curation.canon(n) for n in st.curation.curated_names()}
+
+
 def _graph(st: _State, out: list[str]) -> None:
-    want = _expected_support(st)
-    for key in sorted(want.keys() | st.support.keys()):
+    raw = _expected_support(st)
+    for key in sorted(raw.keys() | st.support.keys()):
         have = st.support.get(key, {}).get("chunks")
-        if have != want.get(key):
-            out.append(f"support of {key[2:]!r} is {have}, the live chunks give {want.get(key)}")
+        if have != raw.get(key):
+            out.append(f"support of {key[2:]!r} is {have}, the live chunks give {raw.get(key)}")
+    want = _expected_graph(st)
     for name, node in st.nodes.items():
         if support_key(name) not in want:
             out.append(f"entity {name!r} is supported by no live chunk (orphan)")
-        elif not set(node.get("source_ids", [])) <= set(want[support_key(name)]):
+        elif not set(node.get("source_ids", [])) <= want[support_key(name)]:
             out.append(f"entity {name!r} cites chunks that do not support it")
     for pair in st.edges:
         if support_key(pair) not in want:
@@ -129,6 +157,26 @@ def _graph(st: _State, out: list[str]) -> None:
         kind, rest = key[:2], key[2:]
         if kind == "e:" and rest not in st.nodes:
             out.append(f"entity {rest!r} is supported by live chunks but missing from the graph")
+
+
+def _curation(st: _State, out: list[str]) -> None:
+    """The records agree with each other and with the graph."""
+    cur = st.curation
+    for alias, rec in sorted(cur.aliases.items()):
+        merge = cur.merges.get(rec.get("merge", ""))
+        if merge is None or alias not in merge.get("sources", []):
+            out.append(f"alias {alias!r} names merge {rec.get('merge')!r}, which does not list it")
+        if cur.canon(alias) == alias or cur.canon(alias) in cur.aliases:
+            out.append(f"alias {alias!r} is part of a cycle")
+        if alias in st.nodes:
+            out.append(f"entity {alias!r} is an alias of {cur.canon(alias)!r} but in the graph")
+    for mid, merge in sorted(cur.merges.items()):
+        for source in merge.get("sources", []):
+            if cur.aliases.get(source, {}).get("merge") != mid:
+                out.append(f"merge {mid} lists {source!r}, which is not its alias")
+    for key in sorted(k for k in cur.edits if cur.edits[k].get("deleted")):
+        if key[2:] in st.nodes or parse_support_key(key) in st.edges:
+            out.append(f"{key[2:]!r} is deleted by a manual edit but in the graph")
 
 
 async def _vectors(storage: Storage, st: _State, out: list[str], counts: dict[str, int]) -> None:
@@ -167,5 +215,6 @@ async def check(storage: Storage) -> CheckReport:
     _documents(st, report.problems)
     _chunks(st, report.problems)
     _graph(st, report.problems)
+    _curation(st, report.problems)
     await _vectors(storage, st, report.problems, report.counts)
     return report

@@ -13,6 +13,7 @@ from kgrag.pipeline.vectors import entity_text, relation_text
 from kgrag.types import DocStatus
 
 if TYPE_CHECKING:
+    from kgrag.pipeline.changes import ChangeApplier
     from kgrag.storage.base import Storage
 
 Embed = Callable[[list[str]], Awaitable[np.ndarray]]
@@ -127,3 +128,15 @@ async def reset_graph(storage: Storage) -> int:
             r.status = DocStatus.PENDING
         await storage.doc_status.upsert(records)
     return len(records)
+
+
+async def replay_curation(storage: Storage, applier: ChangeApplier) -> int:
+    """After the documents are re-indexed: recompute every key a curation record mentions.
+
+    The documents' commits already planned through the records (aliases,
+    overrides, tombstones); this adds what no document touches (manual
+    entities and relations). Returns the names recomputed.
+    """
+    from kgrag.curation.ops import Curator
+
+    return await Curator(storage, applier).replay()

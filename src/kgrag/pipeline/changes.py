@@ -38,10 +38,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kgrag.curation.plan import CuratedPlanner
+from kgrag.curation.records import Curation, CurationStore
 from kgrag.graph.canonical import (
     ChunkFacts,
     KeyPlans,
-    plan_keys,
     provisional,
     summarise_plans,
 )
@@ -86,6 +87,12 @@ class Change:
 
     add: list[NewVersion] = field(default_factory=list)
     remove: list[str] = field(default_factory=list)  # their records go unless re-added
+    # Curation (kgrag.curation): names whose keys are recomputed although no
+    # document changed, the records to plan with (default: the stored ones),
+    # and the writes of those records, made in the change's transaction.
+    recompute: list[str] = field(default_factory=list)
+    curation: Curation | None = None
+    commit: Callable[[], Awaitable[None]] | None = None
 
 
 @dataclass(slots=True)
@@ -146,6 +153,8 @@ class ChangeApplier:
         self.graph_vectors = vectors
         self.pending = PendingSummaries(storage)
         self.cache = FactsCache()
+        self.curation = CurationStore(storage)
+        self.planner = CuratedPlanner(storage, self.cache, policy, extractor_kind)
 
     async def apply(self, change: Change) -> ChangeStats:
         work = _Work(change, {v.record.id for v in change.add} | set(change.remove))
@@ -153,25 +162,27 @@ class ChangeApplier:
         await self._fill_missing(work)
         names, pairs = _touched(work.chunks.values())
         await self._load_support(work, names, pairs)
-        graph = self.storage.graph
-        old_nodes, old_edges = (
-            await graph.get_nodes(sorted(names)),
-            await graph.get_edges(sorted(pairs)),
-        )
-        plans = plan_keys(
-            names, pairs, work.support, work.facts, old_nodes, old_edges, self.policy, time.time()
-        )
+        cur = change.curation if change.curation is not None else await self.curation.current()
+        known: dict[Key, list[str]] = dict(work.support)
+        if change.recompute:
+            more_names, more_pairs = await self.planner.around(change.recompute, cur, known)
+            names, pairs = names | more_names, pairs | more_pairs
+        planned = await self.planner.plan(names, pairs, cur, known, work.facts, time.time())
+        plans = planned.plans
         waiting = await self._summaries(plans)
         embedded = await self.graph_vectors.prepare(
-            plans.plan, old_nodes, old_edges, skip={p.key for p in waiting}
+            plans.plan, planned.old_nodes, planned.old_edges, skip={p.key for p in waiting}
         )
         rows = await self._chunk_rows(work)
+        touched: list[Key] = [*planned.names, *planned.pairs, *plans.dead_nodes, *plans.dead_edges]
         async with self.storage.transaction():
             await self._write_chunks(work, rows)
             await self._write_graph(work, plans)
             await self.graph_vectors.write(embedded, plans.dead_nodes, plans.dead_edges)
             await self._write_documents(work)
-            await self.pending.mark([*names, *pairs], [p.key for p in waiting])
+            await self.pending.mark(touched, [p.key for p in waiting])
+            if change.commit is not None:
+                await change.commit()
         return _stats(work, plans)
 
     async def _summaries(self, plans: KeyPlans) -> list[MergePlan]:
@@ -193,25 +204,16 @@ class ChangeApplier:
     async def _finish_keys(self, keys: list[Key]) -> int:
         names = [k for k in keys if isinstance(k, str)]
         pairs = [k for k in keys if isinstance(k, tuple)]
-        stored = await self.storage.kv(SUPPORT).get_many([support_key(k) for k in keys])
-        support = {k: (rec or {}).get("chunks", []) for k, rec in zip(keys, stored, strict=False)}
-        ids = sorted({c for cs in support.values() for c in cs})
-        facts = {
-            c: self.cache.facts(StoredChunk.from_record(c, rec))
-            for c, rec in zip(ids, await self.storage.kv(FACTS).get_many(ids), strict=False)
-            if rec is not None and rec.get("owners")
-        }
-        graph = self.storage.graph
-        old_nodes, old_edges = await graph.get_nodes(names), await graph.get_edges(pairs)
-        plans = plan_keys(
-            names, pairs, support, facts, old_nodes, old_edges, self.policy, time.time()
-        )
+        cur = await self.curation.current()
+        planned = await self.planner.plan(names, pairs, cur, {}, {}, time.time())
+        plans = planned.plans
         await summarise_plans(
             plans.plan.all(), self.chat, policy=self.policy, language=self.language
         )
         embedded = await self.graph_vectors.prepare(
-            plans.plan, old_nodes, old_edges, force=set(keys)
+            plans.plan, planned.old_nodes, planned.old_edges, force=set(keys)
         )
+        graph = self.storage.graph
         async with self.storage.transaction():
             await graph.upsert_nodes({k: p.data for k, p in plans.plan.nodes.items() if p.changed})
             await graph.upsert_edges({k: p.data for k, p in plans.plan.edges.items() if p.changed})

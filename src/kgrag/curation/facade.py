@@ -1,0 +1,220 @@
+"""The curation methods of :class:`~kgrag.api.KGRag` and :class:`~kgrag.sync.SyncKGRag`.
+
+Kept here, as two mixins, so the façade stays one method per concern
+elsewhere: every method takes the writer lease and delegates to
+:class:`~kgrag.curation.ops.Curator`.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import Any, cast
+
+from kgrag.curation.ops import Curator
+
+
+def _open(rag: object) -> tuple[AbstractAsyncContextManager[None], Curator]:
+    """The writer lease and a curator of an open :class:`KGRag` (typed loosely: a mixin)."""
+    owner = cast(Any, rag)
+    return owner.writing(), Curator(owner.storage, owner.indexer.applier)
+
+
+class CurationMethods:
+    """Merge, unmerge and edit the graph; every change survives re-indexing (docs/curation.md)."""
+
+    async def merge_entities(
+        self,
+        target: str,
+        sources: list[str],
+        *,
+        evidence: dict[str, Any] | None = None,
+        origin: str = "manual",
+    ) -> str:
+        """Merge ``sources`` into ``target``; returns the merge id (undo: :meth:`unmerge`).
+
+        The sources become aliases of the target: their edges are re-pointed,
+        parallel edges merged, self-loops dropped, and later documents that
+        name a source land on the target. ``evidence`` (JSON data) and
+        ``origin`` (``manual``, ``dedupe``, ...) are recorded with the merge.
+        """
+        lease, curator = _open(self)
+        async with lease:
+            return await curator.merge(target, sources, evidence=evidence, origin=origin)
+
+    async def unmerge(self, merge_id: str) -> None:
+        """Undo a merge (see :meth:`merges` for the ids)."""
+        lease, curator = _open(self)
+        async with lease:
+            await curator.unmerge(merge_id)
+
+    async def merges(self) -> list[dict[str, Any]]:
+        """Recorded merges, oldest first: id, target, sources, origin, evidence, created_at."""
+        return await _open(self)[1].merges()
+
+    async def create_entity(self, name: str, entity_type: str = "", description: str = "") -> None:
+        """A manual entity, which exists with no document (source ``manual_creation``)."""
+        lease, curator = _open(self)
+        async with lease:
+            await curator.create_entity(name, entity_type, description)
+
+    async def edit_entity(
+        self, name: str, *, description: str | None = None, entity_type: str | None = None
+    ) -> None:
+        """Override an entity's fields; they hold whatever documents say later."""
+        fields = {"description": description, "entity_type": entity_type}
+        lease, curator = _open(self)
+        async with lease:
+            await curator.edit_entity(name, {k: v for k, v in fields.items() if v is not None})
+
+    async def clear_entity_edits(self, name: str, fields: list[str]) -> None:
+        """Drop overrides of ``fields``: the computed values come back."""
+        lease, curator = _open(self)
+        async with lease:
+            await curator.edit_entity(name, dict.fromkeys(fields))
+
+    async def rename_entity(self, old: str, new: str) -> str:
+        """Rename an entity (recorded as a merge into the new name); returns the merge id."""
+        lease, curator = _open(self)
+        async with lease:
+            return await curator.rename(old, new)
+
+    async def delete_entity(self, name: str) -> None:
+        """Delete an entity and its relations; it stays deleted until :meth:`restore_entity`."""
+        lease, curator = _open(self)
+        async with lease:
+            await curator.delete_entity(name)
+
+    async def restore_entity(self, name: str) -> None:
+        lease, curator = _open(self)
+        async with lease:
+            await curator.restore_entity(name)
+
+    async def create_relation(
+        self,
+        source: str,
+        target: str,
+        *,
+        description: str = "",
+        keywords: str = "",
+        weight: float = 1.0,
+    ) -> None:
+        """A manual relation between two entities of the graph."""
+        lease, curator = _open(self)
+        async with lease:
+            await curator.create_relation(
+                source, target, description=description, keywords=keywords, weight=weight
+            )
+
+    async def edit_relation(
+        self,
+        source: str,
+        target: str,
+        *,
+        description: str | None = None,
+        keywords: str | None = None,
+        weight: float | None = None,
+    ) -> None:
+        """Override a relation's fields; they hold whatever documents say later."""
+        fields = {"description": description, "keywords": keywords, "weight": weight}
+        lease, curator = _open(self)
+        async with lease:
+            await curator.edit_relation(
+                source, target, {k: v for k, v in fields.items() if v is not None}
+            )
+
+    async def delete_relation(self, source: str, target: str) -> None:
+        """Delete a relation; it stays deleted until :meth:`restore_relation`."""
+        lease, curator = _open(self)
+        async with lease:
+            await curator.delete_relation(source, target)
+
+    async def restore_relation(self, source: str, target: str) -> None:
+        lease, curator = _open(self)
+        async with lease:
+            await curator.restore_relation(source, target)
+
+
+class SyncCurationMethods:
+    """:class:`CurationMethods`, blocking (for :class:`~kgrag.sync.SyncKGRag`)."""
+
+    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        owner = cast(Any, self)
+        return owner._run(getattr(owner._rag, name)(*args, **kwargs))
+
+    def merge_entities(
+        self,
+        target: str,
+        sources: list[str],
+        *,
+        evidence: dict[str, Any] | None = None,
+        origin: str = "manual",
+    ) -> str:
+        return str(self._call("merge_entities", target, sources, evidence=evidence, origin=origin))
+
+    def unmerge(self, merge_id: str) -> None:
+        self._call("unmerge", merge_id)
+
+    def merges(self) -> list[dict[str, Any]]:
+        return list(self._call("merges"))
+
+    def create_entity(self, name: str, entity_type: str = "", description: str = "") -> None:
+        self._call("create_entity", name, entity_type, description)
+
+    def edit_entity(
+        self, name: str, *, description: str | None = None, entity_type: str | None = None
+    ) -> None:
+        self._call("edit_entity", name, description=description, entity_type=entity_type)
+
+    def clear_entity_edits(self, name: str, fields: list[str]) -> None:
+        self._call("clear_entity_edits", name, fields)
+
+    def rename_entity(self, old: str, new: str) -> str:
+        return str(self._call("rename_entity", old, new))
+
+    def delete_entity(self, name: str) -> None:
+        self._call("delete_entity", name)
+
+    def restore_entity(self, name: str) -> None:
+        self._call("restore_entity", name)
+
+    def create_relation(
+        self,
+        source: str,
+        target: str,
+        *,
+        description: str = "",
+        keywords: str = "",
+        weight: float = 1.0,
+    ) -> None:
+        self._call(
+            "create_relation",
+            source,
+            target,
+            description=description,
+            keywords=keywords,
+            weight=weight,
+        )
+
+    def edit_relation(
+        self,
+        source: str,
+        target: str,
+        *,
+        description: str | None = None,
+        keywords: str | None = None,
+        weight: float | None = None,
+    ) -> None:
+        self._call(
+            "edit_relation",
+            source,
+            target,
+            description=description,
+            keywords=keywords,
+            weight=weight,
+        )
+
+    def delete_relation(self, source: str, target: str) -> None:
+        self._call("delete_relation", source, target)
+
+    def restore_relation(self, source: str, target: str) -> None:
+        self._call("restore_relation", source, target)

@@ -1,0 +1,296 @@
+"""The curation operations: merge, unmerge, and manual edits of entities and relations.
+
+Each operation validates the request against the graph and the records,
+builds the new records, and applies one :class:`~kgrag.pipeline.changes.Change`
+that recomputes the touched keys *with* the new records and writes the
+records in the same transaction (a crash leaves the old state or the new
+one). The caller holds the writer lease.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from kgrag.curation.records import (
+    ALIASES,
+    EDITS,
+    ENTITY_FIELDS,
+    MERGES,
+    RELATION_FIELDS,
+    Curation,
+    bump_version,
+)
+from kgrag.errors import CurationError, EntityNotFoundError, MergeNotFoundError
+from kgrag.pipeline.changes import Change, ChangeApplier, ChangeStats
+from kgrag.pipeline.facts import SUPPORT, support_key
+from kgrag.storage.base import edge_key
+
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage
+
+Pair = tuple[str, str]
+Key = str | Pair
+Write = Callable[[], Awaitable[None]]
+
+
+def merge_id(target: str, sources: list[str]) -> str:
+    """A merge's id: a digest of what it merges (the same merge gets the same id anywhere)."""
+    text = json.dumps([target, sorted(sources)], ensure_ascii=False)
+    return "m-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+class Curator:
+    """Curation operations on one index (see the module docstring)."""
+
+    def __init__(self, storage: Storage, applier: ChangeApplier):
+        self.storage, self.applier = storage, applier
+
+    async def _current(self) -> Curation:
+        return await self.applier.curation.current()
+
+    async def _apply(self, cur: Curation, seeds: Iterable[str], write: Write) -> ChangeStats:
+        async def commit() -> None:
+            await write()
+            await bump_version(self.storage)
+
+        change = Change(recompute=sorted(set(seeds)), curation=cur, commit=commit)
+        stats = await self.applier.apply(change)
+        await self.applier.finish()
+        return stats
+
+    # -- lookups -------------------------------------------------------------
+    async def _is_node(self, name: str) -> bool:
+        return await self.storage.graph.get_node(name) is not None
+
+    async def _known(self, name: str) -> bool:
+        """A graph node, or a name some live chunk mentions."""
+        if await self._is_node(name):
+            return True
+        return await self.storage.kv(SUPPORT).get(support_key(name)) is not None
+
+    async def _node(self, cur: Curation, name: str) -> str:
+        """The canonical name of ``name``, which must be a graph node."""
+        canon = cur.canon(name)
+        if not await self._is_node(canon):
+            raise EntityNotFoundError(f"no entity named {name!r} in the graph")
+        return canon
+
+    async def _edge(self, cur: Curation, src: str, tgt: str) -> Pair:
+        a, b = await self._node(cur, src), await self._node(cur, tgt)
+        pair = edge_key(a, b)
+        if await self.storage.graph.get_edge(*pair) is None:
+            raise EntityNotFoundError(f"no relation between {a!r} and {b!r} in the graph")
+        return pair
+
+    # -- merges --------------------------------------------------------------
+    async def merge(
+        self,
+        target: str,
+        sources: Iterable[str],
+        *,
+        evidence: dict[str, Any] | None = None,
+        origin: str = "manual",
+        new_target: bool = False,
+    ) -> str:
+        """Merge ``sources`` into ``target``; returns the merge id.
+
+        ``new_target``: the target need not exist (a rename); otherwise it
+        and every source must be a graph node or a name a live chunk mentions.
+        """
+        cur = await self._current()
+        into = cur.canon(target)
+        if not new_target and not await self._known(into):
+            raise EntityNotFoundError(f"no entity named {target!r} to merge into")
+        names = await self._sources(cur, into, sources)
+        mid = merge_id(into, names)
+        record = {
+            "target": into,
+            "sources": names,
+            "origin": origin,
+            "evidence": _plain(evidence or {}),
+            "created_at": time.time(),
+        }
+        aliases = {s: {"target": into, "merge": mid} for s in names}
+        new = cur.replaced(aliases={**cur.aliases, **aliases}, merges={**cur.merges, mid: record})
+
+        async def write() -> None:
+            await self.storage.kv(MERGES).upsert({mid: record})
+            await self.storage.kv(ALIASES).upsert(aliases)
+
+        await self._apply(new, [into, *names], write)
+        return mid
+
+    async def _sources(self, cur: Curation, into: str, sources: Iterable[str]) -> list[str]:
+        names: list[str] = []
+        for name in sorted(set(sources)):
+            if name == into:
+                continue
+            if name in cur.aliases:
+                rec = cur.aliases[name]
+                raise CurationError(
+                    f"{name!r} is already merged into {cur.canon(name)!r} "
+                    f"(merge {rec['merge']}); unmerge it first"
+                )
+            if not await self._known(name):
+                raise EntityNotFoundError(f"no entity named {name!r} to merge")
+            names.append(name)
+        if not names:
+            raise CurationError(f"nothing to merge into {into!r}: give other entities")
+        return names
+
+    async def unmerge(self, mid: str) -> None:
+        """Undo merge ``mid``: its sources are their own entities again."""
+        cur = await self._current()
+        record = cur.merges.get(mid)
+        if record is None:
+            raise MergeNotFoundError(f"no merge {mid!r} (see `kgrag merges`)")
+        gone = [a for a, rec in cur.aliases.items() if rec.get("merge") == mid]
+        aliases = {a: rec for a, rec in cur.aliases.items() if a not in gone}
+        merges = {m: rec for m, rec in cur.merges.items() if m != mid}
+
+        async def write() -> None:
+            await self.storage.kv(ALIASES).delete(gone)
+            await self.storage.kv(MERGES).delete([mid])
+
+        new = cur.replaced(aliases=aliases, merges=merges)
+        await self._apply(new, [record["target"], *record["sources"], *gone], write)
+
+    async def merges(self) -> list[dict[str, Any]]:
+        """Every recorded merge, oldest first: id, target, sources, origin, evidence, created_at."""
+        cur = await self._current()
+        rows = [{"id": mid, **rec} for mid, rec in cur.merges.items()]
+        return sorted(rows, key=lambda r: (r.get("created_at", 0), r["id"]))
+
+    async def rename(self, old: str, new: str) -> str:
+        """Rename entity ``old`` to ``new`` (a merge into a new name); returns the merge id."""
+        cur = await self._current()
+        name = await self._node(cur, old)
+        if await self._known(new) or new in cur.aliases:
+            raise CurationError(f"{new!r} already exists; merge into it instead")
+        return await self.merge(new, [name], origin="rename", new_target=True)
+
+    # -- edits ---------------------------------------------------------------
+    async def _edit(
+        self, cur: Curation, key: Key, record: dict[str, Any], seeds: list[str]
+    ) -> None:
+        text = support_key(key)
+        edits = {**cur.edits, text: record} if record else dict(cur.edits)
+        if not record:
+            edits.pop(text, None)
+
+        async def write() -> None:
+            kv = self.storage.kv(EDITS)
+            await (kv.upsert({text: record}) if record else kv.delete([text]))
+
+        await self._apply(cur.replaced(edits=edits), seeds, write)
+
+    async def create_entity(self, name: str, entity_type: str, description: str) -> None:
+        """A manual entity: it exists with no document (its source is ``manual_creation``)."""
+        cur = await self._current()
+        if not name.strip():
+            raise CurationError("an entity needs a name")
+        if name in cur.aliases or await self._is_node(cur.canon(name)):
+            raise CurationError(f"entity {name!r} already exists; edit it instead")
+        if cur.deleted(name):
+            raise CurationError(f"entity {name!r} is deleted; restore it instead")
+        record = {
+            **cur.edit(name),
+            "create": {"entity_type": entity_type, "description": description},
+        }
+        await self._edit(cur, name, record, [name])
+
+    async def edit_entity(self, name: str, fields: dict[str, Any]) -> None:
+        """Override fields (``description``, ``entity_type``); a ``None`` value drops an override."""
+        cur = await self._current()
+        key = await self._node(cur, name)
+        await self._edit(cur, key, _set(cur.edit(key), fields, ENTITY_FIELDS), [key])
+
+    async def delete_entity(self, name: str) -> None:
+        """Delete an entity and its relations; it stays deleted until restored."""
+        cur = await self._current()
+        key = await self._node(cur, name)
+        await self._edit(cur, key, {**cur.edit(key), "deleted": True}, [key])
+
+    async def restore_entity(self, name: str) -> None:
+        """Undo :meth:`delete_entity`."""
+        cur = await self._current()
+        if not cur.deleted(name):
+            raise EntityNotFoundError(f"no deleted entity named {name!r}")
+        record = {k: v for k, v in cur.edit(name).items() if k != "deleted"}
+        await self._edit(cur, name, record, [name])
+
+    async def create_relation(
+        self, src: str, tgt: str, *, description: str = "", keywords: str = "", weight: float = 1.0
+    ) -> None:
+        """A manual relation between two existing entities."""
+        cur = await self._current()
+        a, b = await self._node(cur, src), await self._node(cur, tgt)
+        if a == b:
+            raise CurationError("a relation needs two different entities")
+        pair = edge_key(a, b)
+        if await self.storage.graph.get_edge(*pair) is not None or cur.deleted(pair):
+            raise CurationError(f"a relation between {a!r} and {b!r} exists; edit it instead")
+        made: dict[str, Any] = {"src": a, "tgt": b, "description": description}
+        made["keywords"] = keywords
+        made["weight"] = float(weight)
+        await self._edit(cur, pair, {**cur.edit(pair), "create": made}, [a, b])
+
+    async def edit_relation(self, src: str, tgt: str, fields: dict[str, Any]) -> None:
+        """Override ``description``, ``keywords`` or ``weight``; ``None`` drops an override."""
+        cur = await self._current()
+        pair = await self._edge(cur, src, tgt)
+        await self._edit(cur, pair, _set(cur.edit(pair), fields, RELATION_FIELDS), list(pair))
+
+    async def delete_relation(self, src: str, tgt: str) -> None:
+        cur = await self._current()
+        pair = await self._edge(cur, src, tgt)
+        await self._edit(cur, pair, {**cur.edit(pair), "deleted": True}, list(pair))
+
+    async def restore_relation(self, src: str, tgt: str) -> None:
+        cur = await self._current()
+        pair = edge_key(cur.canon(src), cur.canon(tgt))
+        if not cur.deleted(pair):
+            raise EntityNotFoundError(f"no deleted relation between {src!r} and {tgt!r}")
+        record = {k: v for k, v in cur.edit(pair).items() if k != "deleted"}
+        await self._edit(cur, pair, record, list(pair))
+
+    async def replay(self) -> int:
+        """Recompute every key a record mentions (after a rebuild); returns the names seeded."""
+        cur = await self._current()
+        names = sorted(cur.curated_names())
+        if names:
+            await self.applier.apply(Change(recompute=names))
+            await self.applier.finish()
+        return len(names)
+
+
+def _set(
+    record: dict[str, Any], fields: dict[str, Any], allowed: tuple[str, ...]
+) -> dict[str, Any]:
+    """``record`` with its ``set`` overrides updated from ``fields``."""
+    unknown = sorted(set(fields) - set(allowed))
+    if unknown:
+        raise CurationError(f"cannot edit {', '.join(unknown)}; editable: {', '.join(allowed)}")
+    overrides = dict(record.get("set", {}))
+    for name, value in fields.items():
+        if value is None:
+            overrides.pop(name, None)
+        else:
+            overrides[name] = float(value) if name == "weight" else str(value)
+    out = {k: v for k, v in record.items() if k != "set"}
+    if overrides:
+        out["set"] = overrides
+    return out
+
+
+def _plain(evidence: dict[str, Any]) -> dict[str, Any]:
+    """The evidence as plain JSON data (refused when it is not serialisable)."""
+    try:
+        plain: dict[str, Any] = json.loads(json.dumps(evidence, ensure_ascii=False))
+    except (TypeError, ValueError) as exc:
+        raise CurationError(f"merge evidence must be JSON data: {exc}") from exc
+    return plain
