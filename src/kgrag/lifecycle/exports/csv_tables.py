@@ -2,10 +2,12 @@
 
 UTF-8 without a byte-order mark, a header row, ``\\n`` line ends, fields
 quoted only when they must be (the stdlib :mod:`csv` dialect ``excel``).
-A cell holds a string as it is, a number as Python prints it, a boolean as
-``true`` / ``false``, a list of strings joined with ``<SEP>`` and anything
-else (a mapping, a list of pairs) as compact JSON; an empty cell is a
-missing value or an empty list.
+Each column has one kind, the one that holds all its values (as in
+GraphML and Parquet): strings are written as they are, numbers as Python
+prints them (a column mixing integers and reals as reals), booleans as
+``true`` / ``false``, lists of strings joined with ``<SEP>``; mappings,
+nested lists and columns of mixed kinds as JSON. An empty cell is
+a missing value (or an empty list).
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from kgrag.lifecycle.exports.tables import LEAD, as_text, columns, replacing, value_kind
+from kgrag.lifecycle.exports.tables import LEAD, as_text, column_kind, columns, replacing
 
 
-def cell(value: Any) -> str:
-    """One CSV cell: the value's own kind decides how it is written."""
-    return "" if value is None else as_text(value, value_kind(value))
+def cell(value: Any, kind: str) -> str:
+    """One CSV cell of a column of ``kind``."""
+    return "" if value is None else as_text(value, kind)
 
 
 def write_csv(data: dict[str, Any], folder: Path) -> list[Path]:
@@ -29,10 +31,13 @@ def write_csv(data: dict[str, Any], folder: Path) -> list[Path]:
     for table, lead in LEAD.items():
         rows = data[table]
         header = columns(rows, lead)
+        kinds = [column_kind(row.get(c) for row in rows) for c in header]
         path = folder / f"{table}.csv"
         with replacing(path) as out:
             writer = csv.writer(out, lineterminator="\n")
             writer.writerow(header)
-            writer.writerows([cell(row.get(c)) for c in header] for row in rows)
+            writer.writerows(
+                [cell(row.get(c), k) for c, k in zip(header, kinds, strict=True)] for row in rows
+            )
         written.append(path)
     return written

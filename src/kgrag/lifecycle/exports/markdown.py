@@ -20,6 +20,7 @@ from typing import Any, TextIO
 _INLINE = re.compile(r"([\\`*_\[\]<>#|~&])")
 _NUMBERED = re.compile(r"^(\d+)([.)])")
 _NOT_WORD = re.compile(r"[^\w]+")
+_LINE_END = re.compile(r"\r\n|\r|\n")  # not str.splitlines: it also splits at \f, \v, U+2028
 _MAX_FILES = 5
 
 Adjacency = dict[str, list[tuple[str, dict[str, Any]]]]
@@ -34,7 +35,7 @@ def _escape_line(line: str) -> str:
 
 def md_escape(text: str) -> str:
     """``text`` as literal Markdown, line by line: meaningful punctuation backslashed."""
-    return "\n".join(_escape_line(line) for line in text.splitlines())
+    return "\n".join(_escape_line(line) for line in _LINE_END.split(text))
 
 
 def md_inline(text: str) -> str:
@@ -100,7 +101,8 @@ def _entity(entity: dict[str, Any], adj: Adjacency, ids: dict[str, str]) -> str:
 def _relation(rel: dict[str, Any], ids: dict[str, str]) -> str:
     head = f"- {_link(rel['src'], ids)} — {_link(rel['tgt'], ids)} ({_detail(rel)})"
     text = md_escape(str(rel.get("description") or ""))
-    body = "".join(f"\n  {line}" if line else "\n" for line in text.splitlines())
+    lines = text.split("\n") if text else []
+    body = "".join(f"\n  {line}" if line else "\n" for line in lines)
     return head + (":" if body else "") + body + "\n"
 
 
