@@ -30,3 +30,9 @@ def fake_settings(workdir: Path, **extra: Any) -> Settings:
 def chat_calls(rag: Any) -> int:
     """Chat calls this instance made (cache hits are not calls)."""
     return int(chat_totals(rag.models.ledger.snapshot())["calls"])
+
+
+def extraction_calls(rag: Any) -> int:
+    """Extraction and gleaning calls this instance made."""
+    snap = rag.models.ledger.snapshot()
+    return sum(int(snap.get(role, {}).get("calls", 0)) for role in ("extract", "glean"))

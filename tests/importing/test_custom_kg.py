@@ -154,3 +154,21 @@ async def test_malformed_graphs_are_refused_and_nothing_is_written(tmp_path, bad
         with pytest.raises(ImportFormatError, match=says):
             await rag.import_graph(bad, source="kg")
         assert (await rag.documents())["total"] == 0
+
+
+def test_cli_imports_a_user_built_graph(tmp_path, monkeypatch, capsys):
+    from kgrag.cli.main import main
+
+    monkeypatch.setenv("KGRAG_LLM_PROVIDER", "fake")
+    monkeypatch.setenv("KGRAG_EMBEDDING_PROVIDER", "fake")
+    path = _write(tmp_path, KG)
+    workdir = str(tmp_path / "cli")
+    assert main(["import", "--workdir", workdir, "--kg", str(path)]) == 0
+    assert "3 entities, 2 relations" in capsys.readouterr().out
+    assert main(["check", "--workdir", workdir]) == 0
+    bad = _write(tmp_path, {"entities": [{}]}, "bad.json")
+    assert main(["import", "--workdir", workdir, "--kg", str(bad)]) == 1
+    assert "entity_name" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:  # --from or --kg is required
+        main(["import", "--workdir", workdir, str(path)])
+    assert usage.value.code == 2

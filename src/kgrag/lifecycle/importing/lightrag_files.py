@@ -3,7 +3,7 @@
 - ``kv_store_*.json``: JSON objects keyed by id (JsonKVStorage, JsonDocStatusStorage);
 - ``graph_chunk_entity_relation.graphml``: the NetworkX graph, written by
   ``networkx.write_graphml``; read here with lxml, entities never expanded,
-  no DTD loaded, nothing fetched;
+  no DTD loaded, nothing fetched, and a file with a DOCTYPE refused;
 - ``vdb_*.json``: NanoVectorDB files, ``{"embedding_dim", "data": [...],
   "matrix": base64 of the float32 rows, in ``data`` order}``.
 """
@@ -65,9 +65,13 @@ def read_graphml(workdir: Path) -> Graph:
         resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
     )
     try:
-        root = etree.parse(str(path), parser).getroot()
+        tree = etree.parse(str(path), parser)
     except (OSError, etree.XMLSyntaxError) as exc:
         raise ImportFormatError(f"{path}: not readable GraphML ({exc})") from exc
+    if tree.docinfo.doctype or tree.docinfo.internalDTD is not None:
+        # networkx never writes one; a DTD could only bring entity tricks.
+        raise ImportFormatError(f"{path}: GraphML with a DOCTYPE is not read")
+    root = tree.getroot()
     keys = {k.get("id"): k.get("attr.name") for k in root.iter(_NS + "key")}
     graph = Graph()
     for node in root.iter(_NS + "node"):
