@@ -3,10 +3,11 @@
 ``json`` is :func:`kgrag.lifecycle.export.export_graph` as it is; ``csv``
 (a folder of tables), ``graphml``, ``md`` and ``parquet`` (a folder of
 GraphRAG-shaped tables) are derived from that same data, so every format
-holds the same entities and relations. Only Parquet adds the chunk and
-document texts, which GraphRAG's tables carry. Files are written beside
-their target and renamed into place: an export that fails leaves the old
-file whole. See docs/export.md.
+holds the same entities and relations. Only Parquet adds the documents'
+texts, which GraphRAG's tables carry; only JSON keeps the chunks' stored
+extractions (``facts``), which ``kgrag import --from kgrag`` reads. Files
+are written beside their target and renamed into place: an export that
+fails leaves the old file whole. See docs/export.md.
 """
 
 from __future__ import annotations
@@ -68,8 +69,8 @@ def write(data: dict[str, Any], path: Path, fmt: str, texts: Texts | None = None
 
 
 async def texts_of(storage: Storage, data: dict[str, Any]) -> Texts:
-    """The texts of the export's chunks and documents, as stored."""
-    chunk_ids = [c["id"] for c in data["chunks"]]
+    """The stored texts of the export's documents, and of any chunk it has without one."""
+    chunk_ids = [c["id"] for c in data["chunks"] if c.get("content") is None]
     doc_ids = [d["id"] for d in data["documents"]]
     chunks = await storage.kv(CHUNKS).get_many(chunk_ids)
     docs = await storage.kv(FULL_DOCS).get_many(doc_ids)

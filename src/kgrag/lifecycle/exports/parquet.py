@@ -26,7 +26,7 @@ from typing import Any
 
 from kgrag.errors import ConfigError
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
-from kgrag.lifecycle.exports.tables import column_kind, degrees
+from kgrag.lifecycle.exports.tables import IMPORT_ONLY, column_kind, degrees
 
 INSTALL_HINT = "Parquet export needs pyarrow: pip install 'kgrag[parquet]'"
 
@@ -96,7 +96,7 @@ def require_pyarrow() -> tuple[Any, Any]:
 
 
 def _with_extras(row: Row, item: dict[str, Any], used: set[str]) -> Row:
-    for key in sorted(item.keys() - used):
+    for key in sorted(item.keys() - used - IMPORT_ONLY):
         row[key if key not in row else f"kgrag_{key}"] = item[key]
     return row
 
@@ -161,13 +161,13 @@ def text_units(data: dict[str, Any], texts: Texts) -> list[Row]:
     ents = _mentions(data["entities"], [entity_vector_id(e["name"]) for e in data["entities"]])
     rel_ids = [relation_vector_id(r["src"], r["tgt"]) for r in data["relations"]]
     rels = _mentions(data["relations"], rel_ids)
-    used = {"id", "tokens", "doc_id", "doc_ids"}
+    used = {"id", "tokens", "doc_id", "doc_ids", "content"}
     return [
         _with_extras(
             {
                 "id": c["id"],
                 "human_readable_id": i,
-                "text": texts.chunks.get(c["id"]),
+                "text": c["content"] if c.get("content") is not None else texts.chunks.get(c["id"]),
                 "n_tokens": c.get("tokens"),
                 "document_id": c.get("doc_id"),
                 "document_ids": list(c.get("doc_ids") or []),

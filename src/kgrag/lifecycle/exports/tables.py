@@ -36,10 +36,15 @@ LEAD: dict[str, tuple[str, ...]] = {
 }
 
 
+# Fields of the JSON export that only ``kgrag import --from kgrag`` needs (a chunk's
+# stored extraction): the other formats, written for other tools, leave them out.
+IMPORT_ONLY = frozenset({"facts"})
+
+
 def columns(rows: list[dict[str, Any]], lead: Iterable[str]) -> list[str]:
     """``lead`` then every other key the rows hold, sorted: a stable header."""
     first = list(lead)
-    rest = sorted({k for row in rows for k in row} - set(first))
+    rest = sorted({k for row in rows for k in row} - set(first) - IMPORT_ONLY)
     return first + rest
 
 
