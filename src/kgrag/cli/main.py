@@ -11,6 +11,7 @@
     kgrag export  [--workdir W] --output PATH [--no-timestamps]
     kgrag import  [--workdir W] --from kgrag|lightrag PATH | --kg FILE.json
     kgrag rebuild [--workdir W]
+    kgrag dedupe  [--workdir W] [--dry-run | --apply] [--min-score S] [--llm] [--report PATH]
     kgrag query   [--workdir W] [--mode M] [...] QUESTION
     kgrag config  [--workdir W] [--json]
 
@@ -49,7 +50,7 @@ def _writer(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from kgrag.cli import config_cmd, docs_cmd, import_cmd, query_cmd
+    from kgrag.cli import config_cmd, curate_cmd, dedupe_cmd, docs_cmd, import_cmd, query_cmd
 
     parser = argparse.ArgumentParser(
         prog="kgrag",
@@ -69,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     _writer(p)
     docs_cmd.add_parsers(sub, _common, _writer)
+    curate_cmd.add_parsers(sub, _common, _writer)
+    dedupe_cmd.add_parser(sub, _common, _writer)
     query_cmd.add_parser(sub, _common)
     config_cmd.add_parser(sub, _common)
     import_cmd.add_parser(sub, _common, _writer)
@@ -178,6 +181,14 @@ async def _dispatch(args: argparse.Namespace, settings: Any) -> int:
         from kgrag.cli import import_cmd
 
         return await import_cmd.run(args, settings)
+    if args.command in ("entity", "relation", "merges", "unmerge"):
+        from kgrag.cli import curate_cmd
+
+        return await curate_cmd.run(args, settings)
+    if args.command == "dedupe":
+        from kgrag.cli import dedupe_cmd
+
+        return await dedupe_cmd.run(args, settings)
     if args.command == "config":
         from kgrag.cli import config_cmd
 

@@ -175,3 +175,17 @@ class CurationStore:
         if version != self._version:
             self._current, self._version = await load(self.storage), version
         return self._current
+
+
+async def export_records(storage: Storage, *, timestamps: bool = True) -> dict[str, Any]:
+    """The records as the JSON export carries them (``timestamps=False``: no ``created_at``)."""
+    cur = await load(storage)
+    merges = [
+        {"id": mid, **{k: v for k, v in rec.items() if timestamps or k != "created_at"}}
+        for mid, rec in sorted(cur.merges.items())
+    ]
+    return {
+        "aliases": [{"alias": a, **rec} for a, rec in sorted(cur.aliases.items())],
+        "merges": merges,
+        "edits": [{"key": k, **rec} for k, rec in sorted(cur.edits.items())],
+    }

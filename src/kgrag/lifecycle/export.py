@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from kgrag.curation.records import export_records
 from kgrag.pipeline.facts import CHUNKS, FACTS
 from kgrag.types import DocStatus
 
@@ -49,6 +50,7 @@ async def export_graph(storage: Storage, *, timestamps: bool = True) -> dict[str
             for c, row, fact in zip(chunk_ids, rows, facts, strict=False)
             if row is not None
         ],
+        "curation": await export_records(storage, timestamps=timestamps),
         "documents": sorted(
             (
                 {

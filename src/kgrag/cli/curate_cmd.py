@@ -1,0 +1,167 @@
+"""``kgrag entity | relation | merges | unmerge``: correct the graph by hand.
+
+    kgrag entity create NAME [--type T] [--description D]
+    kgrag entity edit NAME [--type T] [--description D] [--clear FIELD]...
+    kgrag entity rename OLD NEW
+    kgrag entity delete NAME / restore NAME
+    kgrag entity merge SOURCE... --into TARGET
+    kgrag relation create|edit SOURCE TARGET [--description D] [--keywords K] [--weight W]
+    kgrag relation delete|restore SOURCE TARGET
+    kgrag merges [--json]
+    kgrag unmerge MERGE_ID
+
+Every edit is a curation record (docs/curation.md): it survives re-indexing
+and the deletion of the documents it touches. A name, relation or merge id
+that names nothing, or an edit the records refuse, exits 2 (like an unknown
+document id): the command line is what needs fixing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from kgrag.api import KGRag
+from kgrag.cli.index_cmd import waiting_message
+from kgrag.cli.opening import USAGE, opened
+from kgrag.errors import CurationError
+
+COMMANDS = ("entity", "relation", "merges", "unmerge")
+_ENTITY = ("create", "edit", "rename", "delete", "restore", "merge")
+_RELATION = ("create", "edit", "delete", "restore")
+
+
+def add_parsers(sub: Any, common: Any, writer: Any) -> None:
+    p = sub.add_parser("entity", help="create, edit, rename, delete, restore or merge entities")
+    actions = p.add_subparsers(dest="action", required=True)
+    for name in _ENTITY:
+        a = actions.add_parser(name, help=f"{name} an entity")
+        common(a)
+        writer(a)
+        _entity_args(a, name)
+    p = sub.add_parser("relation", help="create, edit, delete or restore relations")
+    actions = p.add_subparsers(dest="action", required=True)
+    for name in _RELATION:
+        a = actions.add_parser(name, help=f"{name} a relation")
+        common(a)
+        writer(a)
+        a.add_argument("source")
+        a.add_argument("target")
+        if name in ("create", "edit"):
+            a.add_argument("--description")
+            a.add_argument("--keywords", help="comma-separated")
+            a.add_argument("--weight", type=float)
+    p = sub.add_parser("merges", help="recorded merges (id, target, sources, origin, evidence)")
+    common(p)
+    p = sub.add_parser("unmerge", help="undo a merge (ids: kgrag merges)")
+    common(p)
+    writer(p)
+    p.add_argument("merge_id", metavar="MERGE_ID")
+
+
+def _entity_args(a: argparse.ArgumentParser, name: str) -> None:
+    if name == "merge":
+        a.add_argument("sources", nargs="+", metavar="SOURCE")
+        a.add_argument("--into", required=True, metavar="TARGET", help="the entity that stays")
+        return
+    a.add_argument("name", metavar="OLD" if name == "rename" else "NAME")
+    if name == "rename":
+        a.add_argument("new", metavar="NEW")
+    if name in ("create", "edit"):
+        a.add_argument("--type", dest="entity_type")
+        a.add_argument("--description")
+    if name == "edit":
+        a.add_argument(
+            "--clear",
+            action="append",
+            default=[],
+            choices=["description", "entity_type"],
+            help="drop this field's override (repeatable)",
+        )
+
+
+async def run(args: argparse.Namespace, settings: Any) -> int:
+    async with opened(settings) as rag:
+        rag.on_writer_wait = waiting_message
+        try:
+            out = await _do(rag, args)
+        except CurationError as exc:
+            print(f"kgrag: error: {exc}", file=sys.stderr)
+            return USAGE
+    if args.command == "merges":
+        _print_merges(out, args.json)
+    elif getattr(args, "json", False):
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        print(", ".join(f"{k}: {v}" for k, v in out.items()))
+    return 0
+
+
+async def _do(rag: KGRag, args: argparse.Namespace) -> Any:
+    if args.command == "merges":
+        return await rag.merges()
+    if args.command == "unmerge":
+        await rag.unmerge(args.merge_id)
+        return {"unmerged": args.merge_id}
+    if args.command == "relation":
+        return await _relation(rag, args)
+    return await _entity(rag, args)
+
+
+async def _entity(rag: KGRag, args: argparse.Namespace) -> dict[str, Any]:
+    act = args.action
+    if act == "merge":
+        mid = await rag.merge_entities(args.into, args.sources)
+        return {"merged": args.sources, "into": args.into, "merge_id": mid}
+    if act == "rename":
+        mid = await rag.rename_entity(args.name, args.new)
+        return {"renamed": args.name, "to": args.new, "merge_id": mid}
+    if act == "create":
+        await rag.create_entity(args.name, args.entity_type or "", args.description or "")
+    elif act == "edit":
+        if args.clear:
+            await rag.clear_entity_edits(args.name, args.clear)
+        if args.description is not None or args.entity_type is not None:
+            await rag.edit_entity(
+                args.name, description=args.description, entity_type=args.entity_type
+            )
+    elif act == "delete":
+        await rag.delete_entity(args.name)
+    else:
+        await rag.restore_entity(args.name)
+    return {_DONE[act]: args.name}
+
+
+async def _relation(rag: KGRag, args: argparse.Namespace) -> dict[str, Any]:
+    act, src, tgt = args.action, args.source, args.target
+    if act == "create":
+        await rag.create_relation(
+            src,
+            tgt,
+            description=args.description or "",
+            keywords=args.keywords or "",
+            weight=1.0 if args.weight is None else args.weight,
+        )
+    elif act == "edit":
+        await rag.edit_relation(
+            src, tgt, description=args.description, keywords=args.keywords, weight=args.weight
+        )
+    elif act == "delete":
+        await rag.delete_relation(src, tgt)
+    else:
+        await rag.restore_relation(src, tgt)
+    return {_DONE[act]: [src, tgt]}
+
+
+_DONE = {"create": "created", "edit": "edited", "delete": "deleted", "restore": "restored"}
+
+
+def _print_merges(rows: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return
+    for r in rows:
+        print(f"{r['id']}  {r['origin']:<8} {r['target']} <- {', '.join(r['sources'])}")
+    print(f"{len(rows)} merge(s)")
