@@ -23,7 +23,7 @@ from pathlib import Path
 
 from kgrag.api import KGRag
 from kgrag.config import Settings
-from kgrag.resolve.names import Name, is_distinguishing, parse
+from kgrag.resolve.names import Name, is_distinguishing, parse, spelling_only
 from kgrag.resolve.statements import sentences, stated_aliases
 from kgrag.resolve.view import Entity, GraphView, load_view
 
@@ -39,6 +39,9 @@ EXCLUDE: set[frozenset[str]] = {
         ("Carl Philipp Emanuel Bach", "Karl Philipp Emmanuel Bach"),
         ("Hilli-ho", "Yo ho"),
         ("Tim", "Tim Cratchit"),
+        ("Seattle Coffee Company", "Seattle Coffee Holdings"),
+        ("Rank", "Rank Group"),
+        ("Germanic", "Old Germanic"),
     ]
 }
 NICKNAMES = {frozenset(p) for p in [("bill", "william"), ("bob", "robert"), ("tim", "tiny")]}
@@ -116,20 +119,28 @@ def alias_pairs(view: GraphView, names: dict[str, Name], titles: set[str]) -> li
             na, nb = names[a], names[b]
             if na.gender == "f" or nb.gender == "f" or na.qualifier != nb.qualifier:
                 continue
-            if na.corporate != nb.corporate and not (person(ents[a]) or person(ents[b])):
-                out.append((a, b, "corporate suffix"))
-            elif re.sub(r"['’]s\b", "", a) == b or re.sub(r"['’]s\b", "", b) == a:
-                out.append((a, b, "possessive"))
-            elif re.sub(r"\W", "", a.lower()) != re.sub(r"\W", "", b.lower()) and person(ents[a]):
-                out.append((a, b, "honorific"))
-            elif a != b:
-                out.append((a, b, "spelling"))
+            kind = _same_key_kind(na, nb, ents[a], ents[b])
+            if kind:
+                out.append((a, b, kind))
     for t in sorted(titles & set(ents)):
         toks = names[t].tokens
         if person(ents[t]) and len(toks) >= 2 and not names[t].cjk:
             short = [s for s in ents if names[s].tokens == toks[-1:] and person(ents[s])]
-            out += [(t, s, "containment") for s in short if _shares(ents[t], ents[s])]
+            # the surname alone stands for the title's person only where it never appears without it
+            out += [(t, s, "containment") for s in short if ents[s].sources <= ents[t].sources]
     return out
+
+
+def _same_key_kind(na: Name, nb: Name, ea: Entity, eb: Entity) -> str | None:
+    """The group type of two names with one key, or None where the rules cannot tell."""
+    a, b = na.raw, nb.raw
+    if na.corporate != nb.corporate:
+        return None if person(ea) or person(eb) else "corporate suffix"
+    if re.sub(r"['’]s\b", "", a) == b or re.sub(r"['’]s\b", "", b) == a:
+        return "possessive"
+    if na.words != nb.words:  # a title dropped: only between two people met together
+        return "honorific" if person(ea) and person(eb) and _shares(ea, eb) else None
+    return "spelling" if spelling_only(na, nb) else "acronym vs word"
 
 
 def acronym_pairs(view: GraphView, texts: dict[str, str]) -> list[tuple]:
@@ -146,12 +157,15 @@ def acronym_pairs(view: GraphView, texts: dict[str, str]) -> list[tuple]:
     return out
 
 
-def courtesy_pairs(view: GraphView, texts: dict[str, str]) -> list[tuple]:
+def courtesy_pairs(view: GraphView, texts: dict[str, str], said: dict[str, str]) -> list[tuple]:
+    """Courtesy names the novel states (姓刘，名备，字玄德); ``said`` gets the statements' chunks."""
     out = []
-    for text in texts.values():
-        for name, alias, _ in stated_aliases(text):
+    for cid, text in texts.items():
+        for name, alias, sentence in stated_aliases(text):
             if name in view.entities and alias in view.entities and name != alias:
-                out.append((name, alias, "courtesy name"))
+                if name[0] not in "名字姓" and alias[0] not in "名字姓":
+                    out.append((name, alias, "courtesy name"))
+                    said[cid] = (said.get(cid, "") + "\n" + sentence).strip()
     return out
 
 
@@ -284,54 +298,68 @@ def rivals(view: GraphView, names: dict[str, Name], labelled: set[str]) -> set[s
     for n in names.values():
         for t in set(n.tokens):
             postings[t] = postings.get(t, 0) + 1
-    words = {t for n in labelled for t in names[n].tokens if not names[n].cjk and postings[t] <= 25}
-    chars = {c for n in labelled if names[n].cjk for c in names[n].key}
+    words = {t for n in labelled for t in names[n].tokens if not names[n].cjk and postings[t] <= 10}
+    chars = {names[n].key[0] for n in labelled if names[n].cjk}
     keep = set(labelled)
     for raw, n in names.items():
-        if (not n.cjk and words & set(n.tokens)) or (
-            n.cjk and chars & set(n.key) and len(n.key) <= 4
-        ):
+        if not n.cjk and words & set(n.tokens):
             keep.add(raw)
+        elif n.cjk and n.key[:1] in chars and len(n.key) <= 3 and person(view.entities[raw]):
+            keep.add(raw)  # a Chinese name's rivals: the people sharing its surname
     return keep
 
 
-def fixture(view: GraphView, keep: set[str], pairs: list[dict], texts: dict[str, str]) -> dict:
+def fixture(
+    view: GraphView, keep: set[str], pairs: list[dict], texts: dict[str, str], said: dict[str, str]
+) -> dict:
     ents = {}
     for n in sorted(keep):
         e = view.entities[n]
         ents[n] = {
             "type": e.type,
             "types": sorted(e.types),
-            "description": e.description[:240],
+            "description": e.description[:160],
             "sources": sorted(e.sources),
-            "neighbours": sorted(e.neighbours)[:60],
+            "neighbours": sorted(e.neighbours)[:40],
         }
-    chunks: dict[str, str] = {}
+    chunks: dict[str, str] = dict(said)
     for p in pairs:
         a, b = view.entities[p["a"]], view.entities[p["b"]]
         for cid in sorted(a.sources & b.sources)[:4]:
-            said = [s for s in sentences(texts.get(cid, "")) if p["a"] in s or p["b"] in s]
+            said = [s for s in sentences(texts.get(cid, "")) if p["a"] in s and p["b"] in s]
             chunks[cid] = "\n".join(dict.fromkeys(chunks.get(cid, "").split("\n") + said)).strip()
-    return {"entities": ents, "chunks": chunks, "pairs": pairs}
+    return _short_ids({"entities": ents, "chunks": chunks, "pairs": pairs})
+
+
+def _short_ids(data: dict) -> dict:
+    """Chunk ids as c1, c2... in first-seen order (the fixture's size is mostly ids)."""
+    short: dict[str, str] = {}
+    for e in data["entities"].values():
+        e["sources"] = [short.setdefault(c, f"c{len(short)}") for c in e["sources"]]
+    data["chunks"] = {short.setdefault(c, f"c{len(short)}"): t for c, t in data["chunks"].items()}
+    return data
 
 
 async def build(shared: Path, work: Path, corpus: str) -> dict:
     view, texts = await index(shared, work, corpus)
+    said: dict[str, str] = {}
     names = {n: parse(n) for n in view.entities}
     titles = (
         {t for t, _ in documents(shared, corpus)} if corpus in ("hotpotqa", "musique") else set()
     )
     aliases = alias_pairs(view, names, titles) + acronym_pairs(view, texts)
     if corpus == "sanguoyanyi":
-        aliases += courtesy_pairs(view, texts) + traditional(view, names, PER_TYPE)
+        aliases += courtesy_pairs(view, texts, said) + traditional(view, names, PER_TYPE)
         names = {n: parse(n) for n in view.entities}
     negatives = negative_pairs(view, names, {frozenset(p[:2]) for p in aliases})
     hand = [p for p in HAND.get(corpus, []) if p[0] in view.entities and p[1] in view.entities]
     negatives += [(a, b, kind) for a, b, label, kind in hand if label == "different"]
     aliases += [(a, b, kind) for a, b, label, kind in hand if label == "same"]
+    negatives += [p for p in aliases if p[2] == "acronym vs word"]
+    aliases = [p for p in aliases if p[2] != "acronym vs word"]
     pairs = cap(aliases, "same") + cap(negatives, "different")
     labelled = {n for p in pairs for n in (p["a"], p["b"])}
-    return fixture(view, rivals(view, names, labelled), pairs, texts)
+    return fixture(view, rivals(view, names, labelled), pairs, texts, said)
 
 
 def main() -> None:

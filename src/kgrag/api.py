@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from kgrag.query.engine import QueryEngine
     from kgrag.query.param import QueryParam, QueryResult
     from kgrag.query.stream import AnswerStream
+    from kgrag.resolve.report import ResolutionReport
     from kgrag.storage.base import Storage
     from kgrag.tokenizer import Tokenizer
 
@@ -244,10 +245,18 @@ class KGRag(CurationMethods):
             queued = await self.indexer.enqueue(docs)
             counting = CountingProgress(progress)
             done = await self.indexer.process(progress=counting)
+        await self._auto_resolve()
         await self._save_ledger()
         report = run_report(done, started, counting.counts, queued)
         report.warnings = await chunk_warnings(self.storage, done.processed)
         return report
+
+    async def _auto_resolve(self) -> None:
+        """``resolve=auto``: merge the surest duplicate entities after an index run."""
+        if self.settings.resolve == "auto":
+            from kgrag.resolve.apply import auto_resolve
+
+            await auto_resolve(self)
 
     async def retry_failed(self, progress: ProgressSink | None = None) -> IndexReport:
         """Retry failed documents and those with chunk warnings; resume interrupted ones."""
@@ -334,6 +343,24 @@ class KGRag(CurationMethods):
             await self._settle_settings(plan_documents(plan))
             report = await run_plan(self.storage, self.indexer, plan, str(given), vectors)
         await self._save_ledger()
+        return report
+
+    async def resolve_entities(
+        self, *, min_score: float | None = None, apply: bool = False, use_llm: bool = False
+    ) -> ResolutionReport:
+        """Find names for one thing (``kgrag dedupe``; docs/resolution.md); ``apply`` merges them.
+
+        Without ``apply`` nothing is written. Each applied group is a merge
+        recorded with its evidence (``report.merges``; undo: :meth:`unmerge`).
+        ``use_llm`` asks the chat model about undecided pairs (cached, counted).
+        """
+        from kgrag.resolve import resolve_entities
+        from kgrag.resolve.apply import apply_groups
+
+        chat = self.models.chat if use_llm else None
+        report = await resolve_entities(self.storage, self.settings, min_score=min_score, chat=chat)
+        if apply:
+            await apply_groups(self, report)
         return report
 
     async def check(self, *, repair: bool = False) -> CheckReport:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from kgrag.pipeline.report import IndexReport
     from kgrag.query.param import QueryParam, QueryResult
     from kgrag.query.stream import AnswerStream
+    from kgrag.resolve.report import ResolutionReport
     from kgrag.storage.base import Storage
     from kgrag.types import Document
 
@@ -166,6 +167,13 @@ class SyncKGRag(SyncCurationMethods):
     ) -> ImportReport:
         return self._run(
             self._rag.import_graph(given, source=source, name=name, root=root, vectors=vectors)
+        )
+
+    def resolve_entities(
+        self, *, min_score: float | None = None, apply: bool = False, use_llm: bool = False
+    ) -> ResolutionReport:
+        return self._run(
+            self._rag.resolve_entities(min_score=min_score, apply=apply, use_llm=use_llm)
         )
 
     def check(self, *, repair: bool = False) -> CheckReport:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from kgrag.resolve.names import Name, acronym
+from kgrag.resolve.names import Name, acronyms
 
 Pair = tuple[str, str]
 Candidates = dict[Pair, set[str]]
@@ -86,12 +86,18 @@ def by_acronym(names: dict[str, Name], out: Candidates) -> None:
     """A one-word name equal to the initials of a multi-word one (IBM, NBA, U.S.)."""
     singles: dict[str, list[str]] = defaultdict(list)
     for raw, name in names.items():
-        if len(name.tokens) == 1 and not name.cjk and 2 <= len(name.key) <= 8:
+        if len(name.tokens) == 1 and not name.cjk and 2 <= len(name.key) <= 8 and _caps(raw):
             singles[name.key].append(raw)
     for raw, name in names.items():
-        initials = acronym(name)
-        for other in singles.get(initials, ())[:MAX_BUCKET] if initials else ():
-            _add(out, raw, other, "acronym")
+        for initials in acronyms(name):
+            for other in singles.get(initials, ())[:MAX_BUCKET]:
+                _add(out, raw, other, "acronym")
+
+
+def _caps(raw: str) -> bool:
+    """Written as an acronym: capitals (U.S., IBM), not a word (Apple)."""
+    letters = [c for c in raw if c.isalpha()]
+    return len(letters) >= 2 and sum(c.isupper() for c in letters) >= len(letters) - 1
 
 
 def by_vectors(

@@ -70,16 +70,31 @@ def _has_cjk(text: str) -> bool:
     return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
-def _rivals(cands: blocking.Candidates, names: dict[str, Name]) -> Counter[str]:
-    """How many longer names each short name is contained in."""
+def _rivals(view: GraphView, cands: blocking.Candidates, names: dict[str, Name]) -> Counter[str]:
+    """How many longer names each short name is contained in *and* mentioned with.
+
+    A surname met beside several full names ("Williams" with Hank and
+    Audrey Williams) stands for none of them in particular.
+    """
     seen: Counter[str] = Counter()
     for (a, b), routes in cands.items():
         if routes == {"containment"}:
-            seen[min((a, b), key=lambda n: len(names[n].key))] += 1
+            short, long = sorted((a, b), key=lambda n: len(names[n].key))
+            if view.entities[short].sources & view.entities[long].sources:
+                seen[short] += 1
     return seen
 
 
-async def _sentences(view: GraphView, cands: blocking.Candidates) -> dict[Pair, Together]:
+def _surname(p: Pair, names: dict[str, Name], cands: blocking.Candidates) -> bool:
+    """The shorter name is the longer one's last word: "Duritz" may stand for "Adam Duritz"."""
+    short, long = sorted(p, key=lambda n: len(names[n].tokens))
+    toks = names[long].tokens
+    return cands[p] == {"containment"} and names[short].tokens == toks[-1:] and len(toks) > 1
+
+
+async def _sentences(
+    view: GraphView, cands: blocking.Candidates, names: dict[str, Name]
+) -> dict[Pair, Together]:
     """For pairs sharing chunks: how their names sit in those chunks' sentences."""
     shared = {
         p: sorted(view.entities[p[0]].sources & view.entities[p[1]].sources)[:SHARED_CHUNKS]
@@ -87,14 +102,16 @@ async def _sentences(view: GraphView, cands: blocking.Candidates) -> dict[Pair, 
     }
     texts = await _read(view, {c for ids in shared.values() for c in ids})
     return {
-        p: together([texts[c] for c in ids if c in texts], *p) for p, ids in shared.items() if ids
+        p: together([texts[c] for c in ids if c in texts], *p, anaphora=_surname(p, names, cands))
+        for p, ids in shared.items()
+        if ids
     }
 
 
 async def _score_all(
     view: GraphView, names: dict[str, Name], cands: blocking.Candidates, opts: Options
 ) -> list[PairScore]:
-    seen, rivals = await _sentences(view, cands), _rivals(cands, names)
+    seen, rivals = await _sentences(view, cands, names), _rivals(view, cands, names)
     out = []
     for (a, b), routes in sorted(cands.items()):
         short = min((a, b), key=lambda n: len(names[n].key))
@@ -128,9 +145,13 @@ async def resolve_view(
     asked = await _judge_all(view, scored, chat, opts) if chat is not None else 0
     accepted = [p for p in scored if p.score >= opts.min_score and not p.veto]
 
+    stated = {
+        frozenset((names[a].key, names[b].key)) for (a, b), r in cands.items() if "statement" in r
+    }
+
     def vetoed(x: str, y: str) -> str | None:
-        stated = "statement" in cands.get(blocking.pair(x, y), ())
-        return veto(view.entities[x], view.entities[y], names[x], names[y], stated)
+        said = frozenset((names[x].key, names[y].key)) in stated
+        return veto(view.entities[x], view.entities[y], names[x], names[y], said)
 
     groups = group_pairs(accepted, vetoed, lambda n: view.entities[n].support)
     report = ResolutionReport(opts.min_score, groups)

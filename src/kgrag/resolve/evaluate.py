@@ -100,19 +100,25 @@ def merge(all_scores: list[Scores]) -> Scores:
 
 
 def table(scores: Scores) -> str:
-    """A Markdown table: one row per group type, then all."""
+    """A Markdown table: one row per group type, then all.
+
+    Recall is over a type's *same* pairs; "kept apart" over its *different*
+    pairs; precision over the pairs predicted same (where the type has any
+    *same* pairs: for a type of hard negatives every join is a false one).
+    """
 
     def fmt(x: float | None) -> str:
         return "-" if x is None else f"{x:.3f}"
 
     rows = [
-        "| group type | same pairs | found | different pairs | wrongly joined | recall | precision |"
+        "| group type | same pairs | found | recall | different pairs | wrongly joined "
+        "| kept apart | precision |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    rows.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    items = [*sorted(scores.by_type.items()), ("**all**", scores.total)]
-    for kind, t in items:
+    for kind, t in [*sorted(scores.by_type.items()), ("**all**", scores.total)]:
+        apart = 1 - t.joined / t.different if t.different else None
         rows.append(
-            f"| {kind} | {t.same} | {t.found} | {t.different} | {t.joined} | "
-            f"{fmt(t.recall)} | {fmt(t.precision)} |"
+            f"| {kind} | {t.same} | {t.found} | {fmt(t.recall)} | {t.different} | {t.joined} | "
+            f"{fmt(apart)} | {fmt(t.precision if t.same else None)} |"
         )
     return "\n".join(rows)

@@ -21,7 +21,7 @@ MALE = frozenset({"mr", "mister", "sir", "lord", "master", "monsieur", "herr"})
 TITLES = frozenset(
     {"dr", "doctor", "prof", "professor", "rev", "reverend", "capt", "captain", "gen", "general"}
     | {"col", "colonel", "sgt", "president", "senator", "judge", "old", "young", "uncle", "aunt"}
-    | {"king", "queen", "prince", "princess", "saint", "st", "father", "brother", "sister"}
+    | {"king", "queen", "prince", "princess", "father", "brother", "sister"}
 )
 HONORIFICS = FEMALE | MALE | TITLES
 ZH_TITLES = ("先生", "将军", "丞相", "太守", "夫人", "小姐", "大人", "主公", "皇帝", "公子")
@@ -38,6 +38,8 @@ QUALIFIERS = frozenset(
     | {"western", "upper", "lower", "new", "old", "first", "second", "third", "fourth"}
     | {"last", "final", "mini", "pro", "max", "plus", "lite", "classic", "original", "remix"}
 )
+# abbreviations spelt out, so "St. Paul" and "Saint Paul" share a key
+EXPAND = {"st": "saint", "mt": "mount", "ft": "fort", "&": "and"}
 STOPWORDS = frozenset({"of", "the", "and", "for", "in", "on", "at", "to", "a", "an", "de", "&"})
 _ROMAN = re.compile(r"^(?=[ivxlcdm]+$)m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _NUMBERISH = re.compile(r"^(v?\d+(\.\d+)*[a-z]?|\d+(st|nd|rd|th)|[a-z])$")
@@ -85,6 +87,7 @@ class Name:
     raw: str
     key: str  # what blocking compares: folded, stripped, simplified, words joined by spaces
     tokens: tuple[str, ...]  # the key's words (for CJK: the key itself as one token)
+    words: tuple[str, ...]  # every folded word, titles and suffixes included (for acronyms)
     gender: str  # "f", "m" or "" from honorifics
     corporate: bool  # a corporate suffix was dropped
     qualifier: str  # a trailing parenthetical ("film" in "Paris (film)")
@@ -100,10 +103,23 @@ def is_distinguishing(token: str) -> bool:
     return bool(_NUMBERISH.match(token) or _ROMAN.match(token) or token in QUALIFIERS)
 
 
-def acronym(name: Name) -> str:
-    """Initials of a multi-word name without stop words (``International Business Machines``: ibm)."""
-    words = [t for t in name.tokens if t not in STOPWORDS]
-    return "".join(w[0] for w in words) if len(words) >= 2 and not name.cjk else ""
+def acronyms(name: Name) -> set[str]:
+    """Initials of a multi-word name: ``International Business Machines``: ibm.
+
+    With and without stop words, titles and suffixes (``General Electric``:
+    ge, ``National Broadcasting Company``: nbc), and of its last three or
+    more words (``Nova Scotia New Democratic Party``: ndp).
+    """
+    if name.cjk:
+        return set()
+    out = set()
+    for words in (name.words, name.tokens):
+        content = [w for w in words if w not in STOPWORDS]
+        for seq in (content, list(words)):
+            if len(seq) >= 2:
+                out.add("".join(w[0] for w in seq))
+            out.update("".join(w[0] for w in seq[-k:]) for k in range(3, len(seq)))
+    return out
 
 
 def _strip_zh(text: str) -> tuple[str, str, bool]:
@@ -145,6 +161,21 @@ def parse(raw: str) -> Name:
     if any(is_cjk(ch) for ch in text):
         core = "".join(ch for ch in text if is_cjk(ch) or ch.isalnum())
         core, gender, corporate = _strip_zh(core)
-        return Name(raw, core, (core,), gender, corporate, qualifier, True)
-    words, gender, corporate = _strip_words([w for w in _SPLIT.split(text) if w])
-    return Name(raw, " ".join(words), tuple(words), gender, corporate, qualifier, False)
+        return Name(raw, core, (core,), (core,), gender, corporate, qualifier, True)
+    every = [EXPAND.get(w, w) for w in _SPLIT.split(text) if w]
+    words, gender, corporate = _strip_words(list(every))
+    return Name(
+        raw, " ".join(words), tuple(words), tuple(every), gender, corporate, qualifier, False
+    )
+
+
+def spelling_only(a: Name, b: Name) -> bool:
+    """The names differ only in case, spacing, punctuation, width, diacritics or script.
+
+    Not when one is written in capitals and the other is not: ``ILM`` and
+    ``Ilm``, ``UN`` and ``Un`` are an acronym and a word.
+    """
+    if a.words != b.words or a.qualifier != b.qualifier:
+        return False
+    caps = [r.isupper() and len(r.replace(".", "")) <= 6 for r in (a.raw, b.raw)]
+    return caps[0] == caps[1]

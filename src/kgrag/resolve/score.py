@@ -15,11 +15,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from kgrag.resolve.names import Name, is_distinguishing
+from kgrag.resolve.names import Name, is_distinguishing, spelling_only
 from kgrag.resolve.statements import Together
 from kgrag.resolve.view import Entity
 
 PERSON = "person"
+SPELLING = 0.9
 BASE = {"statement": 0.75, "key": 0.75, "acronym": 0.5, "containment": 0.45, "vector": 0.25}
 _WORD = re.compile(r"[^\W\d_]{4,}|[\u4e00-\u9fff]", re.UNICODE)
 
@@ -73,7 +74,7 @@ def _given_names_differ(na: Name, nb: Name) -> bool:
 def veto(a: Entity, b: Entity, na: Name, nb: Name, stated: bool) -> str | None:
     """The hard-negative reason that keeps ``a`` and ``b`` apart whatever else says, if any."""
     ta, tb = _types(a), _types(b)
-    if ta and tb and not ta & tb and PERSON in ta | tb:
+    if ta and tb and not ta & tb and PERSON in ta | tb and not (stated or spelling_only(na, nb)):
         return f"type conflict: {a.type} vs {b.type}"
     if (na.corporate and PERSON in tb) or (nb.corporate and PERSON in ta):
         return "a person and a company named after them"
@@ -86,7 +87,27 @@ def veto(a: Entity, b: Entity, na: Name, nb: Name, stated: bool) -> str | None:
         return "numbered or qualified variant: " + ", ".join(sorted(differ))
     if not stated and _given_names_differ(na, nb):
         return "different given names under one surname"
+    if PERSON in ta and PERSON in tb and _each_has_its_own(na, nb):
+        return "different names beyond a shared word"
+    if _woman_and_other(na, nb) or _woman_and_other(nb, na):
+        return "a woman's title against a man's or a full name (family members)"
     return None
+
+
+def _each_has_its_own(na: Name, nb: Name) -> bool:
+    """Two people's names, each with a word the other lacks (Tim Cratchit, Tim Smith)."""
+    if na.cjk or nb.cjk:
+        return False
+    a, b = set(na.tokens), set(nb.tokens)
+    own_a = {t for t in a - b if not any(len(t) == 1 and u.startswith(t) for u in b - a)}
+    own_b = {t for t in b - a if not any(len(t) == 1 and u.startswith(t) for u in a - b)}
+    return bool(a & b and own_a and own_b)
+
+
+def _woman_and_other(x: Name, y: Name) -> bool:
+    return (
+        x.gender == "f" and y.gender != "f" and (y.gender == "m" or len(y.tokens) > len(x.tokens))
+    )
 
 
 def _words(text: str) -> set[str]:
@@ -117,8 +138,9 @@ def _graph_evidence(a: Entity, b: Entity, s: PairScore) -> float:
         s.evidence_for.append(f"shared neighbours ({len(a.neighbours & b.neighbours)})")
     shared = len(a.sources & b.sources)
     if shared:
-        gain += 0.1 * shared / min(len(a.sources), len(b.sources))
-        s.evidence_for.append(f"shared source chunks ({shared})")
+        cover = shared / min(len(a.sources), len(b.sources))
+        gain += 0.2 * cover
+        s.evidence_for.append(f"shared source chunks ({shared}, {cover:.0%} of the rarer name's)")
     return gain
 
 
@@ -126,13 +148,14 @@ def _title_evidence(na: Name, nb: Name, s: PairScore) -> float:
     """A woman's title on one side only: the wife, not the man (Mrs. Cratchit, Bob Cratchit)."""
     for x, y in ((na, nb), (nb, na)):
         if x.gender == "f" and y.gender != "f":
-            strong = y.gender == "m" or len(y.tokens) > len(x.tokens)
             s.evidence_against.append("a woman's title on one name only")
-            return -0.45 if strong else -0.3
+            return -0.3
     return 0.0
 
 
-def _text_evidence(seen: Together | None, s: PairScore) -> float:
+def _text_evidence(seen: Together | None, s: PairScore, stated: bool) -> float:
+    """A stated alias for; two names in one sentence against (less so once an alias is stated:
+    people speak of themselves by their own name)."""
     if seen is None:
         return 0.0
     if seen.alias:
@@ -140,7 +163,7 @@ def _text_evidence(seen: Together | None, s: PairScore) -> float:
         return 0.3
     if seen.apart:
         s.evidence_against.append(f"in one sentence as two things: {seen.apart[:160]}")
-        return -0.5
+        return -0.2 if stated else -0.5
     return 0.0
 
 
@@ -156,11 +179,15 @@ def score_pair(
     """Score ``a`` and ``b``; ``rivals``: other names the shorter one is also contained in."""
     s = PairScore(a.name, b.name, 0.0, sorted(routes))
     base = max(BASE.get(r, 0.0) for r in routes)
+    if "key" in routes and spelling_only(na, nb):
+        base = SPELLING
+        s.evidence_for.append("the same name but for case, spacing, punctuation or script")
     s.evidence_for.append("names: " + ", ".join(s.routes))
-    s.veto = veto(a, b, na, nb, "statement" in routes or bool(seen and seen.alias))
+    stated = "statement" in routes or bool(seen and seen.alias)
+    s.veto = veto(a, b, na, nb, stated)
     if s.veto:
         s.evidence_against.append(s.veto)
-    gain = _graph_evidence(a, b, s) + _title_evidence(na, nb, s) + _text_evidence(seen, s)
+    gain = _graph_evidence(a, b, s) + _title_evidence(na, nb, s) + _text_evidence(seen, s, stated)
     if rivals and "key" not in routes:
         gain -= min(0.45, 0.15 * rivals)
         s.evidence_against.append(f"the shorter name fits {rivals + 1} longer ones")

@@ -22,8 +22,12 @@ _SELF_COURTESY = re.compile(r"(\w{2,3})[，,]?字(\w{2})")
 MAX_SENTENCES = 400
 
 
+_ZH_BREAK = re.compile(r"(?<=[\u4e00-\u9fff，、：；“”])\s+(?=[\u4e00-\u9fff，。、“”])")
+
+
 def sentences(text: str) -> Iterator[str]:
-    for piece in _SENTENCE.split(text):
+    """Sentences of ``text``; Chinese lines broken mid-sentence are joined first."""
+    for piece in _SENTENCE.split(_ZH_BREAK.sub("", text)):
         if piece and piece.strip():
             yield piece.strip()
 
@@ -38,9 +42,21 @@ def _spans(sentence: str, name: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(_pattern(name), sentence, flags)]
 
 
-def _separate(short: list[tuple[int, int]], long: list[tuple[int, int]]) -> bool:
-    """A mention of the shorter name outside every mention of the longer one."""
-    return any(not any(ls <= s and e <= le for ls, le in long) for s, e in short)
+def _alone(sentence: str, short: list[tuple[int, int]], long: list[tuple[int, int]]) -> list[int]:
+    """Starts of the shorter name's mentions that are not part of a longer name.
+
+    Outside the longer name's mentions, and (Latin script) not right after
+    a capitalised word: "Williams" in "Hank Williams" is part of a name.
+    """
+    out = []
+    for s, e in short:
+        if any(ls <= s and e <= le for ls, le in long):
+            continue
+        before = sentence[:s].rstrip().rsplit(" ", 1)[-1] if s else ""
+        if before[:1].isupper() and s > 0 and sentence[s - 1] == " ":
+            continue
+        out.append(s)
+    return out
 
 
 def _states_alias(sentence: str, a: str, b: str) -> bool:
@@ -60,8 +76,12 @@ class Together:
     alias: str | None = None
 
 
-def together(texts: Iterable[str], a: str, b: str) -> Together:
-    """Read the shared chunks' sentences for ``a`` and ``b`` side by side."""
+def together(texts: Iterable[str], a: str, b: str, *, anaphora: bool = False) -> Together:
+    """Read the shared chunks' sentences for ``a`` and ``b`` side by side.
+
+    ``anaphora``: the shorter name may stand for the longer one said earlier
+    in the sentence ("with Adam Duritz, ... by Duritz and his band").
+    """
     short, long = sorted((a, b), key=len)
     found = Together()
     seen = 0
@@ -70,12 +90,13 @@ def together(texts: Iterable[str], a: str, b: str) -> Together:
             seen += 1
             if seen > MAX_SENTENCES:
                 return found
-            s_spans, l_spans = _spans(sentence, short), _spans(sentence, long)
-            if not s_spans or not l_spans or not _separate(s_spans, l_spans):
+            l_spans = _spans(sentence, long)
+            alone = _alone(sentence, _spans(sentence, short), l_spans) if l_spans else []
+            if not alone:
                 continue
             if _states_alias(sentence, a, b):
                 found.alias = found.alias or sentence
-            else:
+            elif not (anaphora and min(alone) > l_spans[0][0]):
                 found.apart = found.apart or sentence
     return found
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from kgrag.storage.base import Storage
 
 UNKNOWN = "UNKNOWN"
+MANUAL = "manual_creation"  # kgrag.curation.records.MANUAL: the source of hand-made facts
 TextsFn = Callable[[list[str]], Awaitable[dict[str, str]]]
 
 
@@ -52,7 +53,8 @@ def node_types(data: Mapping[str, Any]) -> frozenset[str]:
 def entity_of(name: str, data: Mapping[str, Any], neighbours: Iterable[str]) -> Entity:
     sources = data.get("source_ids") or []
     if isinstance(sources, str):
-        sources = [s for s in sources.split("<SEP>") if s]
+        sources = sources.split("<SEP>")
+    sources = [s for s in sources if s and s != MANUAL]  # a hand edit is no shared chunk
     return Entity(
         name,
         str(data.get("entity_type") or UNKNOWN),

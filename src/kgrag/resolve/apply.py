@@ -1,0 +1,40 @@
+"""Apply a resolution report through the curation merge, and the ``resolve=auto`` hook.
+
+Each group becomes one recorded merge (origin ``dedupe``, its links as
+the evidence), so it lasts through re-indexing and ``kgrag unmerge`` can
+take it back. A group whose names changed since the report was made is
+merged as far as its names still exist; one left with no source is skipped.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kgrag.resolve.report import ResolutionReport
+
+if TYPE_CHECKING:
+    from kgrag.api import KGRag
+
+
+async def apply_groups(rag: KGRag, report: ResolutionReport) -> list[str]:
+    """Merge every group of ``report``; returns the merge ids (also kept on the report)."""
+    graph = rag.storage.graph
+    for group in report.groups:
+        present = await graph.get_nodes(group.names)
+        members = [m for m in group.members if m in present]
+        if group.target not in present or not members:
+            continue
+        evidence = {"score": round(group.score, 3), "links": [p.to_dict() for p in group.links]}
+        merge_id = await rag.merge_entities(
+            group.target, members, evidence=evidence, origin="dedupe"
+        )
+        report.merges.append(merge_id)
+    return report.merges
+
+
+async def auto_resolve(rag: KGRag) -> ResolutionReport | None:
+    """With ``resolve=auto``: merge the groups above the auto threshold (after an index run)."""
+    settings = rag.settings
+    if settings.resolve != "auto":
+        return None
+    return await rag.resolve_entities(min_score=settings.resolve_auto_min_score, apply=True)
