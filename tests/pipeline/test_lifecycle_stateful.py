@@ -1,10 +1,11 @@
-"""Random sequences of index, edit, move, delete, disable/enable and retry.
+"""Random sequences of index, edit, move, delete, disable/enable, retry and curation.
 
 After every step the index is sound (``check``) and its export equals the
 export of a fresh index of the live documents (with the same documents
-disabled): the graph is a function of the documents, whatever happened
-before. Documents are drawn from a small paragraph pool, so they share
-chunks and entities.
+disabled) given the same curation records (merges, unmerges, manual edits
+and deletions of entities): the graph is a function of the documents and
+the records, whatever happened before. Documents are drawn from a small
+paragraph pool, so they share chunks and entities.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from kgrag.api import SyncKGRag
+from kgrag.curation.ops import Curator
+from kgrag.curation.records import import_records
 from kgrag.lifecycle.export import dumps
 
 from .lifecycle_corpus import document, lifecycle_settings, write
@@ -97,6 +100,38 @@ class Lifecycle(RuleBasedStateMachine):
     def retry(self):
         assert not self.rag.retry_failed().failed
 
+    def _entities(self) -> list[str]:
+        return sorted(e["name"] for e in self.rag.export(timestamps=False)["entities"])
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data())
+    def merge(self, data):
+        names = self._entities()
+        if len(names) >= 2:
+            target, source = data.draw(st.permutations(names))[:2]
+            self.rag.merge_entities(target, [source])
+
+    @precondition(lambda self: self.rag.merges())
+    @rule(data=st.data())
+    def unmerge(self, data):
+        self.rag.unmerge(data.draw(st.sampled_from([m["id"] for m in self.rag.merges()])))
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data(), delete=st.booleans())
+    def curate_entity(self, data, delete):
+        names = self._entities()
+        if names:
+            name = data.draw(st.sampled_from(names))
+            if delete:
+                self.rag.delete_entity(name)
+            else:
+                self.rag.edit_entity(name, description=f"edited {name}")
+
+    def _fresh_with_records(self, fresh: SyncKGRag) -> None:
+        """Give a fresh index our curation records first, as an import would."""
+        block = self.rag.export(timestamps=False)["curation"]
+        fresh._run(import_records(fresh.rag.storage, block))
+
     @invariant()
     def equals_a_fresh_index(self):
         report = self.rag.check()
@@ -104,11 +139,14 @@ class Lifecycle(RuleBasedStateMachine):
         ours = dumps(self.rag.export(timestamps=False))
         self.fresh_runs += 1
         with SyncKGRag(self._settings(f"fresh{self.fresh_runs}")) as fresh:
+            self._fresh_with_records(fresh)
             paths = [self._path(n) for n in sorted(self.live)]
             if paths:
                 assert fresh.index_paths(paths).ok
             if self.disabled:
                 fresh.set_disabled([str(self._path(n)) for n in sorted(self.disabled)])
+            inner = fresh.rag
+            fresh._run(Curator(inner.storage, inner.indexer.applier).replay())
             theirs = dumps(fresh.export(timestamps=False))
         shutil.rmtree(self.root / f"fresh{self.fresh_runs}", ignore_errors=True)
         assert ours == theirs

@@ -189,3 +189,20 @@ async def export_records(storage: Storage, *, timestamps: bool = True) -> dict[s
         "merges": merges,
         "edits": [{"key": k, **rec} for k, rec in sorted(cur.edits.items())],
     }
+
+
+async def import_records(storage: Storage, block: Mapping[str, Any]) -> None:
+    """Write the records of an export's ``curation`` block, in one transaction.
+
+    For an index that holds none yet (a fresh copy); indexing afterwards
+    plans through them, and :meth:`kgrag.curation.ops.Curator.replay` adds
+    the manual facts no document touches.
+    """
+    aliases = {a["alias"]: {k: v for k, v in a.items() if k != "alias"} for a in block["aliases"]}
+    merges = {m["id"]: {k: v for k, v in m.items() if k != "id"} for m in block["merges"]}
+    edits = {e["key"]: {k: v for k, v in e.items() if k != "key"} for e in block["edits"]}
+    async with storage.transaction():
+        await storage.kv(ALIASES).upsert(aliases)
+        await storage.kv(MERGES).upsert(merges)
+        await storage.kv(EDITS).upsert(edits)
+        await bump_version(storage)

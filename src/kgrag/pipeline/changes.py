@@ -23,8 +23,16 @@ for now and is listed in ``summary_pending`` (in the same transaction);
 returns (and which resumes after a crash), summarises each listed key once,
 however many documents of the run touched it.
 
+Curation records (:mod:`kgrag.curation`) are inputs too: every name is
+mapped through the entity aliases before planning, manual facts join as
+one more source, tombstones and field overrides apply to the plans
+(:class:`~kgrag.curation.plan.CuratedPlanner`). A change with no documents
+but ``recompute`` names recomputes the keys around them, planning with the
+change's ``curation`` records, which ``commit`` writes in the same
+transaction (a merge, an unmerge, a manual edit).
+
 So the graph after any sequence of changes (once finished) is the graph a fresh index of
-the live documents builds, and a kill at any point leaves the old state or
+the live documents (with the same curation records) builds, and a kill at any point leaves the old state or
 the new one. Unchanged chunks are never extracted again: their stored
 extraction (``chunk_facts``) is reused.
 """
