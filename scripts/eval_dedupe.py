@@ -77,30 +77,46 @@ async def run_eval(min_score: float, llm: bool, errors: bool) -> None:
             print(f"  {e['label']:9} {e['type']:22} {e['a']} | {e['b']}")
 
 
-def synthetic(n: int, dim: int = 64) -> GraphView:
-    """N entities: surnames and given names recombined, each a few neighbours and sources."""
+SYLLABLES = "ba ko ri ten sha vol mi dru ek lan po zu har nim ost ca fe gil jo wy".split()
+
+
+def _words(rng: np.random.Generator, count: int) -> list[str]:
+    """``count`` distinct made-up names of two to four syllables (initials spread out)."""
+    out: set[str] = set()
+    while len(out) < count:
+        k = int(rng.integers(2, 5))
+        out.add("".join(SYLLABLES[int(i)] for i in rng.integers(0, len(SYLLABLES), k)).title())
+    return sorted(out)
+
+
+def synthetic(n: int, dim: int = 384) -> GraphView:
+    """``n`` person names: given names and surnames recombined, surnames alone, spelling twins.
+
+    Hard on blocking: every surname alone is contained in many full names.
+    One name in a hundred has a spelling twin ("...e") whose vector is its
+    own plus a little noise, so the vector rule has real neighbours to find.
+    """
     rng = np.random.default_rng(0)
-    first = [f"Given{i}" for i in range(400)]
-    last = [f"Family{i}" for i in range(n // 4)]
-    ents, vecs = [], {}
-    for i in range(n):
-        name = f"{first[i % 400]} {last[i % len(last)]}" if i % 5 else last[i % len(last)]
-        if any(e.name == name for e in ents[-1:]):
-            continue
-        hood = frozenset(f"{first[j % 400]} {last[j % len(last)]}" for j in rng.integers(0, n, 3))
-        ents.append(
-            Entity(
-                name,
-                "Person",
-                frozenset({"Person"}),
-                f"{name} text",
-                frozenset({f"c{i % (n // 3)}"}),
-                hood,
-            )
-        )
-        vecs[name] = rng.standard_normal(dim).astype(np.float32)
+    given, family = _words(rng, 2000), _words(rng, max(10, n // 20))
+    names: list[str] = []
+    seen: set[str] = set()
+    while len(names) < n:
+        last = family[int(rng.integers(len(family)))]
+        name = last if rng.random() < 0.1 else f"{given[int(rng.integers(len(given)))]} {last}"
+        if name not in seen:
+            seen.add(name)
+            names.append(name)
+    vectors = {name: rng.standard_normal(dim).astype(np.float32) for name in names}
+    for name in names[: n // 100]:
+        twin = name + "e"
+        vectors[twin] = vectors[name] + 0.05 * rng.standard_normal(dim).astype(np.float32)
+    ents = []
+    for i, name in enumerate(sorted(vectors)):
+        hood = frozenset(names[int(j)] for j in rng.integers(0, n, 3))
+        src = frozenset({f"c{i // 3}", f"c{int(rng.integers(n))}"})
+        ents.append(Entity(name, "Person", frozenset({"Person"}), f"{name} text", src, hood))
     view = GraphView.of(ents, {})
-    view.vectors = vecs
+    view.vectors = vectors
     return view
 
 

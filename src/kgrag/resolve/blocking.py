@@ -12,7 +12,6 @@ names identifies none of them.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 
 import numpy as np
 
@@ -101,32 +100,64 @@ def _caps(raw: str) -> bool:
 
 
 def by_vectors(
-    vectors: dict[str, np.ndarray], out: Candidates, *, top_k: int = 5, min_sim: float = 0.9
+    vectors: dict[str, np.ndarray],
+    out: Candidates,
+    *,
+    top_k: int = 5,
+    min_sim: float = 0.9,
+    names: dict[str, Name] | None = None,
 ) -> None:
-    """Each name's ``top_k`` nearest names by cosine similarity above ``min_sim``.
+    """Each name's ``top_k`` nearest names by cosine similarity, at least ``min_sim``.
 
-    Blocked matrix products over normalised float32 rows, so memory stays
-    at one block of similarities (``rows x N``) whatever the graph's size.
+    Names are compared within buckets of the same first letter of their
+    key (spelling variants share it: Tchaikovsky, Tschaikowsky), which
+    divides the work by about the alphabet's size; each bucket is blocked
+    products of normalised float32 rows, ``ROWS`` at a time, so memory stays
+    at one block of similarities whatever the graph's size.
     """
-    names = sorted(vectors)
-    if len(names) < 2 or top_k < 1:
-        return
-    mat = np.stack([np.asarray(vectors[n], dtype=np.float32) for n in names])
-    mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
-    k = min(top_k + 1, len(names))
-    for start in range(0, len(names), 1024):
-        sims = mat[start : start + 1024] @ mat.T
-        for row, col in _top(sims, k, min_sim):
-            if start + row != col:
-                _add(out, names[start + row], names[col], "vector")
+    buckets: dict[str, list[str]] = defaultdict(list)
+    for n in sorted(vectors):
+        key = names[n].key if names and n in names else n.casefold()
+        buckets[key[:1]].append(n)
+    for members in buckets.values():
+        if len(members) > 1 and top_k > 0:
+            _nearest(members, vectors, out, top_k, min_sim)
 
 
-def _top(sims: np.ndarray, k: int, min_sim: float) -> Iterable[tuple[int, int]]:
-    cols = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-    rows = np.arange(sims.shape[0])[:, None]
-    keep = sims[rows, cols] >= min_sim
-    for r, c in zip(*np.nonzero(keep), strict=True):
-        yield int(r), int(cols[r, c])
+ROWS = 256
+SKETCH = 64  # dimensions of the random projection the search runs on
+SLACK = 0.1  # how far below min_sim a sketched similarity may fall and still be checked
+
+
+def _unit(mat: np.ndarray) -> np.ndarray:
+    return mat / np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+
+
+def _nearest(
+    members: list[str], vectors: dict[str, np.ndarray], out: Candidates, top_k: int, min_sim: float
+) -> None:
+    """Search on a fixed random projection to ``SKETCH`` dimensions, then check exactly.
+
+    A random projection keeps cosine similarities within about
+    ``1/sqrt(SKETCH)`` for unrelated vectors and much closer for similar
+    ones, so searching at ``min_sim - SLACK`` misses no true neighbour,
+    and every pair found is checked on the full vectors.
+    """
+    mat = _unit(np.stack([np.asarray(vectors[n], dtype=np.float32) for n in members]))
+    sketch, floor = mat, min_sim
+    if mat.shape[1] > SKETCH:
+        proj = np.random.default_rng(0).standard_normal((mat.shape[1], SKETCH)).astype(np.float32)
+        sketch, floor = _unit(mat @ proj), min_sim - SLACK
+    for start in range(0, len(members), ROWS):
+        rows, cols = np.nonzero(sketch[start : start + ROWS] @ sketch.T >= floor)
+        best: dict[int, list[tuple[float, int]]] = defaultdict(list)
+        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+            sim = float(mat[start + r] @ mat[c])
+            if start + r != c and sim >= min_sim:
+                best[r].append((sim, c))
+        for r, hits in best.items():
+            for _, c in sorted(hits, reverse=True)[:top_k]:
+                _add(out, members[start + r], members[c], "vector")
 
 
 def candidates(
@@ -141,5 +172,5 @@ def candidates(
     for rule in (by_key, by_containment, by_cjk_suffix, by_acronym):
         rule(names, out)
     if vectors:
-        by_vectors(vectors, out, top_k=top_k, min_sim=min_sim)
+        by_vectors(vectors, out, top_k=top_k, min_sim=min_sim, names=names)
     return out
