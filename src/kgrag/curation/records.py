@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kgrag.errors import CurationError
 from kgrag.pipeline.facts import parse_support_key, support_key
 from kgrag.storage.base import edge_key
 
@@ -191,18 +192,60 @@ async def export_records(storage: Storage, *, timestamps: bool = True) -> dict[s
     }
 
 
+def parse_block(block: Mapping[str, Any]) -> Curation:
+    """The records of an export's ``curation`` block (a malformed one: :class:`CurationError`)."""
+    parts: dict[str, dict[str, dict[str, Any]]] = {}
+    for part, key in (("aliases", "alias"), ("merges", "id"), ("edits", "key")):
+        rows = block.get(part, []) if isinstance(block, Mapping) else None
+        if not isinstance(rows, list) or not all(
+            isinstance(r, Mapping) and isinstance(r.get(key), str) for r in rows
+        ):
+            raise CurationError(f"curation block: {part!r} must be a list of objects with {key!r}")
+        parts[part] = {r[key]: {k: v for k, v in r.items() if k != key} for r in rows}
+    return Curation(parts["aliases"], parts["merges"], parts["edits"])
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two records of one key say the same (a merge's time apart)."""
+    return {k: v for k, v in a.items() if k != "created_at"} == {
+        k: v for k, v in b.items() if k != "created_at"
+    }
+
+
+def combined(have: Curation, given: Curation) -> Curation:
+    """The union of two record sets; :class:`CurationError` where they contradict.
+
+    A key both hold with different values, or aliases that together form a
+    cycle, cannot be settled without a person choosing.
+    """
+    parts: dict[str, dict[str, dict[str, Any]]] = {}
+    for part in ("aliases", "merges", "edits"):
+        old, new = getattr(have, part), getattr(given, part)
+        clash = sorted(k for k in new.keys() & old.keys() if not _same(old[k], new[k]))
+        if clash:
+            raise CurationError(f"the {part} of {', '.join(map(repr, clash))} differ here")
+        parts[part] = {**old, **new}
+    for alias in parts["aliases"]:
+        if _follow(alias, parts["aliases"]) == alias:
+            raise CurationError(f"the aliases of {alias!r} would form a cycle")
+    return Curation(parts["aliases"], parts["merges"], parts["edits"])
+
+
+async def write_records(storage: Storage, cur: Curation) -> None:
+    """Upsert every record of ``cur`` (call inside the caller's transaction)."""
+    await storage.kv(ALIASES).upsert(cur.aliases)
+    await storage.kv(MERGES).upsert(cur.merges)
+    await storage.kv(EDITS).upsert(cur.edits)
+    await bump_version(storage)
+
+
 async def import_records(storage: Storage, block: Mapping[str, Any]) -> None:
     """Write the records of an export's ``curation`` block, in one transaction.
 
     For an index that holds none yet (a fresh copy); indexing afterwards
     plans through them, and :meth:`kgrag.curation.ops.Curator.replay` adds
-    the manual facts no document touches.
+    the manual facts no document touches. ``kgrag import --from kgrag``
+    does all of it in one transaction (:mod:`kgrag.lifecycle.importing.commit`).
     """
-    aliases = {a["alias"]: {k: v for k, v in a.items() if k != "alias"} for a in block["aliases"]}
-    merges = {m["id"]: {k: v for k, v in m.items() if k != "id"} for m in block["merges"]}
-    edits = {e["key"]: {k: v for k, v in e.items() if k != "key"} for e in block["edits"]}
     async with storage.transaction():
-        await storage.kv(ALIASES).upsert(aliases)
-        await storage.kv(MERGES).upsert(merges)
-        await storage.kv(EDITS).upsert(edits)
-        await bump_version(storage)
+        await write_records(storage, parse_block(block))

@@ -24,10 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgrag.errors import ExtractionError
+from kgrag.curation.plan import manual_facts
+from kgrag.curation.records import Curation, combined, parse_block, write_records
+from kgrag.curation.records import load as load_curation
+from kgrag.errors import CurationError, ExtractionError
 from kgrag.graph.canonical import ChunkFacts, fragments_digest, plan_entity, plan_relation
 from kgrag.ingest.ids import content_hash, entity_vector_id, relation_vector_id
-from kgrag.lifecycle.importing.model import ImportedDoc, ImportPlan
+from kgrag.lifecycle.importing.model import ImportedDoc, ImportFormatError, ImportPlan
 from kgrag.pipeline.changes import Change, ChangeApplier, NewVersion
 from kgrag.pipeline.enqueue import summary_text
 from kgrag.pipeline.facts import FULL_DOCS, StoredChunk
@@ -184,29 +187,43 @@ def _facts(made: list[NewVersion]) -> dict[str, ChunkFacts]:
     return {cid: s.facts() for cid, s in stored.items()}
 
 
+def _seed_facts(
+    made: list[NewVersion], cur: Curation, names: set[str], pairs: set[Pair], kind: str
+) -> list[ChunkFacts]:
+    """The imported chunks as the canonical merge will see them, through the records."""
+    facts = [f.renamed(cur.canon_map) for f in _facts(made).values()]
+    manual = manual_facts(cur, names, pairs, kind)
+    return facts if manual is None else [manual, *facts]
+
+
 async def _write_seeds(
-    storage: Storage, plan: ImportPlan, made: list[NewVersion], applier: ChangeApplier
+    storage: Storage,
+    plan: ImportPlan,
+    made: list[NewVersion],
+    applier: ChangeApplier,
+    cur: Curation,
 ) -> None:
     """Seed the source's summaries of new keys that kgrag would summarise too."""
     if not plan.node_seeds and not plan.edge_seeds:
         return
-    facts, now, policy = _facts(made), time.time(), applier.policy
+    pairs = sorted(edge_key(*p) for p in plan.edge_seeds)
+    facts = _seed_facts(made, cur, set(plan.node_seeds), set(pairs), applier.kind)
+    now, policy = time.time(), applier.policy
     have_nodes = await storage.graph.get_nodes(sorted(plan.node_seeds))
     nodes: dict[str, dict[str, Any]] = {}
     for name, seed in plan.node_seeds.items():
-        support = [f for f in facts.values() if name in f.entity_names()]
+        support = [f for f in facts if name in f.entity_names()]
         made_plan = (
             plan_entity(name, support, None, policy, now) if name not in have_nodes else None
         )
         if made_plan is not None and made_plan.needs_summary and seed.get("description"):
             digest = fragments_digest(made_plan.needs_summary)
             nodes[name] = {"description": seed["description"], "fragments_digest": digest}
-    pairs = sorted(edge_key(*p) for p in plan.edge_seeds)
     have_edges = await storage.graph.get_edges(pairs)
     edges: dict[Pair, dict[str, Any]] = {}
     for pair in pairs:
         seed = plan.edge_seeds.get(pair) or plan.edge_seeds.get((pair[1], pair[0])) or {}
-        support = [f for f in facts.values() if pair in f.edge_keys()]
+        support = [f for f in facts if pair in f.edge_keys()]
         made_plan = (
             plan_relation(pair, support, None, policy, now) if pair not in have_edges else None
         )
@@ -215,6 +232,18 @@ async def _write_seeds(
             edges[pair] = {"description": seed["description"], "fragments_digest": digest}
     await storage.graph.upsert_nodes(nodes)
     await storage.graph.upsert_edges(edges)
+
+
+async def _records(storage: Storage, plan: ImportPlan) -> tuple[Curation | None, Curation]:
+    """The plan's curation records, and the records the index will plan with after it."""
+    have = await load_curation(storage)
+    if plan.curation is None:
+        return None, have
+    try:
+        given = parse_block(plan.curation)
+        return given, combined(have, given)
+    except CurationError as exc:
+        raise ImportFormatError(f"the export's curation records: {exc}") from exc
 
 
 def _by_kind(plan: ImportPlan, made: list[NewVersion]) -> dict[str, list[NewVersion]]:
@@ -259,15 +288,25 @@ async def commit(
 
     Documents imported before are retracted first (in the same transaction),
     so a re-import with other rows for the same chunk texts takes the new rows.
+    The plan's curation records are written before the documents are
+    committed, so they plan through them, and the keys the records name are
+    recomputed last (manual facts no document touches); records that
+    contradict the index's own are refused before anything is written.
     """
     made = versions(plan, await storage.doc_status.next_seq())
+    given, cur = await _records(storage, plan)
     async with storage.transaction():
         await _remember_vectors(storage, made, embed)
         known = await storage.doc_status.get_many([v.record.id for v in made])
         if known:
             await import_applier(base, embed, base.kind).apply(Change(remove=sorted(known)))
+        if given is not None:
+            await write_records(storage, given)
         await storage.kv(FULL_DOCS).upsert(_full_docs(plan, made))
-        await _write_seeds(storage, plan, made, base)
+        await _write_seeds(storage, plan, made, base, cur)
         for kind, group in sorted(_by_kind(plan, made).items()):
             await import_applier(base, embed, kind).apply(Change(add=group))
+        if given:  # the keys only the records make (manual facts), and those they re-map
+            recompute = sorted(given.curated_names())
+            await import_applier(base, embed, base.kind).apply(Change(recompute=recompute))
     await import_applier(base, embed, base.kind).finish()

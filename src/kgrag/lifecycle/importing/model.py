@@ -75,6 +75,8 @@ class ImportPlan:
     node_seeds: dict[str, dict[str, Any]] = field(default_factory=dict)
     edge_seeds: dict[Pair, dict[str, Any]] = field(default_factory=dict)
     text_vectors: dict[str, np.ndarray] = field(default_factory=dict)  # embedded text -> vector
+    # Curation records to commit with the documents (a kgrag export's ``curation`` block).
+    curation: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
 
 

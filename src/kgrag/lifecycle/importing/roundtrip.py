@@ -5,7 +5,9 @@ owners with their sort keys and positions), and per document its
 identity (id, source, file path, content hash, flags, metadata). That is
 the primary record of an index: committing it rebuilds the same graph,
 and the summaries in the export are seeded so that none is asked for
-again. Documents that were not processed (failed, pending) had no chunks
+again. The curation records (merges, aliases, manual edits) are committed
+with the documents, so the copy plans through them as the original did.
+Documents that were not processed (failed, pending) had no chunks
 in the graph and are left out, with a warning.
 """
 
@@ -85,4 +87,6 @@ def read_export(data: Any) -> ImportPlan:
             )
         )
     _seeds(data, plan)
+    if isinstance(data.get("curation"), Mapping):
+        plan.curation = dict(data["curation"])
     return plan
