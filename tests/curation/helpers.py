@@ -49,3 +49,33 @@ async def sound(rag: KGRag) -> str:
     report = await rag.check()
     assert report.ok, report.problems
     return dumps(await rag.export(timestamps=False))
+
+
+_CONS, _VOWELS = "bdfgklmnprstvz", "aeiou"
+
+
+def made_up(n: int) -> str:
+    """A capitalised made-up word, distinct for every ``n`` (three syllables)."""
+    syllables = [c + v for c in _CONS for v in _VOWELS]
+    parts = [syllables[(n // len(syllables) ** k) % len(syllables)] for k in range(3)]
+    return "".join(parts).capitalize()
+
+
+def synthetic(n: int) -> tuple[dict[str, str], list[tuple[str, list[str]]]]:
+    """``n`` documents, each naming one person twice (full and short name) and a town.
+
+    With the groups that merge each short name into its full name, and every
+    fifth town into the next (so parallel edges collapse and weights add up).
+    """
+    docs: dict[str, str] = {}
+    groups: list[tuple[str, list[str]]] = []
+    towns = [made_up(50_000 + j) for j in range(max(2, n // 5))]
+    for i in range(n):
+        first, last, town = made_up(2 * i), made_up(2 * i + 1), towns[i % len(towns)]
+        docs[f"d{i:04d}"] = (
+            f"{first} {last} met {towns[0]} traders in {town}. "
+            f"The next day {last} counted coins in {town}."
+        )
+        groups.append((f"{first} {last}", [last]))
+    groups += [(towns[j], [towns[j + 1]]) for j in range(1, len(towns) - 1, 5)]
+    return docs, groups

@@ -41,6 +41,24 @@ class CurationMethods:
         async with lease:
             return await curator.merge(target, sources, evidence=evidence, origin=origin)
 
+    async def merge_groups(
+        self,
+        groups: list[tuple[str, list[str]]],
+        *,
+        evidence: list[dict[str, Any] | None] | None = None,
+        origin: str = "dedupe",
+    ) -> list[str]:
+        """Merge each ``(target, sources)`` group; returns the merge ids, in order.
+
+        The same graph and records as :meth:`merge_entities` on each group in
+        turn, but one recompute and one transaction for all of them (what
+        ``kgrag dedupe --apply`` needs for thousands of groups). ``evidence``,
+        when given, has one entry per group.
+        """
+        lease, curator = _open(self)
+        async with lease:
+            return await curator.merge_groups(groups, evidence, origin=origin)
+
     async def unmerge(self, merge_id: str) -> None:
         """Undo a merge (see :meth:`merges` for the ids)."""
         lease, curator = _open(self)
@@ -150,6 +168,15 @@ class SyncCurationMethods:
         origin: str = "manual",
     ) -> str:
         return str(self._call("merge_entities", target, sources, evidence=evidence, origin=origin))
+
+    def merge_groups(
+        self,
+        groups: list[tuple[str, list[str]]],
+        *,
+        evidence: list[dict[str, Any] | None] | None = None,
+        origin: str = "dedupe",
+    ) -> list[str]:
+        return list(self._call("merge_groups", groups, evidence=evidence, origin=origin))
 
     def unmerge(self, merge_id: str) -> None:
         self._call("unmerge", merge_id)

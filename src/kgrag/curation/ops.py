@@ -101,28 +101,62 @@ class Curator:
         ``new_target``: the target need not exist (a rename); otherwise it
         and every source must be a graph node or a name a live chunk mentions.
         """
+        group = [(target, list(sources))]
+        ids = await self.merge_groups(group, [evidence], origin=origin, new_target=new_target)
+        return ids[0]
+
+    async def merge_groups(
+        self,
+        groups: list[tuple[str, list[str]]],
+        evidence: list[dict[str, Any] | None] | None = None,
+        *,
+        origin: str = "dedupe",
+        new_target: bool = False,
+    ) -> list[str]:
+        """Merge every group in one change; returns the merge ids, in the groups' order.
+
+        The groups are checked in order against the records the earlier ones
+        make (as merging them one by one would), then recorded and
+        recomputed in one transaction: the same graph, one recompute.
+        """
+        if evidence is not None and len(evidence) != len(groups):
+            raise CurationError(f"{len(evidence)} evidence entries for {len(groups)} groups")
         cur = await self._current()
+        ids: list[str] = []
+        seeds: list[str] = []
+        records: dict[str, dict[str, Any]] = {}
+        aliases: dict[str, dict[str, Any]] = {}
+        for (target, sources), proof in zip(groups, evidence or [None] * len(groups), strict=True):
+            mid, record = await self._group(cur, target, sources, proof, origin, new_target)
+            made = {s: {"target": record["target"], "merge": mid} for s in record["sources"]}
+            cur = cur.replaced(aliases={**cur.aliases, **made}, merges={**cur.merges, mid: record})
+            records[mid], ids = record, [*ids, mid]
+            aliases.update(made)
+            seeds += [record["target"], *record["sources"]]
+
+        async def write() -> None:
+            await self.storage.kv(MERGES).upsert(records)
+            await self.storage.kv(ALIASES).upsert(aliases)
+
+        if ids:
+            await self._apply(cur, seeds, write)
+        return ids
+
+    async def _group(
+        self,
+        cur: Curation,
+        target: str,
+        sources: Iterable[str],
+        evidence: dict[str, Any] | None,
+        origin: str,
+        new_target: bool,
+    ) -> tuple[str, dict[str, Any]]:
+        """One group's merge id and record, checked against ``cur``."""
         into = cur.canon(target)
         if not new_target and not await self._known(into):
             raise EntityNotFoundError(f"no entity named {target!r} to merge into")
         names = await self._sources(cur, into, sources)
-        mid = merge_id(into, names)
-        record = {
-            "target": into,
-            "sources": names,
-            "origin": origin,
-            "evidence": _plain(evidence or {}),
-            "created_at": time.time(),
-        }
-        aliases = {s: {"target": into, "merge": mid} for s in names}
-        new = cur.replaced(aliases={**cur.aliases, **aliases}, merges={**cur.merges, mid: record})
-
-        async def write() -> None:
-            await self.storage.kv(MERGES).upsert({mid: record})
-            await self.storage.kv(ALIASES).upsert(aliases)
-
-        await self._apply(new, [into, *names], write)
-        return mid
+        return _merge_record(into, names, evidence, origin)
 
     async def _sources(self, cur: Curation, into: str, sources: Iterable[str]) -> list[str]:
         names: list[str] = []
@@ -266,6 +300,20 @@ class Curator:
             await self.applier.apply(Change(recompute=names))
             await self.applier.finish()
         return len(names)
+
+
+def _merge_record(
+    target: str, sources: list[str], evidence: dict[str, Any] | None, origin: str
+) -> tuple[str, dict[str, Any]]:
+    """A merge's id and record."""
+    record = {
+        "target": target,
+        "sources": sources,
+        "origin": origin,
+        "evidence": _plain(evidence or {}),
+        "created_at": time.time(),
+    }
+    return merge_id(target, sources), record
 
 
 def _set(
