@@ -69,6 +69,27 @@ class CurationMethods:
         """Recorded merges, oldest first: id, target, sources, origin, evidence, created_at."""
         return await _open(self)[1].merges()
 
+    async def split_entity(self, name: str, parts: dict[str, list[str]]) -> str:
+        """Separate a homonym by chunk; returns the split id (undo: :meth:`unsplit`).
+
+        ``parts``: each new name -> the chunk ids whose mentions of ``name``
+        go to it (entity rows and relation endpoints); chunks not listed keep
+        ``name``. Recorded, so it holds when those chunks are indexed again.
+        """
+        lease, curator = _open(self)
+        async with lease:
+            return await curator.split(name, parts)
+
+    async def unsplit(self, split_id: str) -> None:
+        """Undo a split (see :meth:`splits` for the ids)."""
+        lease, curator = _open(self)
+        async with lease:
+            await curator.unsplit(split_id)
+
+    async def splits(self) -> list[dict[str, Any]]:
+        """Recorded splits, oldest first: id, name, parts, created_at."""
+        return await _open(self)[1].splits()
+
     async def create_entity(self, name: str, entity_type: str = "", description: str = "") -> None:
         """A manual entity, which exists with no document (source ``manual_creation``)."""
         lease, curator = _open(self)
@@ -183,6 +204,15 @@ class SyncCurationMethods:
 
     def merges(self) -> list[dict[str, Any]]:
         return list(self._call("merges"))
+
+    def split_entity(self, name: str, parts: dict[str, list[str]]) -> str:
+        return str(self._call("split_entity", name, parts))
+
+    def unsplit(self, split_id: str) -> None:
+        self._call("unsplit", split_id)
+
+    def splits(self) -> list[dict[str, Any]]:
+        return list(self._call("splits"))
 
     def create_entity(self, name: str, entity_type: str = "", description: str = "") -> None:
         self._call("create_entity", name, entity_type, description)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kgrag.curation.records import (
@@ -21,8 +21,11 @@ from kgrag.curation.records import (
     ENTITY_FIELDS,
     MERGES,
     RELATION_FIELDS,
+    SPLITS,
     Curation,
+    SplitNotFoundError,
     bump_version,
+    check_split,
 )
 from kgrag.errors import CurationError, EntityNotFoundError, MergeNotFoundError
 from kgrag.pipeline.changes import Change, ChangeApplier, ChangeStats
@@ -35,6 +38,12 @@ if TYPE_CHECKING:
 Pair = tuple[str, str]
 Key = str | Pair
 Write = Callable[[], Awaitable[None]]
+
+
+def split_id(name: str, parts: Mapping[str, list[str]]) -> str:
+    """A split's id: a digest of what it separates (the same split gets the same id anywhere)."""
+    text = json.dumps([name, sorted(parts.items())], ensure_ascii=False)
+    return "s-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def merge_id(target: str, sources: list[str]) -> str:
@@ -206,6 +215,62 @@ class Curator:
         if await self._known(new) or new in cur.aliases:
             raise CurationError(f"{new!r} already exists; merge into it instead")
         return await self.merge(new, [name], origin="rename", new_target=True)
+
+    # -- splits --------------------------------------------------------------
+    async def split(self, name: str, parts: Mapping[str, Iterable[str]]) -> str:
+        """Separate homonym ``name``: each new name takes its rows in the chunks listed for it.
+
+        Returns the split id (undo: :meth:`unsplit`). Chunks not listed keep ``name``.
+        """
+        cur = await self._current()
+        if name in cur.aliases:
+            raise CurationError(f"{name!r} is merged into {cur.canon(name)!r}; unmerge it first")
+        row = await self.storage.kv(SUPPORT).get(support_key(name))
+        mentions = set((row or {}).get("chunks", []))
+        if not mentions:
+            raise EntityNotFoundError(f"no live chunk names {name!r}")
+        plain = {new: sorted(set(chunks)) for new, chunks in parts.items()}
+        for new, chunks in plain.items():
+            await self._fresh(cur, new)
+            if missing := sorted(set(chunks) - mentions):
+                raise CurationError(f"chunk(s) {', '.join(missing)} do not name {name!r}")
+        record: dict[str, Any] = {"name": name, "parts": plain, "created_at": time.time()}
+        check_split(cur, record)
+        sid = split_id(name, plain)
+        if sid in cur.splits:
+            raise CurationError(f"{name!r} is split so already (split {sid})")
+
+        async def write() -> None:
+            await self.storage.kv(SPLITS).upsert({sid: record})
+
+        after = cur.replaced(splits={**cur.splits, sid: record})
+        await self._apply(after, [name, *plain], write)
+        return sid
+
+    async def _fresh(self, cur: Curation, new: str) -> None:
+        """Refuse a split's new name that names something already."""
+        if not new.strip():
+            raise CurationError("a split part needs a name")
+        if new in cur.aliases or await self._known(new) or cur.support_members(new) != [new]:
+            raise CurationError(f"{new!r} already exists; split into new names only")
+
+    async def unsplit(self, sid: str) -> None:
+        """Undo split ``sid``: its chunks' rows are the split name's again."""
+        cur = await self._current()
+        record = cur.splits.get(sid)
+        if record is None:
+            raise SplitNotFoundError(f"no split {sid!r} (see `kgrag splits`)")
+
+        async def write() -> None:
+            await self.storage.kv(SPLITS).delete([sid])
+
+        new = cur.replaced(splits={k: v for k, v in cur.splits.items() if k != sid})
+        await self._apply(new, [record["name"], *record["parts"]], write)
+
+    async def splits(self) -> list[dict[str, Any]]:
+        """Every recorded split, oldest first: id, name, parts, created_at."""
+        rows = [{"id": sid, **rec} for sid, rec in (await self._current()).splits.items()]
+        return sorted(rows, key=lambda r: (r.get("created_at", 0), r["id"]))
 
     # -- edits ---------------------------------------------------------------
     async def _edit(

@@ -3,6 +3,8 @@
 The planner (:func:`kgrag.graph.canonical.plan_keys`) recomputes a key from
 its supporting chunks. With curation records, before it runs:
 
+- a split name's rows in the chunks its split lists are read as the new
+  name (:data:`~kgrag.curation.records.SPLITS`, a per-(name, chunk) map);
 - every raw name (an extracted entity or relation endpoint) is mapped to
   its canonical name, so an alias's fragments land on its target, a
   relation between two names of one group becomes a dropped self-loop and
@@ -73,12 +75,12 @@ class CuratedPlanner:
         are added to the dead lists.
         """
         raw_names, raw_pairs = set(names), set(pairs)
-        names_c = sorted({cur.canon(n) for n in raw_names})
-        pairs_c = sorted({p for p in map(cur.canon_pair, raw_pairs) if p is not None})
+        names_c = sorted({c for n in raw_names for c in cur.canon_names(n)})
+        pairs_c = sorted({c for p in raw_pairs for c in cur.canon_pairs(p)})
         support = await self._support(names_c, pairs_c, cur, known)
         all_facts = await self._facts(support, facts)
-        if cur.aliases:
-            all_facts = {c: f.renamed(cur.canon_map) for c, f in all_facts.items()}
+        if cur.aliases or cur.splits:
+            all_facts = {c: cur.rename(f) for c, f in all_facts.items()}
         self._add_manual(names_c, pairs_c, cur, support, all_facts)
         g = self.storage.graph
         old_nodes, old_edges = await g.get_nodes(names_c), await g.get_edges(pairs_c)
@@ -104,7 +106,7 @@ class CuratedPlanner:
         """
         names = set(seeds)
         for name in list(names):
-            names.update(cur.members(cur.canon(name)))
+            names.update(m for c in cur.canon_names(name) for m in cur.support_members(c))
         await self._read_support(names, known)
         chunks = sorted({c for n in names for c in known.get(n, ())})
         pairs: set[Pair] = set()
@@ -127,12 +129,17 @@ class CuratedPlanner:
         self, names: list[str], pairs: list[Pair], cur: Curation, known: Mapping[Key, list[str]]
     ) -> dict[Key, list[str]]:
         """Each canonical key's support: the union of its raw members' support."""
-        groups: dict[Key, list[Key]] = {n: list(cur.members(n)) for n in names}
-        groups.update({p: list(cur.member_pairs(p)) for p in pairs})
+        groups: dict[Key, list[Key]] = {n: list(cur.support_members(n)) for n in names}
+        groups.update({p: list(cur.support_pairs(p)) for p in pairs})
         have = dict(known)
         await self._read_support([m for ms in groups.values() for m in ms], have)
-        return {
-            key: sorted({c for m in members for c in have.get(m, ())})
+        if not cur.splits:
+            return {
+                key: sorted({c for m in members for c in have.get(m, ())})
+                for key, members in groups.items()
+            }
+        return {  # a split name's chunks count only for the key they resolve to
+            key: sorted({c for m in members for c in have.get(m, ()) if cur.resolve(m, c) == key})
             for key, members in groups.items()
         }
 

@@ -8,6 +8,10 @@ Three key-value namespaces, next to the chunk facts (:mod:`kgrag.pipeline.facts`
 - ``entity_merges``: merge id -> ``{"target", "sources", "origin",
   "evidence", "created_at"}``: every merge, with what justified it, until
   it is undone.
+- ``entity_splits``: split id -> ``{"name", "parts": {new name: [chunk ids]},
+  "created_at"}``: a homonym separated by chunk. The rows of ``name`` in
+  a listed chunk (entity rows and relation endpoints) are read as the new
+  name, *before* the alias map; other chunks keep ``name``.
 - ``manual_edits``: graph key (``e:NAME`` / ``r:A<SEP>B``, as in
   ``graph_support``) -> ``{"create": {...}, "set": {...}, "deleted": true}``:
   manual facts (a source of their own, :data:`MANUAL`), field overrides
@@ -28,11 +32,13 @@ from kgrag.pipeline.facts import parse_support_key, support_key
 from kgrag.storage.base import edge_key
 
 if TYPE_CHECKING:
+    from kgrag.graph.canonical import ChunkFacts
     from kgrag.storage.base import Storage
 
 ALIASES = "entity_aliases"
 MERGES = "entity_merges"
 EDITS = "manual_edits"
+SPLITS = "entity_splits"
 VERSION_META = "curation_version"
 MANUAL = "manual_creation"  # source id and file path of manual facts (as LightRAG marks them)
 ENTITY_FIELDS = ("description", "entity_type")
@@ -53,8 +59,12 @@ class Curation:
     aliases: dict[str, dict[str, Any]] = field(default_factory=dict)
     merges: dict[str, dict[str, Any]] = field(default_factory=dict)
     edits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    splits: dict[str, dict[str, Any]] = field(default_factory=dict)
     canon_map: dict[str, str] = field(init=False, default_factory=dict)
     _members: dict[str, list[str]] = field(init=False, default_factory=dict)
+    _split_at: dict[str, dict[str, str]] = field(init=False, default_factory=dict)
+    _split_to: dict[str, set[str]] = field(init=False, default_factory=dict)
+    _split_from: dict[str, set[str]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         for alias in self.aliases:
@@ -63,15 +73,70 @@ class Curation:
         for alias, target in self.canon_map.items():
             groups.setdefault(target, set()).add(alias)
         self._members = {t: [t, *sorted(a)] for t, a in groups.items()}
+        for rec in self.splits.values():
+            for new, chunks in rec["parts"].items():
+                for chunk in chunks:
+                    self._split_at.setdefault(chunk, {})[rec["name"]] = new
+                self._split_to.setdefault(rec["name"], set()).add(new)
+                self._split_from.setdefault(new, set()).add(rec["name"])
 
     def replaced(self, **parts: dict[str, dict[str, Any]]) -> Curation:
-        """A copy with some of ``aliases``, ``merges``, ``edits`` replaced."""
-        base = {"aliases": self.aliases, "merges": self.merges, "edits": self.edits}
+        """A copy with some of ``aliases``, ``merges``, ``edits``, ``splits`` replaced."""
+        base = {
+            "aliases": self.aliases,
+            "merges": self.merges,
+            "edits": self.edits,
+            "splits": self.splits,
+        }
         base.update(parts)
         return Curation(**base)
 
     def __bool__(self) -> bool:
-        return bool(self.aliases or self.edits)
+        return bool(self.aliases or self.edits or self.splits)
+
+    # -- splits (per chunk, before the aliases) --------------------------------
+    def rename(self, chunk: ChunkFacts) -> ChunkFacts:
+        """``chunk`` with its names mapped through its splits, then the aliases."""
+        at = self._split_at.get(chunk.chunk_id)
+        if not at:
+            return chunk.renamed(self.canon_map)
+        return chunk.renamed({**self.canon_map, **{n: self.canon(t) for n, t in at.items()}})
+
+    def resolve(self, key: Key, chunk: str) -> Key | None:
+        """The canonical key raw ``key`` has in ``chunk`` (``None``: a self-loop)."""
+        at = self._split_at.get(chunk, {})
+        if isinstance(key, str):
+            return self.canon(at.get(key, key))
+        a, b = (self.canon(at.get(n, n)) for n in key)
+        return None if a == b else edge_key(a, b)
+
+    def split_of(self, name: str, chunk: str) -> str | None:
+        """The new name raw ``name`` has in ``chunk`` by a split, if any."""
+        return self._split_at.get(chunk, {}).get(name)
+
+    def canon_names(self, name: str) -> set[str]:
+        """Every canonical name raw ``name`` resolves to in some chunk."""
+        return {self.canon(name)} | {self.canon(t) for t in self._split_to.get(name, ())}
+
+    def canon_pairs(self, pair: Pair) -> set[Pair]:
+        """Every canonical edge key raw ``pair`` resolves to in some chunk."""
+        return {
+            edge_key(a, b)
+            for a in self.canon_names(pair[0])
+            for b in self.canon_names(pair[1])
+            if a != b
+        }
+
+    def support_members(self, name: str) -> list[str]:
+        """Raw names whose rows may land on canonical ``name``: its group, and split names."""
+        members = self.members(name)
+        split = {n for m in members for n in self._split_from.get(m, ())}
+        return [*members, *sorted(split - set(members))]
+
+    def support_pairs(self, pair: Pair) -> list[Pair]:
+        """Raw edge keys whose rows may land on canonical ``pair``."""
+        a, b = (self.support_members(n) for n in pair)
+        return sorted({edge_key(x, y) for x in a for y in b if x != y})
 
     # -- names ---------------------------------------------------------------
     def canon(self, name: str) -> str:
@@ -124,6 +189,7 @@ class Curation:
     def curated_names(self) -> set[str]:
         """Every name a record mentions (what a rebuild recomputes after the documents)."""
         names = set(self.aliases) | {a["target"] for a in self.aliases.values()}
+        names.update(self._split_to, self._split_from)
         for text in self.edits:
             key = parse_support_key(text)
             names.update((key,) if isinstance(key, str) else key)
@@ -153,6 +219,7 @@ async def load(storage: Storage) -> Curation:
         await _read_all(storage, ALIASES),
         await _read_all(storage, MERGES),
         await _read_all(storage, EDITS),
+        await _read_all(storage, SPLITS),
     )
 
 
@@ -189,20 +256,48 @@ async def export_records(storage: Storage, *, timestamps: bool = True) -> dict[s
         "aliases": [{"alias": a, **rec} for a, rec in sorted(cur.aliases.items())],
         "merges": merges,
         "edits": [{"key": k, **rec} for k, rec in sorted(cur.edits.items())],
+        "splits": [
+            {"id": sid, **{k: v for k, v in rec.items() if timestamps or k != "created_at"}}
+            for sid, rec in sorted(cur.splits.items())
+        ],
     }
+
+
+class SplitNotFoundError(CurationError):
+    """A split id that names no recorded split."""
+
+
+_PARTS = (("aliases", "alias"), ("merges", "id"), ("edits", "key"), ("splits", "id"))
+
+
+def check_split(cur: Curation, record: Mapping[str, Any]) -> None:
+    """Refuse a split record the records ``cur`` cannot take (its chunks split already)."""
+    name, parts = record.get("name"), record.get("parts")
+    if not isinstance(name, str) or not isinstance(parts, Mapping) or not parts:
+        raise CurationError("a split needs a name and at least one part")
+    seen: set[str] = set()
+    for new, chunks in parts.items():
+        if not isinstance(chunks, list) or not chunks or new == name:
+            raise CurationError(f"split of {name!r}: part {new!r} needs chunks and a new name")
+        for chunk in chunks:
+            if chunk in seen or cur.split_of(name, chunk) not in (None, new):
+                raise CurationError(f"chunk {chunk} of {name!r} is split twice")
+            seen.add(chunk)
 
 
 def parse_block(block: Mapping[str, Any]) -> Curation:
     """The records of an export's ``curation`` block (a malformed one: :class:`CurationError`)."""
     parts: dict[str, dict[str, dict[str, Any]]] = {}
-    for part, key in (("aliases", "alias"), ("merges", "id"), ("edits", "key")):
+    for part, key in _PARTS:
         rows = block.get(part, []) if isinstance(block, Mapping) else None
         if not isinstance(rows, list) or not all(
             isinstance(r, Mapping) and isinstance(r.get(key), str) for r in rows
         ):
             raise CurationError(f"curation block: {part!r} must be a list of objects with {key!r}")
         parts[part] = {r[key]: {k: v for k, v in r.items() if k != key} for r in rows}
-    return Curation(parts["aliases"], parts["merges"], parts["edits"])
+    for rec in parts["splits"].values():
+        check_split(Curation(), rec)
+    return Curation(**parts)
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -219,7 +314,7 @@ def combined(have: Curation, given: Curation) -> Curation:
     cycle, cannot be settled without a person choosing.
     """
     parts: dict[str, dict[str, dict[str, Any]]] = {}
-    for part in ("aliases", "merges", "edits"):
+    for part, _ in _PARTS:
         old, new = getattr(have, part), getattr(given, part)
         clash = sorted(k for k in new.keys() & old.keys() if not _same(old[k], new[k]))
         if clash:
@@ -228,7 +323,10 @@ def combined(have: Curation, given: Curation) -> Curation:
     for alias in parts["aliases"]:
         if _follow(alias, parts["aliases"]) == alias:
             raise CurationError(f"the aliases of {alias!r} would form a cycle")
-    return Curation(parts["aliases"], parts["merges"], parts["edits"])
+    out = Curation(**parts)
+    for rec in given.splits.values():
+        check_split(have, rec)
+    return out
 
 
 async def write_records(storage: Storage, cur: Curation) -> None:
@@ -236,6 +334,7 @@ async def write_records(storage: Storage, cur: Curation) -> None:
     await storage.kv(ALIASES).upsert(cur.aliases)
     await storage.kv(MERGES).upsert(cur.merges)
     await storage.kv(EDITS).upsert(cur.edits)
+    await storage.kv(SPLITS).upsert(cur.splits)
     await bump_version(storage)
 
 

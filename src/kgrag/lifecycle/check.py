@@ -121,7 +121,7 @@ def _expected_graph(st: _State) -> dict[str, set[str]]:
     """Each graph key the live chunks and the curation records give, with its sources."""
     cur = st.curation
     want: dict[str, set[str]] = {}
-    chunks = [c.facts().renamed(cur.canon_map) for c in st.facts.values() if c.owners]
+    chunks = [cur.rename(c.facts()) for c in st.facts.values() if c.owners]
     manual = manual_facts(cur, set(cur.curated_names()) | _canon_names(st), set(), "")
     for facts in [*chunks, *([manual] if manual else [])]:
         keys: list[str | tuple[str, str]] = [*facts.entity_names(), *facts.edge_keys()]

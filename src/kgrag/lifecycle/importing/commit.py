@@ -191,7 +191,7 @@ def _seed_facts(
     made: list[NewVersion], cur: Curation, names: set[str], pairs: set[Pair], kind: str
 ) -> list[ChunkFacts]:
     """The imported chunks as the canonical merge will see them, through the records."""
-    facts = [f.renamed(cur.canon_map) for f in _facts(made).values()]
+    facts = [cur.rename(f) for f in _facts(made).values()]
     manual = manual_facts(cur, names, pairs, kind)
     return facts if manual is None else [manual, *facts]
 
