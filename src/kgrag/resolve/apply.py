@@ -1,14 +1,15 @@
 """Apply a resolution report through the curation merge, and the ``resolve=auto`` hook.
 
 Each group becomes one recorded merge (origin ``dedupe``, its links as
-the evidence), so it lasts through re-indexing and ``kgrag unmerge`` can
+the evidence), all of them in one change (:meth:`~kgrag.KGRag.merge_groups`:
+one recompute, one transaction), so it lasts through re-indexing and ``kgrag unmerge`` can
 take it back. A group whose names changed since the report was made is
 merged as far as its names still exist; one left with no source is skipped.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kgrag.resolve.report import ResolutionReport
 
@@ -17,18 +18,21 @@ if TYPE_CHECKING:
 
 
 async def apply_groups(rag: KGRag, report: ResolutionReport) -> list[str]:
-    """Merge every group of ``report``; returns the merge ids (also kept on the report)."""
+    """Merge every group of ``report`` in one change; returns the merge ids (also on the report)."""
     graph = rag.storage.graph
+    groups: list[tuple[str, list[str]]] = []
+    evidence: list[dict[str, Any] | None] = []
     for group in report.groups:
         present = await graph.get_nodes(group.names)
         members = [m for m in group.members if m in present]
         if group.target not in present or not members:
             continue
-        evidence = {"score": round(group.score, 3), "links": [p.to_dict() for p in group.links]}
-        merge_id = await rag.merge_entities(
-            group.target, members, evidence=evidence, origin="dedupe"
+        groups.append((group.target, members))
+        evidence.append(
+            {"score": round(group.score, 3), "links": [p.to_dict() for p in group.links]}
         )
-        report.merges.append(merge_id)
+    if groups:
+        report.merges.extend(await rag.merge_groups(groups, evidence=evidence, origin="dedupe"))
     return report.merges
 
 
