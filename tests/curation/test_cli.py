@@ -98,3 +98,42 @@ def test_unknown_names_and_merge_ids_exit_2(cli, tmp_path):
     assert cli("entity", "delete", "London", "--workdir", work, env=ENV).code == 0
     assert cli("entity", "restore", "London", "--workdir", work, env=ENV).code == 0
     assert cli("check", "--workdir", work, env=ENV).code == 0
+
+
+def test_split_list_and_unsplit_from_the_command_line(cli, tmp_path):
+    (tmp_path / "p.txt").write_text(
+        "Apple sold phones in London.\n\nApple grew in the orchard of Bob Cratchit.",
+        encoding="utf-8",
+    )
+    work = tmp_path / "idx"
+    assert cli("index", "--no-progress", "--workdir", work, "p.txt", env=ENV).code == 0
+    before = _exported(cli, work)
+    fruit = next(c["id"] for c in before["chunks"] if "orchard" in c["content"])
+
+    part = f"Apple (fruit)={fruit}"
+    done = cli("split", "Apple", "--part", part, "--json", "--workdir", work, env=ENV)
+    assert done.code == 0, done.err
+    sid = json.loads(done.out)["split_id"]
+    listed = cli("splits", "--json", "--workdir", work, env=ENV)
+    assert [(s["id"], s["parts"]) for s in json.loads(listed.out)] == [
+        (sid, {"Apple (fruit)": [fruit]})
+    ]
+    split = _exported(cli, work)
+    names = {e["name"]: e for e in split["entities"]}
+    assert names["Apple (fruit)"]["source_ids"] == [fruit]
+    assert cli("check", "--workdir", work, env=ENV).code == 0
+
+    assert cli("unsplit", sid, "--workdir", work, env=ENV).code == 0
+    after = _exported(cli, work)
+    assert after["entities"] == before["entities"] and after["curation"]["splits"] == []
+
+
+def test_refused_splits_exit_2(cli, tmp_path):
+    (tmp_path / "a.txt").write_text(DOC_A, encoding="utf-8")
+    work = tmp_path / "idx"
+    assert cli("index", "--no-progress", "--workdir", work, "a.txt", env=ENV).code == 0
+    assert cli("split", "London", "--part", "Town=nochunk", "--workdir", work, env=ENV).code == 2
+    assert cli("split", "London", "--part", "no-equals", "--workdir", work, env=ENV).code == 2
+    assert cli("split", "Nobody", "--part", "X=c1", "--workdir", work, env=ENV).code == 2
+    assert cli("unsplit", "s-0000", "--workdir", work, env=ENV).code == 2
+    assert cli("check", "--workdir", work, env=ENV).code == 0

@@ -1,4 +1,4 @@
-"""``kgrag entity | relation | merges | unmerge``: correct the graph by hand.
+"""``kgrag entity | relation | merges | unmerge | split | splits | unsplit``: correct the graph.
 
     kgrag entity create NAME [--type T] [--description D]
     kgrag entity edit NAME [--type T] [--description D] [--clear FIELD]...
@@ -9,6 +9,9 @@
     kgrag relation delete|restore SOURCE TARGET
     kgrag merges [--json]
     kgrag unmerge MERGE_ID
+    kgrag split NAME --part NEW_NAME=CHUNK_ID[,CHUNK_ID...] [--part ...]
+    kgrag splits [--json]
+    kgrag unsplit SPLIT_ID
 
 Every edit is a curation record (docs/curation.md): it survives re-indexing
 and the deletion of the documents it touches. A name, relation or merge id
@@ -28,7 +31,7 @@ from kgrag.cli.index_cmd import waiting_message
 from kgrag.cli.opening import USAGE, opened
 from kgrag.errors import CurationError
 
-COMMANDS = ("entity", "relation", "merges", "unmerge")
+COMMANDS = ("entity", "relation", "merges", "unmerge", "split", "splits", "unsplit")
 _ENTITY = ("create", "edit", "rename", "delete", "restore", "merge")
 _RELATION = ("create", "edit", "delete", "restore")
 
@@ -59,6 +62,37 @@ def add_parsers(sub: Any, common: Any, writer: Any) -> None:
     common(p)
     writer(p)
     p.add_argument("merge_id", metavar="MERGE_ID")
+    _split_parsers(sub, common, writer)
+
+
+def _split_parsers(sub: Any, common: Any, writer: Any) -> None:
+    p = sub.add_parser("split", help="separate a homonym by chunk (undo: kgrag unsplit)")
+    common(p)
+    writer(p)
+    p.add_argument("name", metavar="NAME")
+    p.add_argument(
+        "--part",
+        action="append",
+        required=True,
+        type=_part,
+        metavar="NEW_NAME=CHUNK_ID[,CHUNK_ID...]",
+        help="the chunks whose mentions of NAME become NEW_NAME (repeatable)",
+    )
+    p = sub.add_parser("splits", help="recorded splits (id, name, parts)")
+    common(p)
+    p = sub.add_parser("unsplit", help="undo a split (ids: kgrag splits)")
+    common(p)
+    writer(p)
+    p.add_argument("split_id", metavar="SPLIT_ID")
+
+
+def _part(text: str) -> tuple[str, list[str]]:
+    """``NEW_NAME=C1,C2`` as (new name, chunk ids); the name is split at the last ``=``."""
+    new, sep, ids = text.rpartition("=")
+    chunks = [c.strip() for c in ids.split(",") if c.strip()]
+    if not sep or not new.strip() or not chunks:
+        raise argparse.ArgumentTypeError(f"expected NEW_NAME=CHUNK_ID[,CHUNK_ID...], got {text!r}")
+    return new.strip(), chunks
 
 
 def _entity_args(a: argparse.ArgumentParser, name: str) -> None:
@@ -92,6 +126,8 @@ async def run(args: argparse.Namespace, settings: Any) -> int:
             return USAGE
     if args.command == "merges":
         _print_merges(out, args.json)
+    elif args.command == "splits":
+        _print_splits(out, args.json)
     elif getattr(args, "json", False):
         print(json.dumps(out, ensure_ascii=False))
     else:
@@ -105,6 +141,8 @@ async def _do(rag: KGRag, args: argparse.Namespace) -> Any:
     if args.command == "unmerge":
         await rag.unmerge(args.merge_id)
         return {"unmerged": args.merge_id}
+    if args.command in ("split", "splits", "unsplit"):
+        return await _split(rag, args)
     if args.command == "relation":
         return await _relation(rag, args)
     return await _entity(rag, args)
@@ -155,6 +193,21 @@ async def _relation(rag: KGRag, args: argparse.Namespace) -> dict[str, Any]:
     return {_DONE[act]: [src, tgt]}
 
 
+async def _split(rag: KGRag, args: argparse.Namespace) -> Any:
+    if args.command == "splits":
+        return await rag.splits()
+    if args.command == "unsplit":
+        await rag.unsplit(args.split_id)
+        return {"unsplit": args.split_id}
+    parts: dict[str, list[str]] = {}
+    for new, chunks in args.part:
+        if new in parts:
+            raise CurationError(f"--part {new!r} is given twice")
+        parts[new] = chunks
+    sid = await rag.split_entity(args.name, parts)
+    return {"split": args.name, "into": sorted(parts), "split_id": sid}
+
+
 _DONE = {"create": "created", "edit": "edited", "delete": "deleted", "restore": "restored"}
 
 
@@ -165,3 +218,13 @@ def _print_merges(rows: list[dict[str, Any]], as_json: bool) -> None:
     for r in rows:
         print(f"{r['id']}  {r['origin']:<8} {r['target']} <- {', '.join(r['sources'])}")
     print(f"{len(rows)} merge(s)")
+
+
+def _print_splits(rows: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return
+    for r in rows:
+        parts = "; ".join(f"{new} <- {', '.join(ids)}" for new, ids in sorted(r["parts"].items()))
+        print(f"{r['id']}  {r['name']}: {parts}")
+    print(f"{len(rows)} split(s)")

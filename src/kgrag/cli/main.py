@@ -181,7 +181,7 @@ async def _dispatch(args: argparse.Namespace, settings: Any) -> int:
         from kgrag.cli import import_cmd
 
         return await import_cmd.run(args, settings)
-    if args.command in ("entity", "relation", "merges", "unmerge"):
+    if args.command in ("entity", "relation", "merges", "unmerge", "split", "splits", "unsplit"):
         from kgrag.cli import curate_cmd
 
         return await curate_cmd.run(args, settings)
