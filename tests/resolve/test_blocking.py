@@ -30,6 +30,12 @@ def test_a_word_is_no_acronym():
     assert routes(["APE", "Apple Pie Eaters"])[("APE", "Apple Pie Eaters")] == {"acronym"}
 
 
+def test_a_repeated_word_counts_twice():
+    got = routes(["Bora Bora", "Bora Island", "Bora Bora Island"])
+    assert ("Bora Bora", "Bora Island") not in got
+    assert got[("Bora Bora", "Bora Bora Island")] == {"containment"}
+
+
 def test_vector_neighbours_with_the_projection():
     rng = np.random.default_rng(1)
     names = [f"Tname{i}" for i in range(600)]

@@ -11,7 +11,7 @@ names identifies none of them.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import numpy as np
 
@@ -62,6 +62,8 @@ def by_containment(names: dict[str, Name], out: Candidates) -> None:
         for other in postings[rarest]:
             theirs = names[other].tokens
             if len(mine) < len(set(theirs)) <= len(mine) + MAX_EXTRA_WORDS and mine <= set(theirs):
+                if Counter(name.tokens) - Counter(theirs):  # "Bora Bora" is not in "Bora Island"
+                    continue
                 _add(out, raw, other, "containment")
 
 
