@@ -127,6 +127,13 @@ class Lifecycle(RuleBasedStateMachine):
             else:
                 self.rag.edit_entity(name, description=f"edited {name}")
 
+    @precondition(lambda self: self.live)
+    @rule(min_score=st.sampled_from([0.5, 0.7, 0.9]))
+    def dedupe(self, min_score):
+        """Resolution applied: its merges are records like any other."""
+        report = self.rag.resolve_entities(min_score=min_score, apply=True)
+        assert len(report.merges) <= len(report.groups)
+
     def _fresh_with_records(self, fresh: SyncKGRag) -> None:
         """Give a fresh index our curation records first, as an import would."""
         block = self.rag.export(timestamps=False)["curation"]
