@@ -19,6 +19,14 @@ model is used: keywords come from the engine's heuristic and ``--extractor
 llm`` is refused. ``--questions N`` takes the first N questions; with
 ``--slice`` the corpus is cut down to the passages those questions list
 (their gold passages and distractors), for quick checks.
+
+``--dedupe`` also measures the index after ``kgrag dedupe --apply``: the
+cached index is copied (``<index>-dedupe<score>``), ``resolve_entities(
+apply=True)`` merges its groups there (once; the report is kept as
+``dedupe_report.json``), and every mode is asked again. The output gives
+both recalls, the groups and merges applied, and for each question whose
+recall@5 dropped: its gold and retrieved passages before and after, and
+the merged groups whose names come from those passages.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -211,14 +220,17 @@ async def evaluate_mode(
     param = rag.query_param(mode=mode)
     sums = {k: 0.0 for k in ks}
     start = time.perf_counter()
+    top: list[list[str]] = []  # per question: its first max(ks) distinct passages
     for question, gold in ds.questions:
         data = await rag.query_data(question, param)
         ranked = [c["file_path"] for c in data["chunks"]]
+        top.append(list(dict.fromkeys(ranked))[: max(ks)])
         for k in ks:
             sums[k] += recall_at(ranked, gold, k)
     n = max(len(ds.questions), 1)
     out: dict[str, Any] = {f"recall@{k}": round(100 * s / n, 1) for k, s in sums.items()}
     out["s_per_query"] = round((time.perf_counter() - start) / n, 3)
+    out["top"] = top
     return out
 
 
@@ -236,11 +248,8 @@ async def run_dataset(args: argparse.Namespace, name: str) -> dict[str, Any]:
     async with KGRag(settings_for(args, workdir, name)) as rag:
         stats = await ensure_index(rag, ds, workdir)
         log(f"{name}: {len(ds.passages)} passages, {len(ds.questions)} questions; index {stats}")
-        modes = {}
-        for mode in args.modes:
-            modes[mode] = await evaluate_mode(rag, ds, mode)
-            log(f"{name} {mode}: {modes[mode]}")
-    return {
+        modes = await evaluate_modes(rag, ds, args.modes)
+    result = {
         "passages": len(ds.passages),
         "questions": len(ds.questions),
         "note": ds.note,
@@ -248,17 +257,143 @@ async def run_dataset(args: argparse.Namespace, name: str) -> dict[str, Any]:
         "index": stats,
         "modes": modes,
     }
+    if args.dedupe:
+        result["dedupe"] = await run_deduped(args, ds, workdir, modes)
+    for row in modes.values():
+        row.pop("top")
+    return result
+
+
+async def evaluate_modes(rag: Any, ds: Dataset, modes: list[str]) -> dict[str, Any]:
+    """``evaluate_mode`` for each of ``modes``, logged as it goes."""
+    out = {}
+    for mode in modes:
+        out[mode] = await evaluate_mode(rag, ds, mode)
+        log(f"{ds.name} {mode}: { {k: v for k, v in out[mode].items() if k != 'top'} }")
+    return out
+
+
+# -- after dedupe --apply ----------------------------------------------------------
+
+
+async def dedupe_copy(args: argparse.Namespace, ds: Dataset, workdir: Path) -> Path:
+    """A copy of the index at ``workdir`` with ``resolve_entities(apply=True)`` applied (cached)."""
+    from kgrag.api import KGRag
+
+    target = workdir.with_name(f"{workdir.name}-dedupe{args.dedupe_min_score:g}")
+    if (target / "dedupe_report.json").exists():
+        return target
+    shutil.rmtree(target, ignore_errors=True)
+    await asyncio.to_thread(shutil.copytree, workdir, target)
+    async with KGRag(settings_for(args, target, ds.name)) as rag:
+        start = time.perf_counter()
+        report = await rag.resolve_entities(min_score=args.dedupe_min_score, apply=True)
+        seconds = time.perf_counter() - start
+        graph = (await rag.status())["graph"]
+    out = {**report.to_dict(), "apply_seconds": round(seconds, 1), "graph_after": graph}
+    (target / "dedupe_report.json").write_text(json.dumps(out, indent=1, ensure_ascii=False))
+    return target
+
+
+async def group_passages(args: argparse.Namespace, ds: Dataset, workdir: Path, groups: list):
+    """For each group (as in the report): the passages its names come from (original index)."""
+    from kgrag.api import KGRag
+
+    async with KGRag(settings_for(args, workdir, ds.name)) as rag:
+        out = []
+        for g in groups:
+            nodes = await rag.storage.graph.get_nodes([g["target"], *g["members"]])
+            paths = {p for d in nodes.values() for p in _as_list(d.get("file_paths"))}
+            out.append(paths)
+    return out
+
+
+def _as_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [v for v in value.split("<SEP>") if v]
+    return list(value or [])
+
+
+async def run_deduped(
+    args: argparse.Namespace, ds: Dataset, workdir: Path, before: dict[str, Any]
+) -> dict[str, Any]:
+    """Recall after ``dedupe --apply``, the merges, and what the dropped questions had merged."""
+    from kgrag.api import KGRag
+
+    target = await dedupe_copy(args, ds, workdir)
+    report = json.loads((target / "dedupe_report.json").read_text())
+    async with KGRag(settings_for(args, target, ds.name)) as rag:
+        after = await evaluate_modes(rag, ds, args.modes)
+    paths = await group_passages(args, ds, workdir, report["groups"])
+    drops = {m: dropped(ds, before[m]["top"], after[m]["top"], report, paths) for m in after}
+    gains = {m: gained(ds, before[m]["top"], after[m]["top"]) for m in after}
+    for row in after.values():
+        row.pop("top")
+    log(f"{ds.name}: {len(report['groups'])} groups, {len(report['merges'])} merges applied")
+    return {
+        "workdir": str(target),
+        "min_score": args.dedupe_min_score,
+        "groups": len(report["groups"]),
+        "merges": len(report["merges"]),
+        "merged_names": sum(len(g["members"]) for g in report["groups"]),
+        "stats": report["stats"],
+        "apply_seconds": report["apply_seconds"],
+        "graph_after": report["graph_after"],
+        "modes": after,
+        "dropped": drops,
+        "gained": gains,
+    }
+
+
+def gained(ds: Dataset, before: list[list[str]], after: list[list[str]]) -> int:
+    """How many questions' recall@5 rose."""
+    pairs = zip(ds.questions, before, after, strict=True)
+    return sum(recall_at(a, gold, 5) > recall_at(b, gold, 5) for (_, gold), b, a in pairs)
+
+
+def dropped(
+    ds: Dataset, before: list[list[str]], after: list[list[str]], report: dict, paths: list[set]
+) -> list[dict[str, Any]]:
+    """The questions whose recall@5 fell, with the groups drawn from their passages."""
+    out = []
+    for (question, gold), b, a in zip(ds.questions, before, after, strict=True):
+        r_b, r_a = recall_at(b, gold, 5), recall_at(a, gold, 5)
+        if r_a >= r_b:
+            continue
+        seen = gold | set(b) | set(a)
+        groups = [
+            {"target": g["target"], "members": g["members"], "score": g["score"]}
+            for g, p in zip(report["groups"], paths, strict=True)
+            if p & seen
+        ]
+        lost = sorted((gold & set(b)) - set(a))
+        out.append(
+            {"question": question, "gold": sorted(gold), "lost": lost, "before": b, "after": a}
+            | {"recall@5": [r_b, r_a], "groups": groups}
+        )
+    return out
 
 
 def table(results: dict[str, Any]) -> str:
-    """A plain-text table: one row per (dataset, mode)."""
+    """A plain-text table: one row per (dataset, mode); with ``--dedupe``, the after columns."""
     lines = [f"{'dataset':<10} {'mode':<7} {'R@2':>6} {'R@5':>6} {'s/query':>8}"]
+    if any("dedupe" in r for r in results.values()):
+        lines[0] += f" {'R@2 dd':>7} {'R@5 dd':>7} {'dropped':>8} {'gained':>7}"
     for name, res in results.items():
         for mode, row in res["modes"].items():
-            lines.append(
+            line = (
                 f"{name:<10} {mode:<7} {row['recall@2']:>6} {row['recall@5']:>6} "
                 f"{row['s_per_query']:>8}"
             )
+            if "dedupe" in res:
+                dd = res["dedupe"]
+                after = dd["modes"][mode]
+                line += f" {after['recall@2']:>7} {after['recall@5']:>7}"
+                line += f" {len(dd['dropped'][mode]):>8} {dd['gained'][mode]:>7}"
+            lines.append(line)
+        if "dedupe" in res:
+            dd = res["dedupe"]
+            lines.append(f"{name:<10} dedupe: {dd['groups']} groups, {dd['merges']} merges applied")
     return "\n".join(lines)
 
 
@@ -293,6 +428,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--data", default=str(DATA if DATA.is_dir() else Path("/work/shared/data")))
     ap.add_argument("--workdir", default="runs/eval")
     ap.add_argument("--out", default=None, help="write the results as JSON here")
+    ap.add_argument(
+        "--dedupe", action="store_true", help="also evaluate a copy after `dedupe --apply`"
+    )
+    ap.add_argument("--dedupe-min-score", type=float, default=0.6, help="its --min-score")
     args = ap.parse_args(argv)
     args.datasets = [d for d in args.datasets.split(",") if d]
     args.modes = [m for m in args.modes.split(",") if m]
