@@ -50,7 +50,7 @@ from kgrag.ingest.blocks import (
     Block,
     usable_blocks,
 )
-from kgrag.ingest.ids import chunk_id
+from kgrag.ingest.ids import unique_chunks
 from kgrag.tokenizer import Tokenizer
 from kgrag.types import Chunk, Document
 
@@ -316,25 +316,8 @@ def make_block_chunks(
     doc: Document, tokenizer: Tokenizer, *, size: int = 1200, overlap: int = 100
 ) -> list[Chunk]:
     """:class:`Chunk` records of a document that has blocks (a repeated text is kept once)."""
-    chunks: list[Chunk] = []
-    seen: set[str] = set()
-    for piece in chunk_blocks(doc.content, doc.blocks or [], tokenizer, size, overlap):
-        cid = chunk_id(piece.content)
-        if cid in seen:
-            continue
-        seen.add(cid)
-        chunks.append(
-            Chunk(
-                id=cid,
-                doc_id=doc.id,
-                content=piece.content,
-                tokens=piece.tokens,
-                order=len(chunks),
-                file_path=doc.file_path,
-                location=piece.location,
-            )
-        )
-    return chunks
+    pieces = chunk_blocks(doc.content, doc.blocks or [], tokenizer, size, overlap)
+    return unique_chunks(doc.id, doc.file_path, ((p.content, p.tokens, p.location) for p in pieces))
 
 
 def locate_chunks(chunks: list[Chunk], content: str, blocks: list[Block]) -> None:

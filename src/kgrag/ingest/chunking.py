@@ -28,7 +28,7 @@ from typing import Literal
 
 from kgrag.errors import ConfigError
 from kgrag.ingest.block_chunker import locate_chunks, make_block_chunks
-from kgrag.ingest.ids import chunk_id
+from kgrag.ingest.ids import unique_chunks
 from kgrag.ingest.recursive import DEFAULT_SEPARATORS, split_recursive
 from kgrag.tokenizer import Tokenizer
 from kgrag.types import Chunk, Document
@@ -179,24 +179,7 @@ def make_chunks(
         split_by_character_only,
         separators,
     )
-    chunks: list[Chunk] = []
-    seen: set[str] = set()
-    for piece in pieces:
-        cid = chunk_id(piece.content)
-        if cid in seen:
-            continue
-        seen.add(cid)
-        chunks.append(
-            Chunk(
-                id=cid,
-                doc_id=doc.id,
-                content=piece.content,
-                tokens=piece.tokens,
-                order=len(chunks),
-                file_path=doc.file_path,
-            )
-        )
-    return chunks
+    return unique_chunks(doc.id, doc.file_path, ((p.content, p.tokens, None) for p in pieces))
 
 
 def make_chunks_for_settings(doc: Document, settings, tokenizer: Tokenizer) -> list[Chunk]:

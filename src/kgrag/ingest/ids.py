@@ -13,7 +13,11 @@ gets the same id across runs and machines:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from hashlib import md5
+from typing import Any
+
+from kgrag.types import Chunk
 
 # Unit separator: cannot occur in a normalised entity name, so the pair
 # ("ab", "c") and ("a", "bc") never hash alike.
@@ -58,3 +62,32 @@ def relation_vector_id(a: str, b: str) -> str:
     """Id of a relation's vector; the same for ``(a, b)`` and ``(b, a)``."""
     lo, hi = canonical_pair(a, b)
     return "rel-" + _md5(lo + PAIR_SEP + hi)
+
+
+def unique_chunks(
+    doc_id: str, file_path: str, pieces: Iterable[tuple[str, int, dict[str, Any] | None]]
+) -> list[Chunk]:
+    """Chunks of one document from its ``(content, tokens, location)`` pieces, in order.
+
+    A text that repeats is kept once (its id is its content's), and
+    ``order`` counts the chunks kept.
+    """
+    chunks: list[Chunk] = []
+    seen: set[str] = set()
+    for content, tokens, location in pieces:
+        cid = chunk_id(content)
+        if cid in seen:
+            continue
+        seen.add(cid)
+        chunks.append(
+            Chunk(
+                id=cid,
+                doc_id=doc_id,
+                content=content,
+                tokens=tokens,
+                order=len(chunks),
+                file_path=file_path,
+                location=dict(location or {}),
+            )
+        )
+    return chunks

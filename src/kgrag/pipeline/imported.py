@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgrag.ingest.ids import chunk_id
+from kgrag.ingest.ids import unique_chunks
 from kgrag.types import Chunk
 
 GIVEN_CHUNKS = "chunks"  # full_docs field: [{"content", "tokens", "location"}] in order
@@ -28,22 +28,8 @@ def given_chunks(doc_id: str, row: dict[str, Any]) -> list[Chunk] | None:
     given = row.get(GIVEN_CHUNKS)
     if given is None:
         return None
-    chunks: list[Chunk] = []
-    seen: set[str] = set()
-    for item in given:
-        cid = chunk_id(item["content"])
-        if cid in seen:
-            continue
-        seen.add(cid)
-        chunks.append(
-            Chunk(
-                id=cid,
-                doc_id=doc_id,
-                content=item["content"],
-                tokens=int(item.get("tokens", 0)),
-                order=len(chunks),
-                file_path=row.get("file_path", "unknown_source"),
-                location=dict(item.get("location") or {}),
-            )
-        )
-    return chunks
+    return unique_chunks(
+        doc_id,
+        row.get("file_path", "unknown_source"),
+        ((i["content"], int(i.get("tokens", 0)), i.get("location")) for i in given),
+    )
