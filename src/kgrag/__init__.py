@@ -26,8 +26,8 @@ from kgrag.errors import (
 from kgrag.llm.adapters import adapt_chat, adapt_embedding, adapt_rerank
 from kgrag.llm.limiter import Limits
 from kgrag.pipeline.report import IndexReport
+from kgrag.query.answer.stream import AnswerStream
 from kgrag.query.param import QueryParam, QueryResult
-from kgrag.query.stream import AnswerStream
 from kgrag.sync import SyncAnswerStream, SyncKGRag
 from kgrag.types import DocStatus, Document
 

@@ -43,9 +43,9 @@ if TYPE_CHECKING:
     from kgrag.llm.factory import Models
     from kgrag.llm.limiter import Limits
     from kgrag.pipeline.changes import ChangeStats
+    from kgrag.query.answer.stream import AnswerStream
     from kgrag.query.engine import QueryEngine
     from kgrag.query.param import QueryParam, QueryResult
-    from kgrag.query.stream import AnswerStream
     from kgrag.resolve.report import ResolutionReport
     from kgrag.storage.base import Storage
     from kgrag.tokenizer import Tokenizer

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from kgrag.pipeline.changes import ChangeStats
     from kgrag.pipeline.progress import ProgressSink
     from kgrag.pipeline.report import IndexReport
+    from kgrag.query.answer.stream import AnswerStream
     from kgrag.query.param import QueryParam, QueryResult
-    from kgrag.query.stream import AnswerStream
     from kgrag.resolve.report import ResolutionReport
     from kgrag.storage.base import Storage
     from kgrag.types import Document
@@ -211,7 +211,7 @@ class SyncKGRag(SyncCurationMethods):
 
 
 class SyncAnswerStream(Iterator[str]):
-    """:class:`~kgrag.query.stream.AnswerStream` driven piece by piece on a private loop."""
+    """:class:`~kgrag.query.answer.stream.AnswerStream` driven piece by piece on a private loop."""
 
     def __init__(self, runner: asyncio.Runner, stream: AnswerStream):
         self._runner, self._stream, self._done = runner, stream, False

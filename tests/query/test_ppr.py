@@ -16,8 +16,8 @@ from kgrag.llm.embedding import EmbeddingService
 from kgrag.llm.fake import FakeEmbeddingProvider
 from kgrag.llm.ledger import Ledger
 from kgrag.query import QueryEngine, QueryParam
-from kgrag.query.ppr_graph import EdgeWeights, PPRGraph, cached_graph, question_keys
-from kgrag.query.retrieve_ppr import PPRSettings, seed_vector
+from kgrag.query.routes.ppr import PPRSettings, seed_vector
+from kgrag.query.routes.ppr_graph import EdgeWeights, PPRGraph, cached_graph, question_keys
 from kgrag.storage.sqlite import memory_storage
 from query.ppr_corpus import ENTITIES, QUESTION, cid, keys, write_corpus
 
@@ -107,7 +107,7 @@ def test_names_match_literally_in_latin_and_cjk():
 
 @pytest.mark.parametrize("batch", [2, 5000])
 async def test_aboutness_is_the_cosine_of_entity_and_chunk_vectors(ppr_engine, monkeypatch, batch):
-    from kgrag.query import ppr_graph
+    from kgrag.query.routes import ppr_graph
 
     monkeypatch.setattr(ppr_graph, "BATCH", batch)
     storage = ppr_engine.services.storage

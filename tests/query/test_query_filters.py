@@ -7,7 +7,7 @@ import pytest
 from kgrag.api import KGRag
 from kgrag.errors import DocumentNotFoundError, QueryError
 from kgrag.query import render_trace
-from kgrag.query.filters import DISABLED, NOT_SELECTED, resolve_filter
+from kgrag.query.filter.documents import DISABLED, NOT_SELECTED, resolve_filter
 from query.filter_corpus import (
     DOCS,
     KEYWORDS,

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from kgrag.query.filters import (
+from kgrag.query.filter.documents import (
     DISABLED,
     NOT_SELECTED,
     DocFilter,
@@ -15,12 +15,12 @@ from kgrag.query.filters import (
     hit_gate,
     path_matches,
 )
-from kgrag.query.keywords import KeywordSet
+from kgrag.query.keywords.resolve import KeywordSet
 from kgrag.query.param import QueryParam
 from kgrag.query.records import RetrievalContext
-from kgrag.query.retrieve_chunks import _lexical_search, _sources
-from kgrag.query.retrieve_ppr import _rank_chunks
-from kgrag.query.search import vector_search
+from kgrag.query.routes.chunks import _lexical_search, _sources
+from kgrag.query.routes.ppr import _rank_chunks
+from kgrag.query.routes.search import vector_search
 from kgrag.query.trace import NO_TRACE, Trace
 from kgrag.storage.base import VectorHit
 from kgrag.types import DocRecord, DocStatus

@@ -6,8 +6,8 @@ import pytest
 
 from kgrag.errors import ModelServerError
 from kgrag.llm.base import ChatResult
-from kgrag.query.heuristic import heuristic_keywords, search_text
-from kgrag.query.keywords import clean_keywords, parse_keywords, resolve_keywords
+from kgrag.query.keywords.heuristic import heuristic_keywords, search_text
+from kgrag.query.keywords.resolve import clean_keywords, parse_keywords, resolve_keywords
 
 
 @pytest.mark.parametrize(

@@ -128,6 +128,6 @@ async def test_a_new_mode_is_one_function(parts):
         assert "test-only-fw-b" in mode_names()
         assert get_mode("test-only-fw-b").keywords is False
     finally:
-        from kgrag.query import modes
+        from kgrag.query.routes import modes
 
         modes._MODES.pop("test-only-fw-b", None)

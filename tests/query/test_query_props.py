@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from kgrag.errors import QueryError
 from kgrag.query import QueryParam
-from kgrag.query.answer import answer_messages, render_prompt
+from kgrag.query.answer.messages import answer_messages, render_prompt
 from kgrag.storage.sqlite import memory_storage
 from kgrag.tokenizer import get_tokenizer
 from query.corpus import build_corpus, make_parts
@@ -93,7 +93,7 @@ def test_results_are_deterministic_for_a_fixed_index(world, param, question):
 
 
 def test_rrf_fuse_weights_ranks_and_keeps_first_seen_order_on_ties():
-    from kgrag.query.search import rrf_fuse
+    from kgrag.query.routes.search import rrf_fuse
 
     assert rrf_fuse([["a", "b"], ["b", "c"]], k=0) == [("b", 1.5), ("a", 1.0), ("c", 0.5)]
     # the second ranking at half weight cannot outvote the first

@@ -10,10 +10,10 @@ Public API::
     register_mode(name, retrieve, vectors=..., keywords=...)
 """
 
+from kgrag.query.answer.stream import AnswerStream
 from kgrag.query.engine import QueryEngine
-from kgrag.query.modes import get_mode, mode_names, register_mode
 from kgrag.query.param import QueryParam, QueryResult
-from kgrag.query.stream import AnswerStream
+from kgrag.query.routes.modes import get_mode, mode_names, register_mode
 from kgrag.query.trace import render_trace, where_lost
 
 __all__ = [

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kgrag.errors import QueryError
-from kgrag.query.answer import answer_messages, render_prompt
-from kgrag.query.context import (
+from kgrag.query.answer.messages import answer_messages, render_prompt
+from kgrag.query.context.sections import (
     BUFFER_TOKENS,
     Fitted,
     SectionBudget,
@@ -31,12 +31,12 @@ from kgrag.query.context import (
     render_context,
     skeleton_tokens,
 )
-from kgrag.query.filters import resolve_filter
-from kgrag.query.keywords import KeywordSet, resolve_keywords
-from kgrag.query.modes import ModeSpec
+from kgrag.query.filter.documents import resolve_filter
+from kgrag.query.keywords.resolve import KeywordSet, resolve_keywords
 from kgrag.query.param import QueryParam
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, Retrieved
-from kgrag.query.retrieve_chunks import graph_chunks, select_chunks
+from kgrag.query.routes.chunks import graph_chunks, select_chunks
+from kgrag.query.routes.modes import ModeSpec
 from kgrag.query.trace import Trace
 
 if TYPE_CHECKING:

@@ -28,16 +28,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import ModelError, QueryError
-from kgrag.query import prompts as P
-from kgrag.query.answer import (
-    answer_messages,
-    bypass_messages,
-    extractive_answer,
-    fallback_note,
-    render_prompt,
-)
+from kgrag.query.answer import replies as P
+from kgrag.query.answer.extractive import extractive_answer, fallback_note
+from kgrag.query.answer.messages import answer_messages, bypass_messages, render_prompt
+from kgrag.query.answer.stream import AnswerStream
 from kgrag.query.assemble import Assembly, Services, assemble, bare_prompt_tokens
-from kgrag.query.context import (
+from kgrag.query.context.sections import (
     chunk_line,
     entity_line,
     reference_ids,
@@ -45,10 +41,9 @@ from kgrag.query.context import (
     render_context,
 )
 from kgrag.query.data import assembly_data
-from kgrag.query.keywords import KeywordSet
-from kgrag.query.modes import ModeSpec, get_mode
+from kgrag.query.keywords.resolve import KeywordSet
 from kgrag.query.param import QueryParam, QueryResult
-from kgrag.query.stream import AnswerStream
+from kgrag.query.routes.modes import ModeSpec, get_mode
 from kgrag.query.trace import NO_TRACE, Trace
 from kgrag.tokenizer import get_tokenizer
 

@@ -40,7 +40,7 @@ class QueryParam:
     answer cites as [n]); :meth:`QueryEngine.query_data` always has them.
 
     ``doc_ids``, ``path_glob`` and ``where`` restrict retrieval to some
-    documents (see :mod:`kgrag.query.filters`): ids (or sources) of
+    documents (see :mod:`kgrag.query.filter.documents`): ids (or sources) of
     documents; fnmatch globs against a document's source and file path;
     metadata pairs that must all be equal (compared as strings). The kinds
     combine with AND, the entries of one list with OR. Disabled documents

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgrag.query.filters import NO_FILTER, DocFilter
-from kgrag.query.keywords import KeywordSet
+from kgrag.query.filter.documents import NO_FILTER, DocFilter
+from kgrag.query.keywords.resolve import KeywordSet
 from kgrag.query.param import QueryParam
 from kgrag.query.trace import Trace
 from kgrag.types import SEP
@@ -96,7 +96,7 @@ class RetrievalContext:
     keywords: KeywordSet
     vectors: dict[str, np.ndarray]  # "query", "low", "high": L2-normalised
     trace: Trace
-    # Which documents the question may retrieve from (see kgrag.query.filters).
+    # Which documents the question may retrieve from (see kgrag.query.filter.documents).
     doc_filter: DocFilter = field(default_factory=lambda: NO_FILTER)
     # Optional extras a registered mode may read (e.g. a graph cache).
     extras: dict[str, Any] = field(default_factory=dict)

@@ -1,20 +1,11 @@
-"""Query-side wording: context section headers and the fixed replies.
+"""Query-side wording of the fixed replies: no context, no keywords, no LLM.
 
 The keywords and answer prompts themselves come from
-:mod:`kgrag.extract.prompts`; this module holds what the query side
-writes on its own (context headers, the no-context, no-keywords and
-no-LLM replies).
+:mod:`kgrag.extract.prompts`; the context section headers are in
+:mod:`kgrag.query.context.headers`.
 """
 
 from __future__ import annotations
-
-ENTITIES_HEADER = "Knowledge graph entities (one JSON object per line):"
-RELATIONS_HEADER = "Knowledge graph relations (one JSON object per line):"
-CHUNKS_HEADER = (
-    "Document chunks (one JSON object per line; reference_id points into the "
-    "Reference Document List):"
-)
-REFERENCES_HEADER = "Reference Document List:"
 
 NO_CONTEXT_ANSWER = (
     "I could not find anything in the indexed documents that relates to this "
@@ -40,8 +31,3 @@ NO_LLM_BYPASS = (
     "configured. Set KGRAG_LLM_BASE_URL, KGRAG_LLM_MODEL and KGRAG_LLM_API_KEY "
     "(or OPENAI_BASE_URL and OPENAI_API_KEY), or use another mode."
 )
-
-
-def fenced(body: str, lang: str = "") -> str:
-    """``body`` inside a Markdown code fence."""
-    return f"```{lang}\n{body}\n```"

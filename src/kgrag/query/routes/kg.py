@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import asyncio
 
-from kgrag.query.filters import hit_gate, keep_allowed
+from kgrag.query.filter.documents import hit_gate, keep_allowed
 from kgrag.query.records import EntityHit, RelationHit, RetrievalContext
-from kgrag.query.search import round_robin, vector_search
+from kgrag.query.routes.search import round_robin, vector_search
 from kgrag.query.trace import Trace, relation_id
 from kgrag.storage.base import edge_key
 

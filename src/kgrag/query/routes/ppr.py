@@ -15,14 +15,14 @@ Seeds (see :class:`PPRSettings` for the weights):
 - chunks found directly (dense + BM25, weighted reciprocal-rank fusion),
   the group weighing as much as the entity seeds together.
 
-The edges (:class:`~kgrag.query.ppr_graph.EdgeWeights`) send the walk from
+The edges (:class:`~kgrag.query.routes.ppr_graph.EdgeWeights`) send the walk from
 a chunk to its more specific names and from a name to the chunks about it.
 
 With a document filter (``ctx.doc_filter``) only allowed entities,
 relations and chunks seed the walk, and only allowed chunks and entities
 are ranked into the result (the walk itself crosses the whole graph).
 
-The walk runs on :class:`~kgrag.query.ppr_graph.PPRGraph` (cached per
+The walk runs on :class:`~kgrag.query.routes.ppr_graph.PPRGraph` (cached per
 storage). The context lists the top ``chunk_top_k`` chunks by PageRank
 mass, the ``top_k`` entities with the most mass and the relations among
 them; the usual token budgets apply.
@@ -36,12 +36,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgrag.query.filters import MAX_WIDENINGS, OVERFETCH, hit_gate, keep_allowed
-from kgrag.query.modes import register_mode
-from kgrag.query.ppr_graph import EdgeWeights, PPRGraph, cached_graph
+from kgrag.query.filter.documents import MAX_WIDENINGS, OVERFETCH, hit_gate, keep_allowed
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, Retrieved
-from kgrag.query.retrieve_chunks import lexical_hits
-from kgrag.query.search import rrf_fuse, vector_search
+from kgrag.query.routes.chunks import lexical_hits
+from kgrag.query.routes.modes import register_mode
+from kgrag.query.routes.ppr_graph import EdgeWeights, PPRGraph, cached_graph
+from kgrag.query.routes.search import rrf_fuse, vector_search
 from kgrag.query.trace import relation_id
 
 # Near misses listed in the trace past chunk_top_k.

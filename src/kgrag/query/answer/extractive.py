@@ -1,12 +1,4 @@
-"""Answer prompts, and the extractive answer used when no chat model is set (or it fails).
-
-The answer prompt (built by :mod:`kgrag.extract.prompts`) holds everything
-that shapes the answer: the context (which is all that retrieval settings
-such as mode, top_k or the budgets can change), the response type, extra
-instructions, the conversation and the question. So the chat service's
-cache, keyed by the messages and the model identity, never serves an
-answer to a different query.
-"""
+"""The extractive answer, used when no chat model is set (or it fails)."""
 
 from __future__ import annotations
 
@@ -16,10 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from kgrag.extract import prompts
-from kgrag.query import prompts as P
-from kgrag.query.context import reference_line
-from kgrag.query.param import QueryParam
+from kgrag.query.answer import replies as P
+from kgrag.query.context.sections import reference_line
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_text
 
 MAX_SENTENCES = 4
@@ -28,41 +18,6 @@ _CHUNKS_READ = 8
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+(?=[\"'“‘(\[]?[A-Z0-9])|(?<=[。！？；])|\n\s*\n|\n(?=\s*[-*•#])"
 )
-
-
-def _history(param: QueryParam) -> list[dict[str, str]]:
-    return [
-        {"role": str(t["role"]), "content": str(t["content"])} for t in param.conversation_history
-    ]
-
-
-def answer_messages(
-    question: str, context: str, param: QueryParam, graph: bool = True
-) -> list[dict[str, str]]:
-    """The answer prompt: instructions, the conversation, then context and question.
-
-    ``graph`` picks the knowledge-graph wording; without it (no entities or
-    relations in the context) the document-excerpt wording.
-    """
-    build = prompts.answer_messages if graph else prompts.naive_answer_messages
-    return build(
-        question,
-        context,
-        response_type=param.response_type,
-        user_prompt=param.user_prompt or "",
-        history=_history(param),
-    )
-
-
-def bypass_messages(question: str, param: QueryParam) -> list[dict[str, str]]:
-    """Bypass mode: the conversation and the question, nothing retrieved."""
-    system = [{"role": "system", "content": param.user_prompt}] if param.user_prompt else []
-    return [*system, *_history(param), {"role": "user", "content": question}]
-
-
-def render_prompt(messages: Sequence[dict[str, str]]) -> str:
-    """The messages as one text (what ``only_need_prompt`` returns)."""
-    return "\n\n".join(f"---{m['role']}---\n{m['content']}" for m in messages)
 
 
 async def single(text: str) -> AsyncIterator[str]:
@@ -135,7 +90,7 @@ async def extractive_answer(
     if references:
         parts.append(
             "### References\n"
-            + "\n".join(  # with page / section (context.reference_line)
+            + "\n".join(  # with page / section (sections.reference_line)
                 reference_line(r["reference_id"], r["file_path"], r.get("location", ""))
                 for r in references
             )

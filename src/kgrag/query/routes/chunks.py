@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kgrag.errors import StorageError
-from kgrag.query.filters import MAX_WIDENINGS, OVERFETCH, DocFilter, Key, hit_gate
-from kgrag.query.heuristic import search_text
+from kgrag.query.filter.documents import MAX_WIDENINGS, OVERFETCH, DocFilter, Key, hit_gate
+from kgrag.query.keywords.heuristic import search_text
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, as_list
-from kgrag.query.search import round_robin, rrf_fuse, vector_search
+from kgrag.query.routes.search import round_robin, rrf_fuse, vector_search
 from kgrag.query.trace import Trace
 
 if TYPE_CHECKING:

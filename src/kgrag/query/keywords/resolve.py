@@ -4,7 +4,7 @@ In order of preference the keywords come from the caller (``hl_keywords``
 / ``ll_keywords``), the chat model (role ``keywords``; the chat service
 caches the call by its messages, which hold only the question and the
 index language, so every mode shares one cache entry), or, when no chat model is configured, the
-heuristic extractor of :mod:`kgrag.query.heuristic`.
+heuristic extractor of :mod:`kgrag.query.keywords.heuristic`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import json_repair
 
 from kgrag.errors import ModelError
 from kgrag.extract.prompts import keywords_messages
-from kgrag.query.heuristic import heuristic_keywords
+from kgrag.query.keywords.heuristic import heuristic_keywords
 
 if TYPE_CHECKING:
     from kgrag.llm.service import ChatService

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from kgrag.errors import QueryError
 from kgrag.query.records import RetrievalContext, Retrieved
-from kgrag.query.retrieve_chunks import direct_chunks
-from kgrag.query.retrieve_kg import global_route, hybrid_route, local_route
+from kgrag.query.routes.chunks import direct_chunks
+from kgrag.query.routes.kg import global_route, hybrid_route, local_route
 
 Retrieve = Callable[[RetrievalContext], Awaitable[Retrieved]]
 
@@ -37,7 +37,7 @@ class ModeSpec:
 
 _MODES: dict[str, ModeSpec] = {}
 # Modes whose module registers itself on import.
-_LAZY = {"ppr": "kgrag.query.retrieve_ppr"}
+_LAZY = {"ppr": "kgrag.query.routes.ppr"}
 
 
 def register_mode(

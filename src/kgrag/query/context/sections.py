@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kgrag.query import prompts as P
+from kgrag.query.context import headers as H
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_text
 from kgrag.query.trace import Trace, relation_id
 
@@ -160,7 +160,7 @@ def reference_ids(chunks: Sequence[ChunkHit]) -> tuple[list[str], list[dict[str,
 
 
 def _section(header: str, lines: list[str], lang: str = "json") -> str:
-    return f"{header}\n{P.fenced(chr(10).join(lines), lang)}"
+    return f"{header}\n{H.fenced(chr(10).join(lines), lang)}"
 
 
 def render_context(
@@ -172,17 +172,17 @@ def render_context(
     """The context text; empty sections are left out."""
     parts = []
     if entity_lines:
-        parts.append(_section(P.ENTITIES_HEADER, entity_lines))
+        parts.append(_section(H.ENTITIES_HEADER, entity_lines))
     if relation_lines:
-        parts.append(_section(P.RELATIONS_HEADER, relation_lines))
+        parts.append(_section(H.RELATIONS_HEADER, relation_lines))
     if chunk_lines:
-        parts.append(_section(P.CHUNKS_HEADER, chunk_lines))
+        parts.append(_section(H.CHUNKS_HEADER, chunk_lines))
     if references:
         ref_lines = [
             reference_line(r["reference_id"], r["file_path"], r.get("location", ""))
             for r in references
         ]
-        parts.append(_section(P.REFERENCES_HEADER, ref_lines, ""))
+        parts.append(_section(H.REFERENCES_HEADER, ref_lines, ""))
     return "\n\n".join(parts)
 
 

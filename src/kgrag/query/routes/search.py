@@ -5,7 +5,7 @@ here, which gives the same hits but lets the trace name every candidate
 the threshold removed. With tracing on, a few hits past ``top_k`` are
 fetched too, so the trace can show what just missed the cut.
 
-With a ``gate`` (a query filter, see :func:`kgrag.query.filters.hit_gate`)
+With a ``gate`` (a query filter, see :func:`kgrag.query.filter.documents.hit_gate`)
 the store is first asked what an unfiltered search asks, then, while the
 gate leaves fewer than ``top_k`` above the threshold, ``OVERFETCH`` times
 as many (at most ``MAX_WIDENINGS`` times), so a filtered query still fills
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from kgrag.query.filters import MAX_WIDENINGS, OVERFETCH, Gate
+from kgrag.query.filter.documents import MAX_WIDENINGS, OVERFETCH, Gate
 from kgrag.query.trace import Trace
 from kgrag.storage.base import VectorHit
 
