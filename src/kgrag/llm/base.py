@@ -19,11 +19,14 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-Role = Literal["extract", "glean", "summary", "keywords", "answer", "embed", "rerank", "resolve"]
+Role = Literal[
+    "extract", "glean", "summary", "keywords", "conditions", "answer", "embed", "rerank", "resolve"
+]
 
 # Lower runs first when calls queue on the shared limit.
 PRIORITY: dict[str, int] = {
     "keywords": 5,
+    "conditions": 5,  # a question's constraints (QueryParam.conditions="llm")
     "answer": 5,
     "rerank": 5,
     "summary": 8,

@@ -9,6 +9,7 @@ which a fact can go missing:
 ``filter``     the query's document filters and disabled documents
 ``graph``      reading nodes, edges and chunks behind the hits
 ``rerank``     reranker order
+``conditions`` items naming another model number, version or year than asked
 ``truncation`` chunk_top_k and the token budgets
 
 When tracing is off the engine uses :data:`NO_TRACE`, whose methods do
@@ -20,7 +21,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-STAGES = ("keywords", "retrieval", "filter", "graph", "rerank", "truncation")
+STAGES = ("keywords", "retrieval", "filter", "graph", "rerank", "conditions", "truncation")
 # Routes run concurrently; the trace lists them in this order whatever finished first.
 ROUTE_ORDER = (
     "local",
@@ -40,6 +41,8 @@ _HINTS = {
     "filter": "check the query's doc / path / where filters and the disabled documents (`kgrag docs`)",
     "graph": "check the graph keys, edge endpoints and source chunk ids (index consistency)",
     "rerank": "check the reranker, or query with enable_rerank=False",
+    "conditions": "the item names another model, version or year than the question; "
+    "keep_conflicting=True (--keep-conflicting) keeps it",
     "truncation": "check chunk_top_k and the token budgets (max_entity_tokens, "
     "max_relation_tokens, max_total_tokens)",
 }
@@ -223,6 +226,18 @@ def filter_summary(applied: dict[str, Any]) -> str:
     return ", ".join(parts) or "none"
 
 
+def conditions_summary(info: dict[str, Any]) -> list[str]:
+    """The ``[conditions]`` lines: the question's constraints and where they came from."""
+    asked = [f"{c['value']} ({c['kind']})" for c in info.get("constraints", [])]
+    if not asked:
+        return []
+    error = f", {info['error']}" if info.get("error") else ""
+    return [
+        f"[conditions] source: {info.get('source', '?')}{error}",
+        f"  asked: {', '.join(asked)}",
+    ]
+
+
 def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
     """A short human-readable account of a trace (for ``kgrag query --explain``).
 
@@ -243,6 +258,7 @@ def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
     applied = trace.get("filter") or {}
     if applied.get("active"):
         out.append("[filter] " + filter_summary(applied))
+    out += conditions_summary(trace.get("conditions") or {})
     out.append("[retrieval] candidates per route:")
     _render_routes(trace, limit, out)
     _render_drops(trace, limit, out)

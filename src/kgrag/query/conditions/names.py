@@ -1,0 +1,43 @@
+"""Whether a text names an object or a place, in English or Chinese.
+
+Latin names are compared word by word, case-folded, a plural ``s``
+ignored: "Log Platform" is named by "the log platforms". A name with CJK
+characters is named when it occurs in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f]+(?:[-'’][0-9A-Za-z]+)*")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _stem(word: str) -> str:
+    word = word.casefold()
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+@lru_cache(maxsize=8192)
+def words_of(text: str) -> frozenset[str]:
+    """The case-folded, singular words of ``text``."""
+    return frozenset(_stem(w) for w in _WORD.findall(text))
+
+
+def names(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` (all its words, or its CJK string)."""
+    if not name.strip():
+        return False
+    if _CJK.search(name):
+        return name.casefold() in text.casefold()
+    wanted = words_of(name)
+    return bool(wanted) and wanted <= words_of(text)
+
+
+def in_question(question: str, name: str) -> bool:
+    """Whether ``name`` is written in ``question`` as a whole (words in order, any case)."""
+    if _CJK.search(name):
+        return name in question
+    pattern = r"(?<![0-9A-Za-z])" + r"\s+".join(map(re.escape, name.split())) + r"(?![0-9A-Za-z])"
+    return re.search(pattern, question, re.I) is not None
