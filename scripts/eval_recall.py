@@ -41,6 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgrag.evaluation.datasets import load_dataset
+from kgrag.evaluation.recall import ranked_keys, recall_at
+
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 DATASETS = ("hotpotqa", "musique", "cmrc")
 MODES = ("naive", "local", "global", "hybrid", "mix", "ppr")
@@ -57,74 +60,11 @@ class Dataset:
     note: str = ""
 
 
-def load_hotpotqa(data: Path, limit: int | None, sliced: bool) -> Dataset:
-    """HotpotQA: gold = the titles named in ``supporting_facts``."""
-    corpus = json.loads((data / "hotpotqa" / "hotpotqa_train_corpus.json").read_text())
-    passages = {t: f"{t}\n{''.join(s)}" for t, s in corpus.items()}
-    rows = json.loads((data / "hotpotqa" / "hotpotqa_train.json").read_text())[:limit]
-    questions = [
-        (q["question"], {t for t, _ in q["supporting_facts"] if t in passages}) for q in rows
-    ]
-    if sliced:
-        keep = {t for q in rows for t, _ in q["context"]} | {t for _, g in questions for t in g}
-        passages = {k: v for k, v in passages.items() if k in keep}
-    return Dataset("hotpotqa", passages, questions)
-
-
-def load_musique(data: Path, limit: int | None, sliced: bool) -> Dataset:
-    """MuSiQue: gold = the question's paragraphs with ``is_supporting``."""
-    corpus = json.loads((data / "musique" / "musique_train_corpus.json").read_text())
-    passages = {f"{i:04d} {p['title']}": f"{p['title']}\n{p['text']}" for i, p in enumerate(corpus)}
-    key_of = {text: key for key, text in passages.items()}
-    rows = json.loads((data / "musique" / "musique_train.json").read_text())[:limit]
-
-    def keys(q: dict[str, Any], supporting_only: bool) -> set[str]:
-        texts = (
-            f"{p['title']}\n{p['paragraph_text']}"
-            for p in q["paragraphs"]
-            if p["is_supporting"] or not supporting_only
-        )
-        return {key_of[t] for t in texts if t in key_of}
-
-    questions = [(q["question"], keys(q, True)) for q in rows]
-    if sliced:
-        keep = set().union(*(keys(q, False) for q in rows))
-        passages = {k: v for k, v in passages.items() if k in keep}
-    return Dataset("musique", passages, questions)
-
-
-def load_cmrc(data: Path, limit: int | None, sliced: bool) -> Dataset:
-    """CMRC 2018 trial: gold = the question's own paragraph; ``limit`` questions spread evenly."""
-    articles = json.loads((data / "zh" / "cmrc2018_trial.squad.json").read_text())["data"]
-    passages: dict[str, str] = {}
-    pairs: list[tuple[str, set[str]]] = []
-    for art in articles:
-        for p in art["paragraphs"]:
-            passages[p["id"]] = p["context"]
-            pairs.extend((q["question"], {p["id"]}) for q in p["qas"])
-    total = len(pairs)
-    if limit:
-        pairs = pairs[:: max(1, total // limit)][:limit]
-    if sliced:
-        passages = {k: v for k, v in passages.items() if any(k in g for _, g in pairs)}
-    note = f"{len(pairs)} of {total} questions, every {max(1, total // (limit or total))}th"
-    return Dataset("cmrc", passages, pairs, note)
-
-
-LOADERS = {"hotpotqa": load_hotpotqa, "musique": load_musique, "cmrc": load_cmrc}
-
-
 def load(name: str, data: Path, limit: int | None = None, sliced: bool = False) -> Dataset:
-    """The dataset ``name`` read from ``data``."""
-    return LOADERS[name](data, limit, sliced)
-
-
-def recall_at(ranked: list[str], gold: set[str], k: int) -> float:
-    """Share of ``gold`` among the first ``k`` distinct keys of ``ranked``."""
-    if not gold:
-        return 0.0
-    top = list(dict.fromkeys(ranked))[:k]
-    return len(gold & set(top)) / len(gold)
+    """The dataset ``name`` read from ``data`` (the readers of :mod:`kgrag.evaluation.datasets`)."""
+    gold = load_dataset(name, data, limit, sliced)
+    questions = [(q.question, set(q.gold)) for q in gold.questions]
+    return Dataset(name, gold.passages, questions, gold.note)
 
 
 def settings_for(args: argparse.Namespace, workdir: Path, dataset: str):
@@ -223,8 +163,8 @@ async def evaluate_mode(
     top: list[list[str]] = []  # per question: its first max(ks) distinct passages
     for question, gold in ds.questions:
         data = await rag.query_data(question, param)
-        ranked = [c["file_path"] for c in data["chunks"]]
-        top.append(list(dict.fromkeys(ranked))[: max(ks)])
+        ranked = ranked_keys(data["chunks"], gold)
+        top.append(ranked[: max(ks)])
         for k in ks:
             sums[k] += recall_at(ranked, gold, k)
     n = max(len(ds.questions), 1)

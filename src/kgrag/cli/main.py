@@ -14,6 +14,7 @@
     kgrag dedupe  [--workdir W] [--dry-run | --apply] [--min-score S] [--llm] [--report PATH]
     kgrag query   [--workdir W] [--mode M] [...] QUESTION
     kgrag config  [--workdir W] [--json]
+    kgrag eval    recall|answers|compare [--workdir W] [--json] [--report PATH] QUESTIONS...
 
 Settings come from ``KGRAG_*`` variables (and ``.env``), read once here;
 ``--workdir`` overrides ``KGRAG_WORKDIR``; an index's remembered settings
@@ -51,6 +52,7 @@ def _writer(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from kgrag.cli import config_cmd, curate_cmd, dedupe_cmd, docs_cmd, import_cmd, query_cmd
+    from kgrag.cli.eval_cmd import add_parser as add_eval_parser
 
     parser = argparse.ArgumentParser(
         prog="kgrag",
@@ -75,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     query_cmd.add_parser(sub, _common)
     config_cmd.add_parser(sub, _common)
     import_cmd.add_parser(sub, _common, _writer)
+    add_eval_parser(sub, _common)
     for command in sub.choices.values():  # every command's --help ends with the table
         command.epilog = EXIT_CODES
         command.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -189,6 +192,10 @@ async def _dispatch(args: argparse.Namespace, settings: Any) -> int:
         from kgrag.cli import dedupe_cmd
 
         return await dedupe_cmd.run(args, settings)
+    if args.command == "eval":
+        from kgrag.cli import eval_cmd
+
+        return await eval_cmd.run(args, settings)
     if args.command == "config":
         from kgrag.cli import config_cmd
 
