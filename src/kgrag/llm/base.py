@@ -20,7 +20,16 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 Role = Literal[
-    "extract", "glean", "summary", "keywords", "conditions", "answer", "embed", "rerank", "resolve"
+    "extract",
+    "glean",
+    "summary",
+    "keywords",
+    "conditions",
+    "answer",
+    "judge",
+    "embed",
+    "rerank",
+    "resolve",
 ]
 
 # Lower runs first when calls queue on the shared limit.
@@ -28,6 +37,7 @@ PRIORITY: dict[str, int] = {
     "keywords": 5,
     "conditions": 5,  # a question's constraints (QueryParam.conditions="llm")
     "answer": 5,
+    "judge": 5,  # an evaluation's verdicts (kgrag eval answers|compare)
     "rerank": 5,
     "summary": 8,
     "resolve": 8,  # entity resolution's pair judgements (kgrag dedupe --llm)
