@@ -9,6 +9,15 @@ runs; nothing touches the network. The chat answer is chosen by
 - ``glean``: nothing new;
 - ``summary``: a short merge of the given descriptions;
 - ``keywords``: JSON high/low-level keywords of the question;
+- ``judge``: JSON verdicts on the evaluation's prompts
+  (:mod:`kgrag.llm._fake_judge`). Words are lower-cased, articles dropped,
+  each CJK character one word. A candidate answer is ``correct`` when it
+  holds at least half the distinct words of some reference answer. Of two
+  answers, ``comprehensiveness`` goes to more words (ties: more distinct
+  words), ``diversity`` to more distinct words and ``empowerment`` to more
+  distinct words the question does not use (ties: more words), remaining
+  ties to answer 1; ``overall`` to the winner of most of those three. A
+  prompt of neither kind gets a reply no verdict can be read from;
 - ``answer`` (and anything else): an answer quoting the context's first lines.
 
 Token counts are ``len(text) // 4``, like the benchmark referee.
@@ -25,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from kgrag.llm import _fake_judge as fj
 from kgrag.llm import _fake_text as ft
 from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
 
@@ -150,12 +160,18 @@ def _resolve(request: ChatRequest) -> str:
     return json.dumps({"same": same, "reason": "shared description words" if same else "few"})
 
 
+def _judge(request: ChatRequest) -> str:
+    """A verdict on an evaluation prompt: an answer graded, or two compared."""
+    return fj.verdict(request.messages)
+
+
 _ANSWERS = {
     "extract": _extract,
     "glean": _glean,
     "summary": _summary,
     "keywords": _keywords,
     "resolve": _resolve,
+    "judge": _judge,
 }
 
 
