@@ -39,7 +39,9 @@ def join(values: Sequence[str], chinese: bool = False, word: str = "and") -> str
     items = list(dict.fromkeys(values))
     if chinese:
         return "、".join(items)
-    return items[0] if len(items) < 2 else f"{', '.join(items[:-1])} {word} {items[-1]}"
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {word} {items[-1]}"
 
 
 def _described(cs: Sequence[Constraint], chinese: bool, word: str = "and") -> str:

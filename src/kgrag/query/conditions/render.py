@@ -54,16 +54,40 @@ def _label(j: Judgement, final: Final) -> str:
     return f"chunk with reference_id {refs[j.id]}" if j.id in refs else f"chunk {j.id}"
 
 
-def render_section(conds: Conditions, kept: Sequence[Judgement], final: Final) -> str:
-    """The conditions section ("" when there is nothing to tell the model)."""
-    if not kept and not conds.note:
-        return ""
-    asked = [f"{c.describe()} ({c.kind})" for c in conds.asked]
-    lines = [ASKS.format(items=", ".join(asked))]
-    if kept:
-        lines.append(KEPT)
-        lines += [f"- {_label(j, final)}: {'; '.join(j.reasons)}" for j in kept]
-    if conds.note:
-        lines.append(MISSING.format(note=conds.note))
-    lines.append(ADVICE)
+def _section(lines: Sequence[str]) -> str:
     return f"{HEADER}\n{fenced(chr(10).join(lines))}"
+
+
+def section_variants(conds: Conditions, kept: Sequence[Judgement], final: Final) -> list[str]:
+    """The conditions section, most detailed first ([] when there is nothing to tell the model).
+
+    The first that fits the tokens kept for it is used: with the kept
+    conflicting items listed, without them, then the note alone.
+    """
+    if not kept and not conds.note:
+        return []
+    asks = ASKS.format(items=", ".join(f"{c.describe()} ({c.kind})" for c in conds.asked))
+    missing = [MISSING.format(note=conds.note)] if conds.note else []
+    listed = [f"- {_label(j, final)}: {'; '.join(j.reasons)}" for j in kept]
+    variants = [[asks, *([KEPT, *listed] if kept else []), *missing, ADVICE]]
+    variants += [[asks, *missing, ADVICE], [*missing, ADVICE]] if missing else []
+    return [_section(v) for v in variants]
+
+
+def reserve_text(conds: Conditions) -> str:
+    """A section as long as the note can get, to size the tokens kept for it.
+
+    Every qualifier gets the longest sentence of the note, naming all the
+    others and three values of its own kind.
+    """
+    qualifiers = [c for c in conds.asked if c.kind != "object"]
+    if not qualifiers:
+        return ""
+    everything = " and ".join(c.describe() for c in conds.asked)
+    sentences = [
+        f"The sources describe {everything} for {c.describe()}, {c.describe()} and "
+        f"{c.describe()} only, not for {c.describe()}."
+        for c in qualifiers
+    ]
+    asks = ASKS.format(items=", ".join(f"{c.describe()} ({c.kind})" for c in conds.asked))
+    return _section([asks, MISSING.format(note=" ".join(sentences)), ADVICE])

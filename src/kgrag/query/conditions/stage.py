@@ -24,7 +24,7 @@ from kgrag.query.conditions.extract_llm import llm_constraints
 from kgrag.query.conditions.extract_rules import from_names, rule_constraints, unique
 from kgrag.query.conditions.names import in_question
 from kgrag.query.conditions.note import missing_note
-from kgrag.query.conditions.render import Final, render_section
+from kgrag.query.conditions.render import Final, reserve_text, section_variants
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_text
 from kgrag.query.trace import Trace, relation_id
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from kgrag.query.keywords.resolve import KeywordSet
     from kgrag.query.param import QueryParam
     from kgrag.query.records import RetrievalContext, Retrieved
+    from kgrag.tokenizer import Tokenizer
 
 T = TypeVar("T")
 EXTRA = "conditions"  # the RetrievalContext.extras key the chunk screen reads
@@ -53,6 +54,8 @@ class Conditions:
     coverage: list[Coverage] = field(default_factory=list)
     note: str = ""
     section: str = ""
+    budget: int = 0  # tokens kept for the section (see reserve)
+    tokenizer: Tokenizer | None = field(default=None, repr=False)
 
     @property
     def active(self) -> bool:
@@ -92,17 +95,38 @@ class Conditions:
                 )
         return kept
 
+    def reserve(self, tokenizer: Tokenizer, room: int) -> int:
+        """``room`` less the tokens kept for the conditions section.
+
+        The section gets what its longest form needs, provided that is at
+        most half the room; otherwise none (the items come first).
+        """
+        self.tokenizer = tokenizer
+        text = reserve_text(self)
+        need = tokenizer.count(text) + 2 if text else 0
+        self.budget = need if need <= room // 2 else 0
+        return room - self.budget
+
     def finish(self, context: str, final: Final) -> str:
-        """Coverage and note for the ``final`` items; ``context`` with the conditions section."""
+        """Coverage and note for the ``final`` items; ``context`` with the conditions section.
+
+        The section is the most detailed one that fits :meth:`reserve`'s tokens.
+        """
         if not self.active:
             return context
         present = final.keys()
-        self.coverage = coverage(self.asked, self.judgements.values(), present)
-        judged = [j for j in self.judgements.values()]
-        self.note = missing_note(self.coverage, judged, self.chinese)
+        judged = list(self.judgements.values())
+        self.coverage = coverage(self.asked, judged, present)
+        self.note = missing_note(self.coverage, judged, self.chinese) if judged else ""
         kept = [j for j in judged if j.verdict == "conflicts" and (j.kind, j.id) in present]
-        self.section = render_section(self, kept, final)
+        count = self.tokenizer.count if self.tokenizer else len
+        fitting = [v for v in section_variants(self, kept, final) if count(v) + 2 <= self.budget]
+        self.section = fitting[0] if fitting else ""
         return "\n\n".join(p for p in (context, self.section) if p)
+
+    def coverage_data(self) -> list[dict[str, Any]]:
+        """:attr:`QueryResult.coverage`: each constraint, its status and items."""
+        return [e.to_dict() for e in self.coverage]
 
     def answer_with_note(self, answer: str) -> str:
         """An answer written without a model, opened by what the sources do not cover."""
@@ -116,7 +140,7 @@ class Conditions:
             "error": self.error,
             "keep_conflicting": self.keep_conflicting,
             "constraints": [c.to_dict() for c in self.asked],
-            "coverage": [e.to_dict() for e in self.coverage],
+            "coverage": self.coverage_data(),
             "judgements": [j.to_dict() for j in judged],
             "dropped": []
             if self.keep_conflicting
@@ -142,8 +166,7 @@ async def read_conditions(
 ) -> Conditions:
     """The constraints of ``question``: off, the rules, or the chat model (rules when it fails)."""
     chinese = bool(_CJK.search(question))
-    mode = getattr(param, "conditions", "rules")
-    keep = bool(getattr(param, "keep_conflicting", False))
+    mode, keep = param.conditions, param.keep_conflicting
     if mode == "off":
         return Conditions(source="off", keep_conflicting=keep, chinese=chinese)
     asked, source, error = None, "rules", None
