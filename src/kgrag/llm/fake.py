@@ -9,6 +9,9 @@ runs; nothing touches the network. The chat answer is chosen by
 - ``glean``: nothing new;
 - ``summary``: a short merge of the given descriptions;
 - ``keywords``: JSON high/low-level keywords of the question;
+- ``conditions``: JSON constraints of the question: its capitalised names
+  as objects, or as model numbers when they hold a digit or a dash;
+  ``v2``-style versions and four-digit years as qualifiers;
 - ``judge``: JSON verdicts on the evaluation's prompts
   (:mod:`kgrag.llm._fake_judge`). Words are lower-cased, articles dropped,
   each CJK character one word. A candidate answer is ``correct`` when it
@@ -152,6 +155,22 @@ def _answer(request: ChatRequest) -> str:
     return "Based on the context:\n" + "\n".join(f"> {ft.clip_words(ln, 40)}" for ln in lines)
 
 
+_VERSION_RE = re.compile(r"(?<![A-Za-z0-9])[vV]\d+(?:\.\d+)*(?![A-Za-z0-9])")
+_YEAR_RE = re.compile(r"(?<![\d.-])(?:1[6-9]|20)\d\d(?![\d.-])")
+
+
+def _conditions(request: ChatRequest) -> str:
+    question = ft.question_of(_last_user(request.messages))
+    versions = _VERSION_RE.findall(question)
+    names = [n for n in ft.names_in(question) if n not in versions]
+    models = [n for n in names if re.search(r"[\d-]", n)]
+    qualifiers = [{"kind": "model", "value": m} for m in models]
+    qualifiers += [{"kind": "version", "value": v} for v in versions]
+    qualifiers += [{"kind": "year", "value": y} for y in _YEAR_RE.findall(question)]
+    objects = [n for n in names if n not in models]
+    return json.dumps({"objects": objects, "qualifiers": qualifiers}, ensure_ascii=False)
+
+
 def _resolve(request: ChatRequest) -> str:
     """Same thing when the two descriptions (lines ``A:`` and ``B:``) share a fifth of their words."""
     lines = dict(ln.split(":", 1) for ln in _last_user(request.messages).splitlines() if ":" in ln)
@@ -170,6 +189,7 @@ _ANSWERS = {
     "glean": _glean,
     "summary": _summary,
     "keywords": _keywords,
+    "conditions": _conditions,
     "resolve": _resolve,
     "judge": _judge,
 }
