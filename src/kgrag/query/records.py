@@ -73,6 +73,30 @@ class RelationHit:
 
 
 @dataclass(slots=True)
+class PathHit:
+    """A chain of relations: ``nodes`` in order, ``edges[i]`` the data of ``nodes[i]`` - ``nodes[i + 1]``.
+
+    ``score`` is the resource the path carries (see :mod:`kgrag.query.routes.path_search`);
+    ``open`` when it leads from a seed to no other endpoint.
+    """
+
+    nodes: list[str]
+    edges: list[dict[str, Any]]
+    score: float
+    open: bool = False
+    route: str = "path"
+
+    @property
+    def hops(self) -> int:
+        return len(self.edges)
+
+    @property
+    def id(self) -> str:
+        """How a path is named in traces: ``A -> B -> C``."""
+        return " -> ".join(self.nodes)
+
+
+@dataclass(slots=True)
 class ChunkHit:
     """A chunk candidate; ``content`` and friends are filled once it is read."""
 
@@ -108,10 +132,12 @@ class Retrieved:
 
     ``chunks`` holds chunks found directly (vector / lexical search);
     with ``graph_chunks`` the shared stages add the source chunks of the
-    entities and relations that fit their budgets.
+    entities and relations that fit their budgets. ``paths`` go into the
+    context's path section.
     """
 
     entities: list[EntityHit] = field(default_factory=list)
     relations: list[RelationHit] = field(default_factory=list)
     chunks: list[ChunkHit] = field(default_factory=list)
     graph_chunks: bool = True
+    paths: list[PathHit] = field(default_factory=list)  # chains of relations (path section)
