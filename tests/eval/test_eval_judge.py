@@ -24,16 +24,22 @@ class Judge:
 
     comprehensiveness and overall: the longer answer; diversity: always the
     one shown first; empowerment: a tie. ``garble`` questions get an
-    unreadable first reply (then a good one when asked again).
+    unreadable first reply (then a good one when asked again; with
+    ``again``, an unreadable one again).
     """
 
-    def __init__(self, garble: tuple[str, ...] = ()):
+    def __init__(self, garble: tuple[str, ...] = (), again: bool = False):
         self.prompts: list[dict[str, str]] = []
-        self.garble = garble
+        self.garble, self.again = garble, again
+
+    def unreadable(self, seen: dict[str, str], asked_again: bool) -> bool:
+        return seen["Question"] in self.garble and (self.again or not asked_again)
 
     async def __call__(self, prompt, system_prompt=None, history_messages=None, **kw):
         if system_prompt == CORRECTNESS_SYSTEM:
-            seen = blocks(prompt)
+            seen = blocks(prompt if not history_messages else history_messages[0]["content"])
+            if self.unreadable(seen, bool(history_messages)):
+                return "Hard to say."
             refs = seen["Reference answers, one a line"].splitlines()
             ok = any(r.lower() in seen["Candidate answer"].lower() for r in refs)
             return json.dumps({"verdict": "correct" if ok else "incorrect", "reason": "."})
@@ -41,7 +47,7 @@ class Judge:
             return "Paris is the capital." if "France" in prompt else "I cannot tell."
         seen = blocks(prompt) if not history_messages else blocks(history_messages[0]["content"])
         self.prompts.append(seen)
-        if seen["Question"] in self.garble and not history_messages:
+        if self.unreadable(seen, bool(history_messages)):
             return "Both answers have merit."
         longer = "1" if len(seen["Answer 1"]) >= len(seen["Answer 2"]) else "2"
         verdict = {"comprehensiveness": longer, "diversity": "1", "empowerment": "tie"}
@@ -101,25 +107,101 @@ async def test_answers_are_scored_and_judged(tmp_path):
     assert mode.cost.per_answer["calls"] >= 1 and mode.judge_cost.per_answer["calls"] == 1
 
 
-def test_compare_with_the_fake_model_reports_every_failed_verdict(kgrag, tmp_path):
+async def test_unreadable_verdicts_are_reported_and_never_cached(tmp_path):
+    judge = Judge(garble=("Q0", "Q1", "Q2", "What is the capital of France?"), again=True)
+    a = [AnswerRow(f"Q{i}", f"yes {i}") for i in range(3)]
+    b = [AnswerRow(f"Q{i}", f"no {i}") for i in range(3)]
+    gold = [GoldQuestion("What is the capital of France?", answers=("Paris",))]
+    async with KGRag(settings(tmp_path), chat=judge) as rag:
+        report = await compare_answers(rag.models.chat, a, b)
+        again = await compare_answers(rag.models.chat, a, b)
+        await rag.insert(["Paris is the capital of France."], ["a"])
+        answers = await evaluate_answers(rag, gold, ["naive"])
+    # 3 questions x 2 orders x 2 attempts, none counted, none stored
+    assert report.cost.total["calls"] == 12 == again.cost.total["calls"]
+    assert again.cost.total.get("cache_hits", 0) == 0
+    data = report.to_dict()
+    assert data["judged"] == 0 and len(data["failed"]) == 3
+    assert all(
+        "no JSON object" in f["error"] and "asked 2 times" in f["error"] for f in data["failed"]
+    )
+    assert data["win_rates"]["overall"] == {"A": None, "B": None}
+    assert [o["first"] for o in data["pairs"][0]["orders"]] == ["A", "B"]
+    markdown = report.to_markdown()
+    assert "3 judgement(s) failed (not counted)" in markdown and "| overall | – | – |" in markdown
+    naive = answers.modes["naive"].to_dict()
+    assert naive["judged"] == 0 and naive["judge_failures"] == 1
+    assert naive["judge_cost"]["total"]["calls"] == 2  # 1 answer x 2 attempts
+
+
+def test_compare_with_the_fake_model_judges_every_question(kgrag, tmp_path):
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    a.write_text("".join(f'{{"question": "Q{i}", "answer": "yes {i}"}}\n' for i in range(3)))
-    b.write_text("".join(f'{{"question": "Q{i}", "answer": "no {i}"}}\n' for i in range(3)))
+    rows = [  # (A, B): A says more; A repeats itself, B varies; nothing separates them
+        ("Paris is the capital and the largest city of France", "Paris"),
+        ("rain rain rain rain", "dry sunny day"),
+        ("yes", "no"),
+    ]
+    a.write_text(
+        "".join(
+            json.dumps({"question": f"Q{i}", "answer": x}) + "\n" for i, (x, _) in enumerate(rows)
+        )
+    )
+    b.write_text(
+        "".join(
+            json.dumps({"question": f"Q{i}", "answer": y}) + "\n" for i, (_, y) in enumerate(rows)
+        )
+    )
     fake = OFFLINE | {"KGRAG_LLM_PROVIDER": "fake"}
     out = kgrag("eval", "compare", a, b, "--json", "--report", tmp_path / "cmp", env=fake)
     assert out.code == 0, out.err
     data = json.loads(out.out)
-    # the fake model answers no judge: 3 questions x 2 orders x 2 attempts, none counted
-    assert data["judge_cost"]["total"]["calls"] == 12
-    assert data["judged"] == 0 and len(data["failed"]) == 3
-    assert all("no JSON object" in f["error"] for f in data["failed"])
-    assert data["win_rates"]["overall"] == {"A": None, "B": None}
+    # 3 questions x 2 orders, every reply readable at once
+    assert data["judge_cost"]["total"]["calls"] == 6
+    assert data["judged"] == 3 and data["failed"] == []
+    rates = data["win_rates"]
+    assert rates["comprehensiveness"] == {"A": 83.3, "B": 16.7}  # Q0, Q1 and half of Q2
+    assert rates["diversity"] == rates["empowerment"] == rates["overall"] == {"A": 50.0, "B": 50.0}
+    assert (
+        data["order_agreement"]["comprehensiveness"] == 66.7
+    )  # Q2's tie goes to whichever is first
     assert [o["first"] for o in data["pairs"][0]["orders"]] == ["A", "B"]
-    markdown = (tmp_path / "cmp.md").read_text()
-    assert "3 judgement(s) failed (not counted)" in markdown and "| overall | – | – |" in markdown
     assert json.loads((tmp_path / "cmp.json").read_text()) == data
+    assert "| comprehensiveness | 83.3 | 16.7 | 66.7 |" in (tmp_path / "cmp.md").read_text()
     rerun = kgrag("eval", "compare", a, b, "--json", env=fake)
     assert json.loads(rerun.out)["pairs"] == data["pairs"]  # deterministic
+
+
+def test_compare_of_two_configurations_with_the_fake_model_is_cached(kgrag, tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(
+        '{"question": "What is the capital of France?", "gold": ["fr"]}\n'
+        '{"question": "Which river crosses Rome?", "gold": ["it"]}\n'
+        '{"question": "Where does the Tiber rise?", "gold": ["it"]}\n'
+    )
+    passages = tmp_path / "passages.json"
+    passages.write_text(
+        '{"fr": "Paris is the capital of France. The Seine crosses Paris.", '
+        '"it": "The Tiber crosses Rome. It rises on Mount Fumaiolo."}'
+    )
+    fake = OFFLINE | {"KGRAG_LLM_PROVIDER": "fake"}
+    where = ["--workdir", tmp_path / "idx"]
+    built = kgrag(
+        "eval", "recall", gold, *where, "--passages", passages, "--index-passages", env=fake
+    )
+    assert built.code == 0, built.err
+    configs = ["--config-a", "mode=naive", "--config-b", "mode=local,top_k=1,chunk_top_k=1"]
+    first = kgrag("eval", "compare", *configs, gold, *where, "--json", env=fake)
+    second = kgrag("eval", "compare", *configs, gold, *where, "--json", env=fake)
+    assert first.code == 0 == second.code, first.err + second.err
+    one, two = json.loads(first.out), json.loads(second.out)
+    assert one["judged"] == 3 and one["judge_cost"]["total"]["calls"] == 6
+    for criterion, rates in one["win_rates"].items():
+        assert round(rates["A"] + rates["B"], 1) == 100.0, criterion
+    assert two["win_rates"] == one["win_rates"]
+    verdicts = [[o["winners"] for o in p["orders"]] for p in one["pairs"]]
+    assert [[o["winners"] for o in p["orders"]] for p in two["pairs"]] == verdicts
+    assert two["judge_cost"]["total"].get("calls", 0) == 0  # every verdict from the cache
+    assert two["judge_cost"]["total"]["cache_hits"] == 6
 
 
 def test_answers_command_scores_and_reports(kgrag, tmp_path):
@@ -141,9 +223,10 @@ def test_answers_command_scores_and_reports(kgrag, tmp_path):
     assert out.code == 0, out.err
     data = json.loads((tmp_path / "ans.json").read_text())
     naive = data["modes"]["naive"]
-    assert data["judge"] == "fake:fake" and naive["judged"] == 0 and naive["judge_failures"] == 2
+    assert data["judge"] == "fake:fake" and naive["judged"] == 2 and naive["judge_failures"] == 0
     assert naive["extractive"] == 0 and naive["cost"]["per_answer"]["calls"] >= 1  # answer call
-    assert naive["judge_cost"]["total"]["calls"] == 4  # 2 answers x 2 attempts
+    assert naive["judge_cost"]["total"]["calls"] == 2  # 2 answers, each verdict read at once
+    assert naive["judge_accuracy"] == 100.0  # the answers quote the passages naming Paris, Tiber
     assert out.out == (tmp_path / "ans.md").read_text() and "| naive |" in out.out
     plain = kgrag("eval", "answers", gold, *common, "--no-judge", "--json", env=fake)
     assert json.loads(plain.out)["judge"] is None

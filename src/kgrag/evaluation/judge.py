@@ -62,7 +62,7 @@ class Judge:
         for attempt in range(1, self.attempts + 1):
             result = await self.chat.chat(
                 conversation,
-                role="answer",
+                role="judge",
                 json_mode=True,
                 accept=lambda r: _readable(parse, r),
             )
