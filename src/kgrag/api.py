@@ -29,6 +29,7 @@ from kgrag.config import Settings
 from kgrag.curation.facade import CurationMethods
 from kgrag.errors import ConfigError, NotOpenError
 from kgrag.ingest.loaders import load_paths
+from kgrag.llm.ledger import labelled
 from kgrag.pipeline.indexer import Indexer
 from kgrag.pipeline.progress import CountingProgress, ProgressSink
 from kgrag.pipeline.report import IndexReport, chunk_warnings, run_report
@@ -239,18 +240,22 @@ class KGRag(CurationMethods):
     async def index_documents(
         self, docs: list[Document], progress: ProgressSink | None = None
     ) -> IndexReport:
+        from kgrag.lifecycle.costs import indexing
+
         started = time.perf_counter()
         async with self.writing():
             await self._settle_settings(docs)
             queued = await self.indexer.enqueue(docs)
             counting = CountingProgress(progress)
-            done = await self.indexer.process(progress=counting)
+            with indexing(queued, docs):
+                done = await self.indexer.process(progress=counting)
         await self._auto_resolve()
         await self._save_ledger()
         report = run_report(done, started, counting.counts, queued)
         report.warnings = await chunk_warnings(self.storage, done.processed)
         return report
 
+    @labelled("dedupe")
     async def _auto_resolve(self) -> None:
         """``resolve=auto``: merge the surest duplicate entities after an index run."""
         if self.settings.resolve == "auto":
@@ -258,6 +263,7 @@ class KGRag(CurationMethods):
 
             await auto_resolve(self)
 
+    @labelled("reindex")
     async def retry_failed(self, progress: ProgressSink | None = None) -> IndexReport:
         """Retry failed documents and those with chunk warnings; resume interrupted ones."""
         started = time.perf_counter()
@@ -270,6 +276,7 @@ class KGRag(CurationMethods):
         return report
 
     # -- document lifecycle ---------------------------------------------------
+    @labelled("delete")
     async def delete(
         self, ids: Iterable[str] = (), *, paths: Iterable[str] = (), purge_cache: bool = False
     ) -> tuple[list[str], ChangeStats]:
@@ -323,6 +330,7 @@ class KGRag(CurationMethods):
 
         return await export_to(self.storage, path, fmt=format, timestamps=timestamps)
 
+    @labelled("import")
     async def import_graph(
         self,
         given: str | Path | dict[str, Any],
@@ -345,6 +353,7 @@ class KGRag(CurationMethods):
         await self._save_ledger()
         return report
 
+    @labelled("dedupe")
     async def resolve_entities(
         self, *, min_score: float | None = None, apply: bool = False, use_llm: bool = False
     ) -> ResolutionReport:
@@ -363,6 +372,7 @@ class KGRag(CurationMethods):
             await apply_groups(self, report)
         return report
 
+    @labelled("repair")
     async def check(self, *, repair: bool = False) -> CheckReport:
         """Verify that every store agrees; ``repair`` first rebuilds vectors and lexical index."""
         from kgrag.lifecycle import check, rebuild
@@ -372,6 +382,7 @@ class KGRag(CurationMethods):
                 await rebuild.repair(self.storage, self.indexer._embed)
         return await check.check(self.storage)
 
+    @labelled("rebuild")
     async def rebuild(self, progress: ProgressSink | None = None) -> IndexReport:
         """Recompute the canonical graph from the stored (or cached) extractions."""
         from kgrag.lifecycle import rebuild

@@ -11,12 +11,14 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, cast
 
 from kgrag.curation.ops import Curator
+from kgrag.llm.ledger import labelled_block
 
 
 def _open(rag: object) -> tuple[AbstractAsyncContextManager[None], Curator]:
     """The writer lease and a curator of an open :class:`KGRag` (typed loosely: a mixin)."""
     owner = cast(Any, rag)
-    return owner.writing(), Curator(owner.storage, owner.indexer.applier)
+    lease = labelled_block(owner.writing(), "curate")  # its model calls count as curation
+    return lease, Curator(owner.storage, owner.indexer.applier)
 
 
 class CurationMethods:

@@ -164,7 +164,7 @@ class EmbeddingService:
         # Query embeddings (someone is waiting) overtake indexing batches.
         priority = PRIORITY["answer"] if kind == "query" else PRIORITY["embed"]
         async with self.limiter.slot(priority):
-            with self.ledger.timed("embed") as usage:
+            with self.ledger.timed("embed", model=self.identity) as usage:
                 usage["prompt_tokens"] = sum(approx_tokens(t) for t in batch)
                 vectors = await self.provider.embed(batch, kind)
                 return self._check(vectors, len(batch))

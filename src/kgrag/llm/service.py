@@ -241,13 +241,13 @@ class ChatService:
         key = cache_key(self.identity, request)
         hit = await self._cached(key, accept)
         if hit is not None:
-            self.ledger.record_hit(role)
+            self.ledger.record_hit(role, model=self.identity)
             return hit
         flight = self._inflight.get(key)
         if flight is not None:
             shared = await self._follow(flight, scope)
             if shared is not None and _accepted(accept, shared):
-                self.ledger.record_hit(role)
+                self.ledger.record_hit(role, model=self.identity)
                 return dataclasses.replace(shared, cached=True)
         return await self._lead(key, request, accept, tag, call)
 
@@ -308,7 +308,7 @@ class ChatService:
 
     async def _attempt(self, request: ChatRequest) -> ChatResult:
         async with self.limiter.slot(PRIORITY.get(request.role, 10)):
-            with self.ledger.timed(request.role) as usage:
+            with self.ledger.timed(request.role, model=self.identity) as usage:
                 try:
                     async with asyncio.timeout(self.timeout):
                         result = await self.provider.chat(request)
@@ -415,7 +415,12 @@ class ChatService:
             except StopAsyncIteration:
                 first = None
         except BaseException:
-            self.ledger.record(request.role, seconds=time.perf_counter() - started, error=True)
+            self.ledger.record(
+                request.role,
+                model=self.identity,
+                seconds=time.perf_counter() - started,
+                error=True,
+            )
             try:
                 await _aclose(pieces)
             finally:
@@ -435,6 +440,7 @@ class ChatService:
             self.ledger.end(role)
             self.ledger.record(
                 role,
+                model=self.identity,
                 prompt_tokens=usage.prompt_tokens,
                 completion_tokens=usage.completion_tokens,
                 seconds=time.perf_counter() - start,
@@ -476,7 +482,7 @@ class RerankService:
         self, query: str, docs: list[str], top_n: int | None
     ) -> list[tuple[int, float]]:
         async with self.limiter.slot(PRIORITY["rerank"]):
-            with self.ledger.timed("rerank") as usage:
+            with self.ledger.timed("rerank", model=self.identity) as usage:
                 usage["prompt_tokens"] = (len(query) * len(docs) + sum(map(len, docs))) // 4
                 return await self.provider.rerank(query, docs, top_n)
 

@@ -35,6 +35,7 @@ from kgrag.extract.base import Extractor
 from kgrag.graph.policy import MergePolicy
 from kgrag.ingest.blocks import decode_blocks
 from kgrag.ingest.chunking import make_chunks_for_settings
+from kgrag.llm.ledger import document_context
 from kgrag.pipeline.changes import Change, ChangeApplier, NewVersion
 from kgrag.pipeline.enqueue import Enqueuer, EnqueueReport
 from kgrag.pipeline.facts import FACTS, FULL_DOCS
@@ -137,7 +138,10 @@ class Indexer:
         tasks = []
         for index, record in enumerate(todo):
             await in_flight.acquire()  # acquired in order: no turn can starve
-            task = asyncio.create_task(self._one(record, index, gate, extracting, report, progress))
+            task = asyncio.create_task(
+                self._one(record, index, gate, extracting, report, progress),
+                context=document_context(record.id),  # its model calls count for the document
+            )
             task.add_done_callback(lambda _t: in_flight.release())
             tasks.append(task)
         await asyncio.gather(*tasks)

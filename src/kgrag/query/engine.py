@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import ModelError, QueryError
+from kgrag.llm.ledger import Prices, Tally, query_scope, scoped_steps, within
 from kgrag.query.answer import replies as P
 from kgrag.query.answer.extractive import extractive_answer, fallback_note
 from kgrag.query.answer.messages import answer_messages, bypass_messages, render_prompt
@@ -91,6 +93,11 @@ class QueryEngine:
             getattr(settings, "query_llm_timeout", None) or DEFAULT_QUERY_LLM_TIMEOUT
         )
 
+    @property
+    def prices(self) -> Prices:
+        """The price table (``Settings.prices``) a query's cost is priced with."""
+        return getattr(self.settings, "prices", None) or {}
+
     def param(self, **overrides: Any) -> QueryParam:
         """A :class:`QueryParam` with the settings' defaults and ``overrides``."""
         return QueryParam.from_settings(self.settings, **overrides)
@@ -126,10 +133,12 @@ class QueryEngine:
                 "(QueryParam.stream is not used)"
             )
         param, spec = await self._prepare(question, param)
-        plan = await self._plan(question, param, spec)
-        if plan.messages is None:
-            return plan.result
-        return await self._generate(plan, param)
+        tally = Tally()
+        with within(query_scope(param.mode, tally)):
+            plan = await self._plan(question, param, spec)
+            result = plan.result if plan.messages is None else await self._generate(plan, param)
+        result.cost = tally.cost(self.prices)
+        return result
 
     def stream(self, question: str, param: QueryParam | None = None) -> AnswerStream:
         """The answer in pieces; a fixed or extractive answer comes as one piece.
@@ -137,12 +146,28 @@ class QueryEngine:
         Nothing runs before the first piece is asked for; ``param.stream``
         is ignored. Close the stream (``aclose``) to stop early.
         """
-        return AnswerStream(lambda out: self._pieces(question, param, out))
+        return AnswerStream(lambda out: self._costed(question, param, out))
 
-    async def _pieces(
+    async def _costed(
         self, question: str, param: QueryParam | None, out: AnswerStream
     ) -> AsyncGenerator[str, None]:
+        """:meth:`_pieces`, its calls counted for the query (``out.result.cost``)."""
         param, spec = await self._prepare(question, param)
+        tally = Tally()
+        steps = scoped_steps(
+            self._pieces(question, param, spec, out), query_scope(param.mode, tally)
+        )
+        async with aclosing(steps):
+            try:
+                async for piece in steps:
+                    yield piece
+            finally:
+                if out.result is not None:
+                    out.result.cost = tally.cost(self.prices)
+
+    async def _pieces(
+        self, question: str, param: QueryParam, spec: ModeSpec, out: AnswerStream
+    ) -> AsyncGenerator[str, None]:
         plan = await self._plan(question, param.replace(stream=False), spec)
         out.result = plan.result
         if plan.messages is None or plan.chat is None:
@@ -289,7 +314,8 @@ class QueryEngine:
         if spec.retrieve is None:
             asm = Assembly("no_context", keywords=KeywordSet(source="unused"))
         else:
-            asm = await assemble(self.services, question, param, spec, recorder)
+            with within(query_scope(param.mode, Tally())):
+                asm = await assemble(self.services, question, param, spec, recorder)
         data = assembly_data(question, param, asm, rerank=self.services.rerank is not None)
         if trace:
             await self._label_chunks(recorder)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kgrag.errors import QueryError
+from kgrag.llm.ledger import QueryCost
 
 # The modes the built-in registry knows ("ppr" is registered by its own module).
 Mode = Literal["naive", "local", "global", "hybrid", "mix", "bypass", "ppr"]
@@ -133,6 +134,7 @@ class QueryResult:
     no_context: bool = False
     tokens: dict[str, int] = field(default_factory=dict)
     fallback_reason: str | None = None
+    cost: QueryCost = field(default_factory=QueryCost)  # this query's model calls and USD
 
     @property
     def text(self) -> str:

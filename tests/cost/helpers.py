@@ -1,0 +1,32 @@
+"""Settings and a small indexed corpus over the shipped fake models."""
+
+from __future__ import annotations
+
+import calendar
+from pathlib import Path
+from typing import Any
+
+from kgrag.config import Settings
+
+from .corpus import write_corpus
+
+CHAT, EMBED = "fake:fake", "fake-embed:384"
+QUESTION = "Who designed the Bombe at Bletchley Park?"
+
+
+def fake_settings(workdir: Path, **extra: Any) -> Settings:
+    values: dict[str, Any] = dict(
+        workdir=workdir, llm_provider="fake", embedding_provider="fake", extractor="llm"
+    )
+    values.update(extra)
+    return Settings(**values)
+
+
+def day(text: str) -> float:
+    """Noon (UTC) of the day ``text`` (YYYY-MM-DD), as seconds since the epoch."""
+    year, month, date = map(int, text.split("-"))
+    return float(calendar.timegm((year, month, date, 12, 0, 0)))
+
+
+def corpus(tmp_path: Path) -> list[Path]:
+    return list(write_corpus(tmp_path / "docs").values())
