@@ -37,8 +37,11 @@ from kgrag.sync import SyncAnswerStream, SyncKGRag
 from kgrag.types import Document
 
 if TYPE_CHECKING:
+    import datetime as dt
+
     from kgrag.extract.base import Extractor
     from kgrag.lifecycle.check import CheckReport
+    from kgrag.lifecycle.cost_report import CostReport
     from kgrag.lifecycle.importing.model import ImportReport
     from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.llm.factory import Models
@@ -469,3 +472,13 @@ class KGRag(CurationMethods):
 
         costs = self.models.ledger.snapshot()
         return await index_status(self.storage, self.settings.workdir, costs)
+
+    async def cost_report(self, since: str | dt.date | None = None, *, top: int = 10) -> CostReport:
+        """What the models cost: ``total = initial index + updates + queries`` (docs/cost.md).
+
+        ``since``: from that day (UTC) on; ``top``: the costliest documents listed.
+        """
+        from kgrag.lifecycle.cost_report import cost_report
+
+        await self._save_ledger()
+        return await cost_report(self.storage, self.settings.prices, since, top)

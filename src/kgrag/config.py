@@ -33,10 +33,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, ValidationError, model_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 from kgrag import config_check
 from kgrag.errors import SettingsError
@@ -373,6 +378,16 @@ class Settings(BaseSettings):
     )
     related_chunk_number: int = Field(5, ge=1, description="Chunks taken per entity / relation.")
 
+    # --- cost (docs/cost.md) ------------------------------------------------
+    prices: Annotated[dict[str, dict[str, float]], NoDecode] = Field(
+        default_factory=dict,
+        description=(
+            "Model prices for `kgrag cost`, USD per million tokens: JSON "
+            '{"gpt-4o-mini": {"prompt": 0.15, "completion": 0.6}} (a model by its name or '
+            "vendor:name); without a price for a model used, money is n/a."
+        ),
+    )
+
     def __init__(self, **values: Any) -> None:
         """Read the sources (unless :meth:`with_overrides` builds a copy) and validate.
 
@@ -426,6 +441,11 @@ class Settings(BaseSettings):
     def explicit(self) -> frozenset[str]:
         """The fields given a value (keyword, environment or ``.env``), not left at the default."""
         return frozenset(self.model_fields_set)
+
+    @field_validator("prices", mode="before")
+    @classmethod
+    def _prices(cls, value: Any) -> dict[str, dict[str, float]]:
+        return config_check.prices(value)
 
     @model_validator(mode="after")
     def _check(self) -> Settings:

@@ -17,6 +17,7 @@ prefix (the test support reads ``KGRAG_SYNTH_LLM``).
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -115,3 +116,54 @@ def _what_is_allowed(error: Any) -> str:
 
 def _environ() -> Mapping[str, str]:
     return os.environ
+
+
+# -- the price table (Settings.prices, KGRAG_PRICES) ---------------------------
+
+PRICE_FORMAT = 'a JSON object {"model": {"prompt": USD, "completion": USD}} per million tokens'
+_PRICE_SIDES = ("prompt", "completion")
+
+
+def prices(value: Any) -> dict[str, dict[str, float]]:
+    """The price table, each model's entry as ``{"prompt": x, "completion": y}``.
+
+    ``value`` is a dict, or its JSON text (``KGRAG_PRICES``); an entry may be
+    a ``[prompt, completion]`` pair or a dict (a side left out costs 0).
+    Raises ValueError saying, in one line, what is wrong.
+    """
+    if value is None or value == "":
+        return {}
+    if isinstance(value, str):
+        import json
+
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"is not JSON ({exc.msg}); expected {PRICE_FORMAT}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"expected {PRICE_FORMAT}, got {type(value).__name__}")
+    return {str(model): _price(str(model), entry) for model, entry in value.items()}
+
+
+def _price(model: str, entry: Any) -> dict[str, float]:
+    if isinstance(entry, list | tuple) and len(entry) == 2:
+        entry = dict(zip(_PRICE_SIDES, entry, strict=True))
+    if not isinstance(entry, dict):
+        raise ValueError(f"the price of {model!r} must be {{'prompt': x, 'completion': y}}")
+    extra = sorted(set(map(str, entry)) - set(_PRICE_SIDES))
+    if extra:
+        raise ValueError(f"the price of {model!r} has {extra[0]!r}; only prompt and completion")
+    out = {}
+    for side in _PRICE_SIDES:
+        number = entry.get(side, 0.0)
+        if (
+            isinstance(number, bool)
+            or not isinstance(number, int | float)
+            or not 0 <= number < math.inf
+        ):
+            raise ValueError(
+                f"the {side} price of {model!r} must be a number >= 0 (USD per million "
+                f"tokens), got {number!r}"
+            )
+        out[side] = float(number)
+    return out

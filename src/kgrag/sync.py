@@ -14,9 +14,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from kgrag.curation.facade import SyncCurationMethods
 
 if TYPE_CHECKING:
+    import datetime as dt
+
     from kgrag.api import KGRag
     from kgrag.config import Settings
     from kgrag.lifecycle.check import CheckReport
+    from kgrag.lifecycle.cost_report import CostReport
     from kgrag.lifecycle.importing.model import ImportReport
     from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.llm.limiter import Limits
@@ -208,6 +211,9 @@ class SyncKGRag(SyncCurationMethods):
 
     def status(self) -> dict[str, Any]:
         return self._run(self._rag.status())
+
+    def cost_report(self, since: str | dt.date | None = None, *, top: int = 10) -> CostReport:
+        return self._run(self._rag.cost_report(since, top=top))
 
 
 class SyncAnswerStream(Iterator[str]):

@@ -15,6 +15,7 @@
     kgrag query   [--workdir W] [--mode M] [...] QUESTION
     kgrag config  [--workdir W] [--json]
     kgrag eval    recall|answers|compare [--workdir W] [--json] [--report PATH] QUESTIONS...
+    kgrag cost    [--workdir W] [--since DATE] [--json] [--by document|model] [--top N]
 
 Settings come from ``KGRAG_*`` variables (and ``.env``), read once here;
 ``--workdir`` overrides ``KGRAG_WORKDIR``; an index's remembered settings
@@ -52,6 +53,7 @@ def _writer(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     from kgrag.cli import config_cmd, curate_cmd, dedupe_cmd, docs_cmd, import_cmd, query_cmd
+    from kgrag.cli.cost_cmd import add_parser as add_cost_parser
     from kgrag.cli.eval_cmd import add_parser as add_eval_parser
 
     parser = argparse.ArgumentParser(
@@ -78,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     config_cmd.add_parser(sub, _common)
     import_cmd.add_parser(sub, _common, _writer)
     add_eval_parser(sub, _common)
+    add_cost_parser(sub, _common)
     for command in sub.choices.values():  # every command's --help ends with the table
         command.epilog = EXIT_CODES
         command.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -192,6 +195,10 @@ async def _dispatch(args: argparse.Namespace, settings: Any) -> int:
         from kgrag.cli import dedupe_cmd
 
         return await dedupe_cmd.run(args, settings)
+    if args.command == "cost":
+        from kgrag.cli import cost_cmd
+
+        return await cost_cmd.run(args, settings)
     if args.command == "eval":
         from kgrag.cli import eval_cmd
 
