@@ -13,10 +13,17 @@ and compared with each constraint:
   time) the question has: a statement without a version does not apply to
   a question about version 2;
 - **unknown**: anything else.
+
+What an applying item *covers* is read statement by statement (its
+sentences and merged description parts): a constraint counts only where a
+statement names it without conflicting, so an entity whose description
+merges "v1 supports TLS" and "v2 adds a console" applies to a question
+about TLS on v2 but does not cover TLS.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -37,6 +44,7 @@ class Judgement:
     verdict: Verdict
     reasons: list[str] = field(default_factory=list)
     matched: frozenset[tuple[str, str]] = frozenset()
+    covers: frozenset[tuple[str, str]] = frozenset()  # named by non-conflicting statements
     # group -> the values the item names instead of the asked ones (conflicts only)
     others: dict[str, list[str]] = field(default_factory=dict)
 
@@ -81,6 +89,8 @@ def _unmet(asked: Sequence[Constraint], matched: set[tuple[str, str]]) -> list[s
         reasons.append("names none of " + ", ".join(c.describe() for c in objects))
     for group in dict.fromkeys(c.group for c in asked if c.selecting):
         wanted = [c for c in asked if c.group == group and c.selecting]
+        if reasons and all(c.kind in OBJECT_LIKE for c in wanted):
+            continue  # said already: "names none of FW-A"
         if not any(c.key in matched for c in wanted):
             reasons.append("says nothing of " + " or ".join(c.describe() for c in wanted))
     return reasons
@@ -97,7 +107,23 @@ def judge(asked: Sequence[Constraint], kind: str, item_id: str, text: str) -> Ju
             for wanted, values in conflicts.values()
         ]
         others = {group: values for group, (_, values) in conflicts.items()}
-        return Judgement(kind, item_id, "conflicts", reasons, frozenset(matched), others)
+        return Judgement(kind, item_id, "conflicts", reasons, frozenset(matched), others=others)
     unmet = _unmet(asked, matched)
-    verdict: Verdict = "unknown" if unmet else "applies"
-    return Judgement(kind, item_id, verdict, unmet, frozenset(matched))
+    if unmet:
+        return Judgement(kind, item_id, "unknown", unmet, frozenset(matched))
+    covers = _covered(asked, text)
+    return Judgement(kind, item_id, "applies", [], frozenset(matched), frozenset(covers))
+
+
+_STATEMENT_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])|\n+")
+
+
+def _covered(asked: Sequence[Constraint], text: str) -> set[tuple[str, str]]:
+    """The constraints that statements of ``text`` name without conflicting."""
+    out: set[tuple[str, str]] = set()
+    for statement in _STATEMENT_END.split(text):
+        mentions = scan(statement)
+        matched = {c.key for c in asked if _matches(c, statement, mentions)}
+        if matched and not _conflicts(asked, mentions, matched):
+            out |= matched
+    return out

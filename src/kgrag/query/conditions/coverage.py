@@ -1,11 +1,13 @@
 """Which constraints the answer context covers.
 
 A constraint is **covered** when an item of the final context that
-applies names it, **conflicting-only** when only items that conflict
-(kept or dropped) name it, and **missing** otherwise. Items that name it
-but are unknown (no version where the question asks for one) are listed
-too, as ``unknown``: they explain, in :mod:`kgrag.query.conditions.note`,
-why something present in the sources still does not answer.
+applies covers it (a statement of the item names it without conflicting,
+see :mod:`kgrag.query.conditions.check`), **conflicting-only** when only
+items that conflict (kept or dropped) name it, and **missing** otherwise.
+Items of the context that name it without covering it (no version where
+the question asks for one) are listed as ``unknown``: they explain, in
+:mod:`kgrag.query.conditions.note`, why something present in the sources
+still does not answer.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ class Coverage:
     status: Status
     items: list[str] = field(default_factory=list)  # applicable items in the context
     conflicting: list[str] = field(default_factory=list)
-    unknown: list[str] = field(default_factory=list)  # in the context, naming it, not applying
+    unknown: list[str] = field(default_factory=list)  # in the context, naming it, not covering
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,11 +51,11 @@ def coverage(
     judged = list(judgements)
     out = []
     for c in asked:
-        naming = [j for j in judged if c.key in j.matched]
+        naming = [j for j in judged if c.key in j.matched]  # the whole item names it
         present = [j for j in naming if (j.kind, j.id) in in_context]
-        items = [j.id for j in present if j.verdict == "applies"]
+        items = [j.id for j in present if j.verdict == "applies" and c.key in j.covers]
         conflicting = [j.id for j in naming if j.verdict == "conflicts"]
-        unknown = [j.id for j in present if j.verdict == "unknown"]
+        unknown = [j.id for j in present if j.verdict != "conflicts" and j.id not in items]
         status: Status = "covered" if items else "conflicting-only" if conflicting else "missing"
         out.append(Coverage(c, status, items, conflicting, unknown))
     return out

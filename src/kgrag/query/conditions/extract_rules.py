@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from kgrag.query.conditions.constraint import Constraint
+from kgrag.query.conditions.constraint import Constraint, compatible
 from kgrag.query.conditions.names import in_question
 from kgrag.query.conditions.scan import scan
 
@@ -39,13 +39,24 @@ def from_names(question: str, names: Iterable[str]) -> list[Constraint]:
     return out
 
 
+def _subsumed(c: Constraint, kept: Iterable[Constraint]) -> bool:
+    """Whether a kept qualifier already says ``c`` ("TLS" beside "TLS 1.3", "v2" beside "v2")."""
+    return any(
+        d.group == c.group and d.kind == c.kind and compatible(d.kind, d.norm, c.norm) for d in kept
+    )
+
+
 def unique(constraints: Iterable[Constraint]) -> list[Constraint]:
-    """The first constraint of each (kind, value); an object the qualifiers already name goes."""
-    seen: dict[tuple[str, str], Constraint] = {}
+    """The first of the constraints that say the same; an object a qualifier names goes."""
+    kept: list[Constraint] = []
     for c in constraints:
-        seen.setdefault(c.key, c)
-    named = {c.value.casefold() for c in seen.values() if c.kind != "object"}
-    return [c for c in seen.values() if c.kind != "object" or c.norm not in named]
+        if c.kind == "object" and any(d.key == c.key for d in kept):
+            continue
+        if c.kind != "object" and _subsumed(c, kept):
+            continue
+        kept.append(c)
+    named = {c.value.casefold() for c in kept if c.kind != "object"}
+    return [c for c in kept if c.kind != "object" or c.norm not in named]
 
 
 def question_qualifiers(question: str) -> list[Constraint]:

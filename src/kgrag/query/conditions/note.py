@@ -62,12 +62,16 @@ def _by_conflicts(
         x = [c for c in open_ if c.group != group and any(c.key in j.matched for j in js)]
         if not x and not any(c in open_ for c in z):
             continue
-        if not x:
-            x = [c for c in asked if c.kind in OBJECT_LIKE and any(c.key in j.matched for j in js)]
+        named = [c for c in asked if c.group != group and any(c.key in j.matched for j in js)]
+        x = (
+            [c for c in x if c.kind not in OBJECT_LIKE]
+            or x
+            or [c for c in named if c.kind == "model"]
+        )
         y = join([v for j in js for v in j.others[group]], zh)
         key = "only" if x else "only_bare"
         sentences.append(t[key].format(x=_described(x, zh), y=y, z=_described(z, zh, "or")))
-        explained |= {c.key for c in (*x, *z)}
+        explained |= {c.key for c in (*named, *z)}
     return sentences, explained
 
 

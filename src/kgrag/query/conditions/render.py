@@ -2,16 +2,17 @@
 
 When the check has something to say (conflicting items were kept, or a
 qualifier is not covered), the context ends with a section naming the
-question's qualifiers, the kept conflicting items and the missing
-coverage, and asking the model to say what is missing rather than answer
-from an item about something else. Otherwise the context is unchanged.
+question's constraints, the kept conflicting items (by reference number,
+grouped by reason) and the missing coverage, and asking the model to say
+what is missing rather than answer from an item about something else.
+Otherwise the context is unchanged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from kgrag.query.conditions.check import Judgement
 from kgrag.query.context.headers import fenced
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 HEADER = "Conditions of the question, checked against the items above:"
 ASKS = "The question asks for: {items}."
-KEPT = "These items concern something else and are kept only for comparison:"
+KEPT = "Items about something else, kept only for comparison (do not answer from them):"
 MISSING = "Not covered by the sources: {note}"
 ADVICE = (
     "Answer only from items that meet these conditions. Where the sources do not cover "
@@ -31,31 +32,56 @@ ADVICE = (
 )
 
 
+class Numbers(Protocol):
+    """The context's reference numbers, aligned with its entities, relations and chunks."""
+
+    entities: list[int]
+    relations: list[int]
+    chunks: list[int]
+
+
 @dataclass(slots=True)
 class Final:
-    """The items of the final context; ``chunk_refs`` holds the chunks' reference ids."""
+    """The items of the final context and, when known, their reference numbers."""
 
     entities: Sequence[EntityHit] = ()
     relations: Sequence[RelationHit] = ()
     chunks: Sequence[ChunkHit] = ()
-    chunk_refs: Sequence[str] = field(default_factory=list)
+    numbers: Numbers | None = None
+
+    def ids(self) -> list[tuple[str, str]]:
+        """(kind, id) of every item in context order, ids as the trace names them."""
+        out = [("entity", e.name) for e in self.entities]
+        out += [("relation", relation_id(r.src, r.tgt)) for r in self.relations]
+        return out + [("chunk", c.id) for c in self.chunks]
 
     def keys(self) -> set[tuple[str, str]]:
-        """(kind, id) of every item, ids as the trace names them."""
-        out = {("entity", e.name) for e in self.entities}
-        out |= {("relation", relation_id(r.src, r.tgt)) for r in self.relations}
-        return out | {("chunk", c.id) for c in self.chunks}
+        return set(self.ids())
+
+    def label(self, kind: str, item_id: str) -> str:
+        """``[3]`` for a numbered item, else ``entity FW-B`` (kind and id)."""
+        if self.numbers is not None:
+            numbers = [*self.numbers.entities, *self.numbers.relations, *self.numbers.chunks]
+            found = dict(zip(self.ids(), numbers, strict=False)).get((kind, item_id))
+            if found is not None:
+                return f"[{found}]"
+        return f"{kind} {item_id}"
 
 
-def _label(j: Judgement, final: Final) -> str:
-    if j.kind != "chunk":
-        return f"{j.kind} {j.id}"
-    refs = dict(zip((c.id for c in final.chunks), final.chunk_refs, strict=False))
-    return f"chunk with reference_id {refs[j.id]}" if j.id in refs else f"chunk {j.id}"
+def _kept_lines(kept: Sequence[Judgement], final: Final) -> list[str]:
+    """One line per reason: the items it applies to, then the reason."""
+    by_reason: dict[str, list[str]] = {}
+    for j in kept:
+        by_reason.setdefault("; ".join(j.reasons), []).append(final.label(j.kind, j.id))
+    return [f"- {', '.join(labels)}: {reason}" for reason, labels in by_reason.items()]
 
 
 def _section(lines: Sequence[str]) -> str:
     return f"{HEADER}\n{fenced(chr(10).join(lines))}"
+
+
+def _asks(conds: Conditions) -> str:
+    return ASKS.format(items=", ".join(f"{c.describe()} ({c.kind})" for c in conds.asked))
 
 
 def section_variants(conds: Conditions, kept: Sequence[Judgement], final: Final) -> list[str]:
@@ -66,19 +92,20 @@ def section_variants(conds: Conditions, kept: Sequence[Judgement], final: Final)
     """
     if not kept and not conds.note:
         return []
-    asks = ASKS.format(items=", ".join(f"{c.describe()} ({c.kind})" for c in conds.asked))
     missing = [MISSING.format(note=conds.note)] if conds.note else []
-    listed = [f"- {_label(j, final)}: {'; '.join(j.reasons)}" for j in kept]
-    variants = [[asks, *([KEPT, *listed] if kept else []), *missing, ADVICE]]
-    variants += [[asks, *missing, ADVICE], [*missing, ADVICE]] if missing else []
+    listed = [KEPT, *_kept_lines(kept, final)] if kept else []
+    variants = [[_asks(conds), *listed, *missing, ADVICE]]
+    variants += [[_asks(conds), *missing, ADVICE], [*missing, ADVICE]] if missing else []
     return [_section(v) for v in variants]
 
 
-def reserve_text(conds: Conditions) -> str:
-    """A section as long as the note can get, to size the tokens kept for it.
+def reserve_text(conds: Conditions, chunk_slots: int) -> str:
+    """A section as long as it can get, to size the tokens kept for it.
 
-    Every qualifier gets the longest sentence of the note, naming all the
-    others and three values of its own kind.
+    Every qualifier gets the longest sentence of the note (naming all the
+    other constraints and three values of its own kind); with kept
+    conflicting items, each reason known so far lists every judged item
+    and ``chunk_slots`` chunks.
     """
     qualifiers = [c for c in conds.asked if c.kind != "object"]
     if not qualifiers:
@@ -89,5 +116,10 @@ def reserve_text(conds: Conditions) -> str:
         f"{c.describe()} only, not for {c.describe()}."
         for c in qualifiers
     ]
-    asks = ASKS.format(items=", ".join(f"{c.describe()} ({c.kind})" for c in conds.asked))
-    return _section([asks, MISSING.format(note=" ".join(sentences)), ADVICE])
+    lines = [_asks(conds), MISSING.format(note=" ".join(sentences)), ADVICE]
+    if conds.keep_conflicting:
+        judged = [j for j in conds.judgements.values() if j.verdict == "conflicts"]
+        reasons = {"; ".join(j.reasons) for j in judged} or {s[:80] for s in sentences[:1]}
+        refs = ", ".join(["[999]"] * (len(judged) + chunk_slots))
+        lines += [KEPT, *(f"- {refs}: {reason}" for reason in sorted(reasons))]
+    return _section(lines)

@@ -39,7 +39,7 @@ _YEAR_BEFORE = re.compile(
     r"early|late|mid|between|and|or|c\.)|[(\[–-])\s*$",
     re.I,
 )
-_BARE_YEAR = re.compile(rf"(?<![\w.-]){_YEAR}(?![\w.-]|\s*%)")
+_BARE_YEAR = re.compile(rf"(?<![\w.-]){_YEAR}(?![\w-]|\.\d|\s*%)")
 _YEAR_AFTER = re.compile(r"\s*(?:[,.;:!?)\]–-]|$|\s+(?:and|or|to|when|was|were|is)\b)")
 
 
@@ -65,7 +65,7 @@ def dates(text: str) -> list[Mention]:
             if norm:
                 kind = "date" if "-" in norm else "year"
                 out.append(Mention(kind, norm, "time", m.span(), m.group(0)))
-    return out
+    return sorted(out, key=lambda m: m.span[0] - m.span[1])  # longest first: "5 March 2021"
 
 
 def years(text: str) -> list[Mention]:

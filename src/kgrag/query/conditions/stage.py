@@ -55,6 +55,7 @@ class Conditions:
     note: str = ""
     section: str = ""
     budget: int = 0  # tokens kept for the section (see reserve)
+    chunk_slots: int = 0  # chunks the context may hold (chunk_top_k), for the reserve
     tokenizer: Tokenizer | None = field(default=None, repr=False)
 
     @property
@@ -102,7 +103,7 @@ class Conditions:
         most half the room; otherwise none (the items come first).
         """
         self.tokenizer = tokenizer
-        text = reserve_text(self)
+        text = reserve_text(self, self.chunk_slots)
         need = tokenizer.count(text) + 2 if text else 0
         self.budget = need if need <= room // 2 else 0
         return room - self.budget
@@ -174,7 +175,9 @@ async def read_conditions(
         asked, source, error = await llm_constraints(question, chat)
     if asked is None:
         asked, source = rule_constraints(question, kws.low), "rules"
-    return Conditions(asked, source, keep, chinese, error)
+    found = Conditions(asked, source, keep, chinese, error)
+    found.chunk_slots = param.chunk_top_k
+    return found
 
 
 def screen_found(
