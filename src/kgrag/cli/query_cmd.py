@@ -12,6 +12,9 @@ from typing import Any
 from kgrag.api import KGRag
 from kgrag.cli.args import parse_pairs
 from kgrag.cli.opening import opened
+from kgrag.cli.reference_view import render_references
+from kgrag.query.answer.citations import invalid_note
+from kgrag.query.param import QueryResult
 
 MODES = ["auto", "mix", "local", "global", "hybrid", "naive", "bypass", "ppr"]
 
@@ -38,7 +41,9 @@ def add_parser(sub, common) -> None:
     )
     p.add_argument("--stream", action="store_true", help="stream the answer as it is generated")
     p.add_argument(
-        "--references", action="store_true", help="include the reference list in --json output"
+        "--references",
+        action="store_true",
+        help="print the answer's references (number, document, pages, section, span excerpt)",
     )
     p.add_argument(
         "--explain",
@@ -111,7 +116,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         "stream": args.stream,
         "only_need_context": args.context_only,
         "only_need_prompt": args.prompt_only,
-        "include_references": args.references,
+        "include_references": args.references or args.json,
     }
     for name in ("top_k", "chunk_top_k", "response_type", "user_prompt"):
         if getattr(args, name) is not None:
@@ -165,8 +170,21 @@ async def _many(rag: KGRag, args, param) -> int:
             row["context_chars"] = len(result.context)
             row["mode"] = result.mode
             row["answer" if result.kind == "answer" else result.kind] = result.text
+            if args.references:
+                row["references"] = result.references
+                row["invalid_citations"] = result.invalid_citations
         print(json.dumps(row, ensure_ascii=False), flush=True)
     return 0
+
+
+def _say_citations(args, result: QueryResult | None) -> None:
+    """With ``--references``: the references after the answer, and removed citations on stderr."""
+    if result is None or not (args.references or args.explain):
+        return
+    if result.invalid_citations:
+        print(f"kgrag: [answer] note: {invalid_note(result.invalid_citations)}", file=sys.stderr)
+    if args.references and not args.json:
+        print("\n" + render_references(result.references))
 
 
 def _say_fallback(reason: str | None) -> None:
@@ -191,6 +209,7 @@ async def _one(rag: KGRag, args, param) -> int:
             print(piece, end="", flush=True)
         print()
         _say_fallback(stream.fallback_reason)
+        _say_citations(args, stream.result)
         return 0
     result = await rag.query(args.question, param)
     _say_fallback(result.fallback_reason)
@@ -201,6 +220,7 @@ async def _one(rag: KGRag, args, param) -> int:
                     "mode": result.mode,
                     result.kind: result.text,
                     "references": result.references,
+                    "invalid_citations": result.invalid_citations,
                     "keywords": result.keywords,
                     "extractive": result.extractive,
                     "fallback_reason": result.fallback_reason,
@@ -211,4 +231,5 @@ async def _one(rag: KGRag, args, param) -> int:
         )
     else:
         print(result.text)
+    _say_citations(args, result)
     return 0

@@ -21,7 +21,12 @@ runs; nothing touches the network. The chat answer is chosen by
   distinct words the question does not use (ties: more words), remaining
   ties to answer 1; ``overall`` to the winner of most of those three. A
   prompt of neither kind gets a reply no verdict can be read from;
-- ``answer`` (and anything else): an answer quoting the context's first lines.
+- ``answer`` (and anything else): an answer quoting the context's first lines;
+  when the context numbers its items (``"reference_id"`` on each JSON line),
+  each quote cites its item as ``[n]``, the last one also a number no item
+  has (one past the highest, as a model inventing a source would), and a
+  ``### References`` list closes it, the invented number included, so an
+  answer's citation checking always has something to remove.
 
 Token counts are ``len(text) // 4``, like the benchmark referee.
 """
@@ -141,7 +146,47 @@ def _keywords(request: ChatRequest) -> str:
     )
 
 
+# Items an answer quotes, and the fake's invented citation: one past the highest number.
+_QUOTED = 3
+_REFERENCE_LINE = re.compile(r"^\[(\d+)\] (.+)$")
+
+
+def _numbered_items(messages: list[dict[str, Any]]) -> tuple[list[tuple[int, str]], dict[int, str]]:
+    """``(number, text)`` of the context's numbered JSON lines (chunks first), and the
+    Reference Document List (number -> file and location)."""
+    chunks, graph, listed = [], [], {}
+    for line in (ln.strip() for msg in messages for ln in _content(msg).splitlines()):
+        if hit := _REFERENCE_LINE.match(line):
+            listed[int(hit.group(1))] = hit.group(2)
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(row, dict) or not str(row.get("reference_id", "")).isdigit():
+            continue
+        number = int(row["reference_id"])
+        if "content" in row:
+            chunks.append((number, str(row["content"])))
+        else:
+            head = row.get("entity") or f"{row.get('entity1', '')} / {row.get('entity2', '')}"
+            graph.append((number, f"{head}: {row.get('description', '')}"))
+    return chunks + graph, listed
+
+
+def _cited_answer(items: list[tuple[int, str]], listed: dict[int, str]) -> str:
+    quoted = items[:_QUOTED]
+    invented = max(n for n, _ in items) + 1
+    lines = [f"> {ft.clip_words(' '.join(text.split()), 40)} [{n}]" for n, text in quoted]
+    lines[-1] += f"[{invented}]"
+    refs = [f"- [{n}] {listed.get(n, text.split(':', 1)[0])}" for n, text in quoted]
+    refs.append(f"- [{invented}] a source the context does not have")
+    return "Based on the context:\n" + "\n".join(lines) + "\n\n### References\n" + "\n".join(refs)
+
+
 def _answer(request: ChatRequest) -> str:
+    items, listed = _numbered_items(request.messages)
+    if items:
+        return _cited_answer(items, listed)
     context = None
     for message in reversed(request.messages):
         context = ft.last_fenced(_content(message))

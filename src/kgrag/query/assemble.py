@@ -16,22 +16,21 @@ import numpy as np
 
 from kgrag.errors import QueryError
 from kgrag.query.answer.messages import answer_messages, render_prompt
+from kgrag.query.context.numbered import number_context
+from kgrag.query.context.numbering import ItemNumbers
 from kgrag.query.context.sections import (
     BUFFER_TOKENS,
     Fitted,
     SectionBudget,
-    chunk_line,
     entity_line,
     entity_name,
     fit,
     fit_chunks,
-    reference_ids,
     relation_line,
     relation_name,
-    render_context,
     skeleton_tokens,
 )
-from kgrag.query.filter.documents import resolve_filter
+from kgrag.query.filter.documents import NO_FILTER, DocFilter, resolve_filter
 from kgrag.query.keywords.resolve import KeywordSet, resolve_keywords
 from kgrag.query.param import QueryParam
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, Retrieved
@@ -71,12 +70,14 @@ class Assembly:
     entities: list[EntityHit] = field(default_factory=list)
     relations: list[RelationHit] = field(default_factory=list)
     chunks: list[ChunkHit] = field(default_factory=list)
-    chunk_refs: list[str] = field(default_factory=list)
-    references: list[dict[str, str]] = field(default_factory=list)
+    chunk_refs: list[str] = field(default_factory=list)  # each chunk's reference number
+    references: list[dict[str, Any]] = field(default_factory=list)  # Reference.to_dict() by number
     context: str = ""
     tokens: dict[str, int] = field(default_factory=dict)
     truncated: dict[str, int] = field(default_factory=dict)
     filter: dict[str, Any] | None = None  # the document filter applied (DocFilter.describe())
+    numbers: ItemNumbers = field(default_factory=ItemNumbers)  # see kgrag.query.context.numbering
+    doc_filter: DocFilter = field(default_factory=lambda: NO_FILTER)
 
     @property
     def graph(self) -> bool:
@@ -209,9 +210,8 @@ async def assemble(
     ents, rels = _fit_graph(found.entities, found.relations, room, param, svc, trace)
     c_budget = max(room - ents.tokens - rels.tokens, 0)
     chunks, cut = await _chunk_section(ctx, svc, found, ents, rels, c_budget)
-    refs, references = reference_ids(chunks.items)
-    lines = [chunk_line(c, r) for c, r in zip(chunks.items, refs, strict=False)]
-    context = render_context(ents.lines, rels.lines, lines, references)
+    numbered = number_context(ents.items, rels.items, chunks.items)
+    context = numbered.context
     tokens = {
         "entities": ents.tokens,
         "relations": rels.tokens,
@@ -241,10 +241,12 @@ async def assemble(
         ents.items,
         rels.items,
         chunks.items,
-        refs,
-        references,
+        [str(n) for n in numbered.numbers.chunks],
+        numbered.references,
         context,
         tokens,
         truncated,
         applied,
+        numbered.numbers,
+        doc_filter,
     )

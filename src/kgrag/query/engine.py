@@ -31,17 +31,18 @@ from typing import TYPE_CHECKING, Any
 from kgrag.errors import ModelError, QueryError
 from kgrag.llm.ledger import Prices, Tally, query_scope, scoped_steps, within
 from kgrag.query.answer import replies as P
+from kgrag.query.answer.citations import (
+    CitationFilter,
+    apply_citations,
+    filtered,
+    record_citations,
+)
 from kgrag.query.answer.extractive import extractive_answer, fallback_note
 from kgrag.query.answer.messages import answer_messages, bypass_messages, render_prompt
 from kgrag.query.answer.stream import AnswerStream
 from kgrag.query.assemble import Assembly, Services, assemble, bare_prompt_tokens
-from kgrag.query.context.sections import (
-    chunk_line,
-    entity_line,
-    reference_ids,
-    relation_line,
-    render_context,
-)
+from kgrag.query.context.numbered import number_context
+from kgrag.query.context.references import complete_references
 from kgrag.query.data import assembly_data
 from kgrag.query.keywords.resolve import KeywordSet
 from kgrag.query.param import QueryParam, QueryResult
@@ -137,6 +138,7 @@ class QueryEngine:
         with within(query_scope(param.mode, tally)):
             plan = await self._plan(question, param, spec)
             result = plan.result if plan.messages is None else await self._generate(plan, param)
+        result = _checked(result, plan.asm)
         result.cost = tally.cost(self.prices)
         return result
 
@@ -171,6 +173,7 @@ class QueryEngine:
         plan = await self._plan(question, param.replace(stream=False), spec)
         out.result = plan.result
         if plan.messages is None or plan.chat is None:
+            out.result = _checked(plan.result, plan.asm)
             yield plan.result.text
             return
         pieces = plan.chat.stream(plan.messages, role="answer")
@@ -180,12 +183,14 @@ class QueryEngine:
             except StopAsyncIteration:
                 return
             except ModelError:
-                out.result = await self._fallback(plan)
+                out.result = _checked(await self._fallback(plan), plan.asm)
                 yield out.result.answer
                 return
-            yield first
-            async for piece in pieces:
-                yield piece
+            check = CitationFilter(frozenset(plan.asm.numbers.all())) if plan.asm else None
+            async for text in filtered(first, pieces, check):
+                yield text
+            if check is not None:
+                record_citations(out.result, check.cited, check.invalid)
         finally:
             await pieces.aclose()
 
@@ -200,6 +205,7 @@ class QueryEngine:
             return _Plan(QueryResult("context", context=asm.context, **base))
         messages, prompt, count = self._fit_prompt(question, param, asm)
         base["tokens"]["prompt"] = count
+        base["references"] = await self._references(param, asm)
         if param.only_need_prompt:
             return _Plan(QueryResult("prompt", context=asm.context, prompt=prompt, **base))
         if asm.status != "ok" or svc.chat is None:
@@ -208,8 +214,15 @@ class QueryEngine:
             result = QueryResult(
                 "answer", answer=text, context=asm.context, extractive=extractive, **base
             )
-            return _Plan(result)
+            return _Plan(result, asm=asm)
         return _Plan(QueryResult("answer", context=asm.context, **base), messages, svc.chat, asm)
+
+    async def _references(self, param: QueryParam, asm: Assembly) -> list[dict[str, Any]]:
+        """The result's references: none unless asked for, else every number's, spans filled."""
+        if not param.include_references:
+            return []
+        storage = self.services.storage
+        return await complete_references(storage, asm.references, asm.doc_filter.allows_chunk)
 
     async def _fixed_answer(self, asm: Assembly, note: str = P.NO_LLM_NOTE) -> str:
         """The reply when nothing was found or no chat model answers."""
@@ -316,6 +329,7 @@ class QueryEngine:
         else:
             with within(query_scope(param.mode, Tally())):
                 asm = await assemble(self.services, question, param, spec, recorder)
+        asm.references = await self._references(param.replace(include_references=True), asm)
         data = assembly_data(question, param, asm, rerank=self.services.rerank is not None)
         if trace:
             await self._label_chunks(recorder)
@@ -344,14 +358,24 @@ def _base(param: QueryParam, asm: Assembly) -> dict[str, Any]:
 
 
 def _drop_last_chunk(asm: Assembly) -> None:
-    """Remove the lowest-ranked chunk and rebuild references and context."""
+    """Remove the lowest-ranked chunk and renumber references and context (chunks come last)."""
     asm.chunks.pop()
     asm.truncated["chunks"] = asm.truncated.get("chunks", 0) + 1
-    asm.chunk_refs, asm.references = reference_ids(asm.chunks)
-    lines = [chunk_line(c, r) for c, r in zip(asm.chunks, asm.chunk_refs, strict=False)]
-    asm.context = render_context(
-        [entity_line(e) for e in asm.entities],
-        [relation_line(r) for r in asm.relations],
-        lines,
-        asm.references,
+    numbered = number_context(asm.entities, asm.relations, asm.chunks)
+    asm.numbers, asm.references, asm.context = (
+        numbered.numbers,
+        numbered.references,
+        numbered.context,
     )
+    asm.chunk_refs = [str(n) for n in numbered.numbers.chunks]
+
+
+def _checked(result: QueryResult, asm: Assembly | None) -> QueryResult:
+    """``result`` with its answer's citations checked against the context's numbers.
+
+    A chat model's invalid numbers are removed; an extractive answer is
+    only scanned (its quotes stay verbatim). Bypass mode has no context.
+    """
+    if asm is None or result.kind != "answer" or asm.status != "ok":
+        return result
+    return apply_citations(result, asm.numbers.all(), strip=not result.extractive)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from kgrag.errors import QueryError
 from kgrag.llm.ledger import QueryCost
+from kgrag.query.reference import Reference
 
 # The modes the built-in registry knows ("ppr" is registered by its own module).
 Mode = Literal["naive", "local", "global", "hybrid", "mix", "bypass", "ppr"]
@@ -120,6 +121,12 @@ class QueryResult:
     returns that. ``extractive`` is true when the answer was assembled from
     the best supporting sentences instead of written by a chat model: none
     is configured, or it failed, and then ``fallback_reason`` says why.
+
+    ``references`` (with ``include_references``) has one dict per reference
+    number of the context: document, file, pages, section, span and whether
+    the answer cites it (:attr:`reference_records` gives them typed);
+    ``invalid_citations`` the numbers the model cited that point at no
+    context item, removed from :attr:`answer` (see docs/citations.md).
     """
 
     kind: Literal["answer", "context", "prompt"]
@@ -127,14 +134,20 @@ class QueryResult:
     answer: str = ""
     context: str = ""
     prompt: str = ""
-    references: list[dict[str, str]] = field(default_factory=list)
+    references: list[dict[str, Any]] = field(default_factory=list)  # Reference.to_dict() each
     keywords: dict[str, Any] = field(default_factory=dict)
     cached: bool = False
     extractive: bool = False
     no_context: bool = False
     tokens: dict[str, int] = field(default_factory=dict)
     fallback_reason: str | None = None
+    invalid_citations: list[int] = field(default_factory=list)  # removed from the answer
     cost: QueryCost = field(default_factory=QueryCost)  # this query's model calls and USD
+
+    @property
+    def reference_records(self) -> list[Reference]:
+        """:attr:`references` as typed records."""
+        return [Reference.from_dict(r) for r in self.references]
 
     @property
     def text(self) -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-ENTITIES_HEADER = "Knowledge graph entities (one JSON object per line):"
-RELATIONS_HEADER = "Knowledge graph relations (one JSON object per line):"
+ENTITIES_HEADER = "Knowledge graph entities (one JSON object per line; cite as [reference_id]):"
+RELATIONS_HEADER = "Knowledge graph relations (one JSON object per line; cite as [reference_id]):"
 CHUNKS_HEADER = (
-    "Document chunks (one JSON object per line; reference_id points into the "
-    "Reference Document List):"
+    "Document chunks (one JSON object per line; cite as [reference_id]; the "
+    "Reference Document List names each chunk's source):"
 )
 REFERENCES_HEADER = "Reference Document List:"
 

@@ -10,21 +10,21 @@ item never displaces a higher one):
   ``max_total_tokens`` minus the prompt without context (instructions,
   conversation, question), the section headers and a 200-token buffer.
 
-A chunk's cost includes its line in the Reference Document List when it
-brings a new reference (a file, or a page / section of one, see
-:func:`reference_ids`).
+Every line carries its item's reference number (``"reference_id"``, see
+:mod:`kgrag.query.context.numbering`); a chunk's cost includes its line in
+the Reference Document List (its file, page and section).
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kgrag.query.context import headers as H
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_text
+from kgrag.query.reference import location_text
 from kgrag.query.trace import Trace, relation_id
 
 if TYPE_CHECKING:
@@ -35,9 +35,10 @@ T = TypeVar("T")
 BUFFER_TOKENS = 200
 
 
-def entity_line(e: EntityHit) -> str:
+def entity_line(e: EntityHit, reference_id: str = "0") -> str:
     return json.dumps(
         {
+            "reference_id": reference_id,
             "entity": e.name,
             "type": e.data.get("entity_type", "UNKNOWN"),
             "description": description_text(e.data),
@@ -46,9 +47,10 @@ def entity_line(e: EntityHit) -> str:
     )
 
 
-def relation_line(r: RelationHit) -> str:
+def relation_line(r: RelationHit, reference_id: str = "0") -> str:
     return json.dumps(
         {
+            "reference_id": reference_id,
             "entity1": r.src,
             "entity2": r.tgt,
             "keywords": r.data.get("keywords", ""),
@@ -63,28 +65,13 @@ def chunk_line(c: ChunkHit, reference_id: str) -> str:
 
 
 # --- references with page and section (structure-aware ingest) ---
-def location_text(location: dict[str, Any] | None) -> str:
-    """``p. 12, §3.2 Licensing`` from a chunk's location (``""`` when it says nothing)."""
-    location = location or {}
-    parts = []
-    pages = location.get("pages")
-    if pages:
-        first, last = pages[0], pages[-1]
-        parts.append(f"p. {first}" if first == last else f"pp. {first}-{last}")
-    section = location.get("section") or []
-    if section:
-        head = " ".join(str(section[-1]).split())
-        parts.append("§" + (head if len(head) <= 80 else head[:79] + "…"))
-    return ", ".join(parts)
-
-
 def reference_line(reference_id: str, file_path: str, where: str = "") -> str:
     """``[1] /abs/path/book.pdf p. 12, §3.2 Licensing`` (``where`` from :func:`location_text`)."""
     return f"[{reference_id}] {file_path}" + (f" {where}" if where else "")
 
 
 def reference_key(c: ChunkHit) -> tuple[str, str]:
-    """What one reference stands for: a file, and the page / section when known."""
+    """A chunk's line in the Reference Document List: its file, and the page / section when known."""
     return c.file_path, location_text(c.location)
 
 
@@ -137,28 +124,6 @@ def fit(
     return out
 
 
-def reference_ids(chunks: Sequence[ChunkHit]) -> tuple[list[str], list[dict[str, str]]]:
-    """Reference id per chunk and the numbered reference list.
-
-    One reference per file and location (page / section, when the chunks
-    know them); most cited file first, its locations together, most cited
-    first. A reference with a location has a ``location`` entry.
-    """
-    keys = [reference_key(c) for c in chunks]
-    per_file, per_key = Counter(k[0] for k in keys), Counter(keys)
-    first: dict[Any, int] = {}
-    for i, key in enumerate(keys):
-        first.setdefault(key[0], i)
-        first.setdefault(key, i)
-    order = sorted(per_key, key=lambda k: (-per_file[k[0]], first[k[0]], -per_key[k], first[k]))
-    ids = {key: str(n) for n, key in enumerate(order, start=1)}
-    refs = [
-        {"reference_id": ids[k], "file_path": k[0], **({"location": k[1]} if k[1] else {})}
-        for k in order
-    ]
-    return [ids[k] for k in keys], refs
-
-
 def _section(header: str, lines: list[str], lang: str = "json") -> str:
     return f"{header}\n{H.fenced(chr(10).join(lines), lang)}"
 
@@ -169,7 +134,11 @@ def render_context(
     chunk_lines: list[str],
     references: list[dict[str, str]],
 ) -> str:
-    """The context text; empty sections are left out."""
+    """The context text; empty sections are left out.
+
+    The Reference Document List names the chunks' references (entries of
+    ``references`` whose ``kind`` is ``chunk`` or unset).
+    """
     parts = []
     if entity_lines:
         parts.append(_section(H.ENTITIES_HEADER, entity_lines))
@@ -177,10 +146,10 @@ def render_context(
         parts.append(_section(H.RELATIONS_HEADER, relation_lines))
     if chunk_lines:
         parts.append(_section(H.CHUNKS_HEADER, chunk_lines))
-    if references:
+    listed = [r for r in references if r.get("kind", "chunk") == "chunk"]
+    if listed:
         ref_lines = [
-            reference_line(r["reference_id"], r["file_path"], r.get("location", ""))
-            for r in references
+            reference_line(r["reference_id"], r["file_path"], r.get("location", "")) for r in listed
         ]
         parts.append(_section(H.REFERENCES_HEADER, ref_lines, ""))
     return "\n\n".join(parts)
@@ -211,13 +180,10 @@ def chunk_name(c: ChunkHit) -> str:
 def fit_chunks(
     chunks: Sequence[ChunkHit], budget: SectionBudget, tokenizer: Tokenizer, trace: Trace
 ) -> Fitted:
-    """Chunks that fit ``budget``, each charged for its reference line when it brings a new one."""
+    """Chunks that fit ``budget``, each charged for its line in the Reference Document List."""
 
-    def new_file_cost(chunk: ChunkHit, kept: list[ChunkHit]) -> int:
-        key = reference_key(chunk)
-        if any(reference_key(k) == key for k in kept):
-            return 0
-        return tokenizer.count(reference_line("999", *key)) + 1
+    def reference_cost(chunk: ChunkHit, kept: list[ChunkHit]) -> int:
+        return tokenizer.count(reference_line("999", *reference_key(chunk))) + 1
 
     # Reference ids of up to three digits tokenise alike, so "0" stands in for the real one.
     return fit(
@@ -228,5 +194,5 @@ def fit_chunks(
         trace,
         "chunk",
         chunk_name,
-        extra_cost=new_file_cost,
+        extra_cost=reference_cost,
     )
