@@ -100,6 +100,7 @@ PAIRS = {
         ("法商学院", "法务部", DIFF, ZH),
         ("国家足球队", "国际队", DIFF, ZH),
         ("中共中央党校", "中共中央对外联络部", DIFF, ZH),
+        ("王蕴", "封王蕴", DIFF, ZH),  # "enfeoff Wang Yun", as the word segmenter cut it
     ],
 }
 INDEXES = {

@@ -31,9 +31,17 @@ def test_a_name_inside_another_things_name_is_a_hard_negative():
         ("Royal Navy", "Royal Australian Navy"),
         ("Chennai", "Trident, Chennai"),
         ("Lara", "Jiménez Municipality, Lara"),
-        ("几内亚", "新几内亚"),
     ]:
         assert vetoed(short, long) == "a name inside the name of another thing", (short, long)
+    assert vetoed("几内亚", "新几内亚") == "a word that is no surname before a Chinese name"
+    assert vetoed("长江", "长江大桥") == "a name inside the name of another thing"
+
+
+def test_only_a_surname_stands_before_a_chinese_name():
+    for short, long in [("王蕴", "封王蕴"), ("宁康", "改宁康")]:
+        assert vetoed(short, long, "Person", "Person"), (short, long)
+    for short, long in [("玄德", "刘玄德"), ("孔明", "诸葛孔明"), ("仲翔", "虞仲翔")]:
+        assert vetoed(short, long, "Person", "Person") is None, (short, long)
 
 
 def test_forms_locators_initials_and_surnames_are_not_other_things():

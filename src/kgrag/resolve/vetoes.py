@@ -51,6 +51,17 @@ HEADS = frozenset(
 ZH_FORM = ("共和国", "人民", "民主", "联邦", "王国", "帝国", "省", "市", "县")
 
 
+# common Chinese surnames (and the novel's), single and compound: the only words that may
+# stand before a given or courtesy name in one name (刘玄德, 诸葛孔明; not 封王蕴, "enfeoff Wang Yun")
+ZH_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏"
+    "魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵"
+    "万钱严覃武戴莫孔向汤关荀鲁甘糜庞法费太华祝典乐臧文牛祢皇种颜蒯伊逢审沮淳辛满卫阎耿翟虞"
+    "步阚简纪施伏桓邢焦祖管霍庄柳左骆"
+)
+ZH_COMPOUND = frozenset({"诸葛", "司马", "夏侯", "公孙", "太史", "皇甫", "欧阳", "上官", "东方"})
+
+
 def types_of(e: Entity) -> set[str]:
     return {t.casefold() for t in e.types}
 
@@ -69,7 +80,17 @@ def veto(a: Entity, b: Entity, na: Name, nb: Name, stated: bool) -> str | None:
     differ = _distinct(na) ^ _distinct(nb)
     if differ:
         return "numbered or qualified variant: " + ", ".join(sorted(differ))
+    if not stated and (_word_before(na, nb) or _word_before(nb, na)):
+        return "a word that is no surname before a Chinese name"
     return _people(na, nb, ta, tb, stated) or (None if stated else _things(na, nb, ta, tb))
+
+
+def _word_before(short: Name, long: Name) -> bool:
+    """``long`` is one or two characters, not a surname, then ``short`` (封王蕴, 王蕴)."""
+    if not (short.cjk and long.cjk) or len(short.key) < 2 or not long.key.endswith(short.key):
+        return False
+    head = long.key[: -len(short.key)]
+    return 1 <= len(head) <= 2 and head not in ZH_COMPOUND and not set(head) <= ZH_SURNAMES
 
 
 def _people(na: Name, nb: Name, ta: set[str], tb: set[str], stated: bool) -> str | None:
