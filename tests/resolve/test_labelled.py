@@ -25,7 +25,10 @@ def test_the_set_is_large_enough():
     pairs = [p for f in FIXTURES for p in load_fixture(f)[1]]
     assert sum(p["label"] == "same" for p in pairs) >= 200
     assert sum(p["label"] == "different" for p in pairs) >= 200
-    assert {f.stem for f in FIXTURES} == {"christmas_carol", "hotpotqa", "musique", "sanguoyanyi"}
+    corpora = {"christmas_carol", "hotpotqa", "musique", "sanguoyanyi"}
+    assert {f.stem for f in FIXTURES} == corpora | {
+        f"real_{c}" for c in ("hotpotqa", "musique", "cmrc")
+    }
 
 
 async def test_precision_and_recall_without_an_llm():

@@ -219,10 +219,18 @@ def finalize(
     old_nodes: Mapping[str, dict[str, Any]],
     old_edges: Mapping[Pair, dict[str, Any]],
 ) -> None:
-    """Tombstones and field overrides, applied to computed plans (before any summary)."""
+    """Aliases, tombstones and field overrides, applied to computed plans (before any summary).
+
+    A merged target lists its aliases (field ``aliases``), so its vector
+    embeds their names too (:func:`kgrag.pipeline.vectors.entity_text`).
+    """
+    nodes, edges = plans.plan.nodes, plans.plan.edges
+    for name, plan in nodes.items():
+        merged = cur.members(name)[1:]
+        if merged:
+            plan.data["aliases"] = merged
     if not cur.edits:
         return
-    nodes, edges = plans.plan.nodes, plans.plan.edges
     for name in [n for n in nodes if cur.deleted(n)]:
         del nodes[name]
         plans.dead_nodes.append(name)

@@ -19,14 +19,17 @@ Embed = Callable[[list[str]], Awaitable[np.ndarray]]
 
 
 def entity_text(name: str, node: Mapping[str, Any], compact: bool = False) -> str:
-    """The text an entity's vector embeds: its name and description, or its name alone.
+    """The text an entity's vector embeds: its names (with a merged entity's aliases) and
+    description, or its names alone.
 
     ``compact`` is for graphs built by the NLP extractor, whose descriptions
     are the chunk's own sentences (already embedded with the chunk): the
     name alone is what a question's keywords are matched against, and it
     embeds many times faster than a paragraph.
     """
-    return name if compact else f"{name}\n{node.get('description', '')}"
+    aliases = node.get("aliases")
+    names = f"{name}; {'; '.join(aliases)}" if aliases else name
+    return names if compact else f"{names}\n{node.get('description', '')}"
 
 
 def relation_text(key: Pair, edge: Mapping[str, Any], compact: bool = False) -> str:

@@ -19,9 +19,10 @@ from kgrag.resolve.homonyms import find_homonyms
 from kgrag.resolve.judge import judge
 from kgrag.resolve.names import Name, parse
 from kgrag.resolve.report import ResolutionReport
-from kgrag.resolve.score import PairScore, score_pair, veto
+from kgrag.resolve.score import PairScore, score_pair
 from kgrag.resolve.statements import Together, stated_aliases, together
-from kgrag.resolve.view import GraphView, load_view
+from kgrag.resolve.vetoes import types_of, veto
+from kgrag.resolve.view import Entity, GraphView, load_view
 
 if TYPE_CHECKING:
     from kgrag.config import Settings
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 Pair = tuple[str, str]
 SHARED_CHUNKS = 4  # shared chunks read per pair for the sentence check
 BATCH = 512
+RIVALLED = frozenset({"containment", "acronym"})
 
 
 @dataclass(slots=True)
@@ -70,19 +72,40 @@ def _has_cjk(text: str) -> bool:
     return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
-def _rivals(view: GraphView, cands: blocking.Candidates, names: dict[str, Name]) -> Counter[str]:
-    """How many longer names each short name is contained in *and* mentioned with.
+def _rivals(
+    view: GraphView, cands: blocking.Candidates, names: dict[str, Name]
+) -> Counter[tuple[str, str]]:
+    """How many longer names each short name is contained in *and* mentioned with,
+    or (an acronym) spells out.
 
     A surname met beside several full names ("Williams" with Hank and
-    Audrey Williams) stands for none of them in particular.
+    Audrey Williams), an acronym of several names (BC: Baltimore Colts,
+    Blinn College) stands for none of them in particular.
     """
-    seen: Counter[str] = Counter()
+    seen: Counter[tuple[str, str]] = Counter()
     for (a, b), routes in cands.items():
-        if routes == {"containment"}:
-            short, long = sorted((a, b), key=lambda n: len(names[n].key))
+        short, long = sorted((a, b), key=lambda n: len(names[n].key))
+        if routes == {"acronym"}:
+            seen[short, "acronym"] += 1
+        elif routes == {"containment"}:
+            seen[short, "anywhere"] += 1
             if view.entities[short].sources & view.entities[long].sources:
-                seen[short] += 1
+                seen[short, "containment"] += 1
     return seen
+
+
+def _rival_count(
+    view: GraphView, rivals: Counter[tuple[str, str]], p: Pair, short: str, routes: set[str]
+) -> int:
+    """Other names the shorter one also fits: those met with it, or (when it is mostly
+    mentioned away from the longer name) every longer name containing it: "Jiménez"
+    beside five people called Jiménez and a town."""
+    counts = [rivals[short, r] - 1 for r in routes & RIVALLED]
+    long = p[1] if p[0] == short else p[0]
+    mine, theirs = view.entities[short].sources, view.entities[long].sources
+    if "containment" in routes and mine and len(mine - theirs) > len(mine) / 2:
+        counts.append(rivals[short, "anywhere"] - 1)
+    return max(0, *counts)
 
 
 def _surname(p: Pair, names: dict[str, Name], cands: blocking.Candidates) -> bool:
@@ -115,7 +138,7 @@ async def _score_all(
     out = []
     for (a, b), routes in sorted(cands.items()):
         short = min((a, b), key=lambda n: len(names[n].key))
-        n_rivals = max(0, rivals[short] - 1) if "containment" in routes else 0
+        n_rivals = _rival_count(view, rivals, (a, b), short, routes) if routes & RIVALLED else 0
         ea, eb = view.entities[a], view.entities[b]
         out.append(score_pair(ea, eb, names[a], names[b], routes, seen.get((a, b)), n_rivals))
     return out
@@ -149,9 +172,14 @@ async def resolve_view(
         frozenset((names[a].key, names[b].key)) for (a, b), r in cands.items() if "statement" in r
     }
 
+    linked = {frozenset((p.a, p.b)) for p in accepted}
+
     def vetoed(x: str, y: str) -> str | None:
         said = frozenset((names[x].key, names[y].key)) in stated
-        return veto(view.entities[x], view.entities[y], names[x], names[y], said)
+        ex, ey = view.entities[x], view.entities[y]
+        if frozenset((x, y)) not in linked and _types_apart(ex, ey):
+            return f"types apart within one group: {ex.type} vs {ey.type}"
+        return veto(ex, ey, names[x], names[y], said)
 
     groups = group_pairs(accepted, vetoed, lambda n: view.entities[n].support)
     report = ResolutionReport(opts.min_score, groups)
@@ -164,6 +192,15 @@ async def resolve_view(
         "seconds": round(time.perf_counter() - started, 3),
     }
     return report
+
+
+LOOSE_TYPES = frozenset({"concept", "unknown", "other", ""})
+
+
+def _types_apart(a: Entity, b: Entity) -> bool:
+    """Two typed names with no type in common, neither a catch-all type: not joined through others."""
+    ta, tb = types_of(a) - LOOSE_TYPES, types_of(b) - LOOSE_TYPES
+    return bool(ta and tb and not ta & tb)
 
 
 def _near_misses(scored: list[PairScore], groups: list, opts: Options) -> list[PairScore]:

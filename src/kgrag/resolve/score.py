@@ -15,13 +15,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from kgrag.resolve.names import Name, is_distinguishing, spelling_only
+from kgrag.resolve.names import Name, spelling_only
 from kgrag.resolve.statements import Together
+from kgrag.resolve.vetoes import PERSON, types_of, veto
 from kgrag.resolve.view import Entity
 
-PERSON = "person"
 SPELLING = 0.9
-BASE = {"statement": 0.75, "key": 0.75, "acronym": 0.5, "containment": 0.45, "vector": 0.25}
+BASE = {"statement": 0.75, "key": 0.75, "acronym": 0.45, "containment": 0.45, "vector": 0.25}
+SHORT_ACRONYM = 0.3  # two letters (EB, BA, UN) spell out too many names
 _WORD = re.compile(r"[^\W\d_]{4,}|[\u4e00-\u9fff]", re.UNICODE)
 
 
@@ -49,67 +50,6 @@ class PairScore:
         }
 
 
-def _types(e: Entity) -> set[str]:
-    return {t.casefold() for t in e.types}
-
-
-def _distinct(name: Name) -> set[str]:
-    """Distinguishing tokens; a lone letter counts only at the end (FW-A), not as an initial."""
-    toks = name.tokens
-    return {
-        t for i, t in enumerate(toks) if is_distinguishing(t) and (len(t) > 1 or i == len(toks) - 1)
-    }
-
-
-def _given_names_differ(na: Name, nb: Name) -> bool:
-    if na.cjk and nb.cjk:
-        a, b = na.key, nb.key
-        return 2 <= len(a) <= 3 and 2 <= len(b) <= 3 and a[0] == b[0] and a[1:] != b[1:]
-    if len(na.tokens) < 2 or len(nb.tokens) < 2 or na.tokens[-1] != nb.tokens[-1]:
-        return False
-    fa, fb = na.tokens[0], nb.tokens[0]
-    return not (fa.startswith(fb) or fb.startswith(fa))
-
-
-def veto(a: Entity, b: Entity, na: Name, nb: Name, stated: bool) -> str | None:
-    """The hard-negative reason that keeps ``a`` and ``b`` apart whatever else says, if any."""
-    ta, tb = _types(a), _types(b)
-    if ta and tb and not ta & tb and PERSON in ta | tb and not (stated or spelling_only(na, nb)):
-        return f"type conflict: {a.type} vs {b.type}"
-    if (na.corporate and PERSON in tb) or (nb.corporate and PERSON in ta):
-        return "a person and a company named after them"
-    if na.gender and nb.gender and na.gender != nb.gender:
-        return "titles of different genders"
-    if na.qualifier and nb.qualifier and na.qualifier != nb.qualifier:
-        return f"qualified variants: ({na.qualifier}) vs ({nb.qualifier})"
-    differ = _distinct(na) ^ _distinct(nb)
-    if differ:
-        return "numbered or qualified variant: " + ", ".join(sorted(differ))
-    if not stated and _given_names_differ(na, nb):
-        return "different given names under one surname"
-    if PERSON in ta and PERSON in tb and _each_has_its_own(na, nb):
-        return "different names beyond a shared word"
-    if _woman_and_other(na, nb) or _woman_and_other(nb, na):
-        return "a woman's title against a man's or a full name (family members)"
-    return None
-
-
-def _each_has_its_own(na: Name, nb: Name) -> bool:
-    """Two people's names, each with a word the other lacks (Tim Cratchit, Tim Smith)."""
-    if na.cjk or nb.cjk:
-        return False
-    a, b = set(na.tokens), set(nb.tokens)
-    own_a = {t for t in a - b if not any(len(t) == 1 and u.startswith(t) for u in b - a)}
-    own_b = {t for t in b - a if not any(len(t) == 1 and u.startswith(t) for u in a - b)}
-    return bool(a & b and own_a and own_b)
-
-
-def _woman_and_other(x: Name, y: Name) -> bool:
-    return (
-        x.gender == "f" and y.gender != "f" and (y.gender == "m" or len(y.tokens) > len(x.tokens))
-    )
-
-
 def _words(text: str) -> set[str]:
     return {w.casefold() for w in _WORD.findall(text)}
 
@@ -121,7 +61,7 @@ def _overlap(x: frozenset[str] | set[str], y: frozenset[str] | set[str]) -> floa
 def _graph_evidence(a: Entity, b: Entity, s: PairScore) -> float:
     """Types, descriptions, neighbours and sources: what the graph adds (or takes)."""
     gain = 0.0
-    ta, tb = _types(a), _types(b)
+    ta, tb = types_of(a), types_of(b)
     if ta & tb:
         gain += 0.1
         s.evidence_for.append(f"same type ({', '.join(sorted(a.types & b.types) or ta & tb)})")
@@ -167,6 +107,24 @@ def _text_evidence(seen: Together | None, s: PairScore, stated: bool) -> float:
     return 0.0
 
 
+def _base(route: str, na: Name, nb: Name) -> float:
+    if route == "acronym" and min(len(na.key), len(nb.key)) <= 2:
+        return SHORT_ACRONYM
+    return BASE.get(route, 0.0)
+
+
+def _common_veto(
+    na: Name, nb: Name, routes: set[str], seen: Together | None, people: bool
+) -> str | None:
+    """A one-word name the text uses as a common noun ("the Pact") is not a surname of
+    the longer name that contains it ("Warsaw Pact")."""
+    if seen is None or not seen.common or routes != {"containment"} or people:
+        return None
+    if min(len(na.tokens), len(nb.tokens)) != 1 or na.cjk:
+        return None
+    return f"the shorter name is used as a common noun: {seen.common.strip()[:160]}"
+
+
 def score_pair(
     a: Entity,
     b: Entity,
@@ -176,19 +134,21 @@ def score_pair(
     seen: Together | None = None,
     rivals: int = 0,
 ) -> PairScore:
-    """Score ``a`` and ``b``; ``rivals``: other names the shorter one is also contained in."""
+    """Score ``a`` and ``b``; ``rivals``: other names the shorter one is also contained in
+    or spells out (no matter once the text states the alias)."""
     s = PairScore(a.name, b.name, 0.0, sorted(routes))
-    base = max(BASE.get(r, 0.0) for r in routes)
+    base = max(_base(r, na, nb) for r in routes)
     if "key" in routes and spelling_only(na, nb):
         base = SPELLING
         s.evidence_for.append("the same name but for case, spacing, punctuation or script")
     s.evidence_for.append("names: " + ", ".join(s.routes))
     stated = "statement" in routes or bool(seen and seen.alias)
-    s.veto = veto(a, b, na, nb, stated)
+    person = PERSON in types_of(a) | types_of(b)
+    s.veto = veto(a, b, na, nb, stated) or _common_veto(na, nb, routes, seen, person)
     if s.veto:
         s.evidence_against.append(s.veto)
     gain = _graph_evidence(a, b, s) + _title_evidence(na, nb, s) + _text_evidence(seen, s, stated)
-    if rivals and "key" not in routes:
+    if rivals and "key" not in routes and not (seen and seen.alias):
         gain -= min(0.45, 0.15 * rivals)
         s.evidence_against.append(f"the shorter name fits {rivals + 1} longer ones")
     s.score = max(0.0, min(1.0, base + gain)) if not s.veto else 0.0

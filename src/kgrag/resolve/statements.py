@@ -74,6 +74,7 @@ class Together:
 
     apart: str | None = None
     alias: str | None = None
+    common: str | None = None  # the shorter name used as a common noun: "the Pact"
 
 
 def together(texts: Iterable[str], a: str, b: str, *, anaphora: bool = False) -> Together:
@@ -86,6 +87,7 @@ def together(texts: Iterable[str], a: str, b: str, *, anaphora: bool = False) ->
     found = Together()
     seen = 0
     for text in texts:
+        found.common = found.common or _common_noun(text, short)
         for sentence in sentences(text):
             seen += 1
             if seen > MAX_SENTENCES:
@@ -99,6 +101,16 @@ def together(texts: Iterable[str], a: str, b: str, *, anaphora: bool = False) ->
             elif not (anaphora and min(alone) > l_spans[0][0]):
                 found.apart = found.apart or sentence
     return found
+
+
+def _common_noun(text: str, name: str) -> str | None:
+    """``name`` (one Latin word) after "the" or "a", ending a phrase: a thing ("the Pact
+    was"), not a surname."""
+    if not name.isascii() or not name.isalpha():
+        return None
+    end = r"(?=\s*[,.;:!?)]|\s+(?:is|was|are|were|has|had)\b)"  # not "the Graham family"
+    match = re.search(rf"(?<!\w)(?:the|a|an)\s+{re.escape(name)}{end}", text, re.IGNORECASE)
+    return text[max(0, match.start() - 60) : match.end() + 60] if match else None
 
 
 def stated_aliases(text: str) -> Iterator[tuple[str, str, str]]:
