@@ -2,16 +2,19 @@
 
 Kept here, as two mixins, so the façade stays one method per concern
 elsewhere: every method takes the writer lease and delegates to
-:class:`~kgrag.curation.ops.Curator`.
+:class:`~kgrag.curation.ops.Curator` (:func:`_curating`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from kgrag.curation.ops import Curator
 from kgrag.llm.ledger import labelled_block
+
+T = TypeVar("T")
 
 
 def _open(rag: object) -> tuple[AbstractAsyncContextManager[None], Curator]:
@@ -19,6 +22,13 @@ def _open(rag: object) -> tuple[AbstractAsyncContextManager[None], Curator]:
     owner = cast(Any, rag)
     lease = labelled_block(owner.writing(), "curate")  # its model calls count as curation
     return lease, Curator(owner.storage, owner.indexer.applier)
+
+
+async def _curating(rag: object, act: Callable[[Curator], Awaitable[T]]) -> T:
+    """Run ``act`` on a curator under the writer lease."""
+    lease, curator = _open(rag)
+    async with lease:
+        return await act(curator)
 
 
 class CurationMethods:
@@ -39,9 +49,9 @@ class CurationMethods:
         name a source land on the target. ``evidence`` (JSON data) and
         ``origin`` (``manual``, ``dedupe``, ...) are recorded with the merge.
         """
-        lease, curator = _open(self)
-        async with lease:
-            return await curator.merge(target, sources, evidence=evidence, origin=origin)
+        return await _curating(
+            self, lambda c: c.merge(target, sources, evidence=evidence, origin=origin)
+        )
 
     async def merge_groups(
         self,
@@ -57,15 +67,11 @@ class CurationMethods:
         ``kgrag dedupe --apply`` needs for thousands of groups). ``evidence``,
         when given, has one entry per group.
         """
-        lease, curator = _open(self)
-        async with lease:
-            return await curator.merge_groups(groups, evidence, origin=origin)
+        return await _curating(self, lambda c: c.merge_groups(groups, evidence, origin=origin))
 
     async def unmerge(self, merge_id: str) -> None:
         """Undo a merge (see :meth:`merges` for the ids)."""
-        lease, curator = _open(self)
-        async with lease:
-            await curator.unmerge(merge_id)
+        await _curating(self, lambda c: c.unmerge(merge_id))
 
     async def merges(self) -> list[dict[str, Any]]:
         """Recorded merges, oldest first: id, target, sources, origin, evidence, created_at."""
@@ -78,15 +84,11 @@ class CurationMethods:
         go to it (entity rows and relation endpoints); chunks not listed keep
         ``name``. Recorded, so it holds when those chunks are indexed again.
         """
-        lease, curator = _open(self)
-        async with lease:
-            return await curator.split(name, parts)
+        return await _curating(self, lambda c: c.split(name, parts))
 
     async def unsplit(self, split_id: str) -> None:
         """Undo a split (see :meth:`splits` for the ids)."""
-        lease, curator = _open(self)
-        async with lease:
-            await curator.unsplit(split_id)
+        await _curating(self, lambda c: c.unsplit(split_id))
 
     async def splits(self) -> list[dict[str, Any]]:
         """Recorded splits, oldest first: id, name, parts, created_at."""
@@ -94,41 +96,31 @@ class CurationMethods:
 
     async def create_entity(self, name: str, entity_type: str = "", description: str = "") -> None:
         """A manual entity, which exists with no document (source ``manual_creation``)."""
-        lease, curator = _open(self)
-        async with lease:
-            await curator.create_entity(name, entity_type, description)
+        await _curating(self, lambda c: c.create_entity(name, entity_type, description))
 
     async def edit_entity(
         self, name: str, *, description: str | None = None, entity_type: str | None = None
     ) -> None:
         """Override an entity's fields; they hold whatever documents say later."""
         fields = {"description": description, "entity_type": entity_type}
-        lease, curator = _open(self)
-        async with lease:
-            await curator.edit_entity(name, {k: v for k, v in fields.items() if v is not None})
+        await _curating(
+            self, lambda c: c.edit_entity(name, {k: v for k, v in fields.items() if v is not None})
+        )
 
     async def clear_entity_edits(self, name: str, fields: list[str]) -> None:
         """Drop overrides of ``fields``: the computed values come back."""
-        lease, curator = _open(self)
-        async with lease:
-            await curator.edit_entity(name, dict.fromkeys(fields))
+        await _curating(self, lambda c: c.edit_entity(name, dict.fromkeys(fields)))
 
     async def rename_entity(self, old: str, new: str) -> str:
         """Rename an entity (recorded as a merge into the new name); returns the merge id."""
-        lease, curator = _open(self)
-        async with lease:
-            return await curator.rename(old, new)
+        return await _curating(self, lambda c: c.rename(old, new))
 
     async def delete_entity(self, name: str) -> None:
         """Delete an entity and its relations; it stays deleted until :meth:`restore_entity`."""
-        lease, curator = _open(self)
-        async with lease:
-            await curator.delete_entity(name)
+        await _curating(self, lambda c: c.delete_entity(name))
 
     async def restore_entity(self, name: str) -> None:
-        lease, curator = _open(self)
-        async with lease:
-            await curator.restore_entity(name)
+        await _curating(self, lambda c: c.restore_entity(name))
 
     async def create_relation(
         self,
@@ -140,11 +132,12 @@ class CurationMethods:
         weight: float = 1.0,
     ) -> None:
         """A manual relation between two entities of the graph."""
-        lease, curator = _open(self)
-        async with lease:
-            await curator.create_relation(
+        await _curating(
+            self,
+            lambda c: c.create_relation(
                 source, target, description=description, keywords=keywords, weight=weight
-            )
+            ),
+        )
 
     async def edit_relation(
         self,
@@ -157,22 +150,15 @@ class CurationMethods:
     ) -> None:
         """Override a relation's fields; they hold whatever documents say later."""
         fields = {"description": description, "keywords": keywords, "weight": weight}
-        lease, curator = _open(self)
-        async with lease:
-            await curator.edit_relation(
-                source, target, {k: v for k, v in fields.items() if v is not None}
-            )
+        given = {k: v for k, v in fields.items() if v is not None}
+        await _curating(self, lambda c: c.edit_relation(source, target, given))
 
     async def delete_relation(self, source: str, target: str) -> None:
         """Delete a relation; it stays deleted until :meth:`restore_relation`."""
-        lease, curator = _open(self)
-        async with lease:
-            await curator.delete_relation(source, target)
+        await _curating(self, lambda c: c.delete_relation(source, target))
 
     async def restore_relation(self, source: str, target: str) -> None:
-        lease, curator = _open(self)
-        async with lease:
-            await curator.restore_relation(source, target)
+        await _curating(self, lambda c: c.restore_relation(source, target))
 
 
 class SyncCurationMethods:
