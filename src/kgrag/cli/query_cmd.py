@@ -64,6 +64,17 @@ def add_parser(sub, common) -> None:
         "--hl-keywords", help="comma-separated high-level keywords (skips the keywords call)"
     )
     p.add_argument("--response-type", help='answer shape, e.g. "Single Paragraph", "Bullet Points"')
+    p.add_argument(
+        "--conditions",
+        choices=["rules", "llm", "off"],
+        help="how the question's constraints (model numbers, versions, years...) are read "
+        "(default rules; llm asks the chat model)",
+    )
+    p.add_argument(
+        "--keep-conflicting",
+        action="store_true",
+        help="keep items that name another model, version or year than asked (labelled)",
+    )
     p.add_argument("--user-prompt", help="additional instructions for the answer")
     _add_filters(p)
 
@@ -118,7 +129,9 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         "only_need_prompt": args.prompt_only,
         "include_references": args.references or args.json,
     }
-    for name in ("top_k", "chunk_top_k", "response_type", "user_prompt"):
+    if args.keep_conflicting:
+        over["keep_conflicting"] = True
+    for name in ("top_k", "chunk_top_k", "response_type", "user_prompt", "conditions"):
         if getattr(args, name) is not None:
             over[name] = getattr(args, name)
     for name in ("ll_keywords", "hl_keywords"):
@@ -224,6 +237,7 @@ async def _one(rag: KGRag, args, param) -> int:
                     "keywords": result.keywords,
                     "extractive": result.extractive,
                     "fallback_reason": result.fallback_reason,
+                    "coverage": result.coverage,
                     "cached": result.cached,
                 },
                 ensure_ascii=False,

@@ -5,10 +5,16 @@
     document filter -> keywords -> one embedding call -> the mode's routes -> entity / relation
     budgets -> chunks of the kept entities and relations -> merge, rerank,
     chunk_top_k -> chunk budget -> references and context text
+
+The conditions stage (:mod:`kgrag.query.conditions`) reads the question's
+constraints while the routes run, drops conflicting entities and relations
+before their budgets and conflicting chunks before theirs, and ends the
+context with what it found missing.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +22,8 @@ import numpy as np
 
 from kgrag.errors import QueryError
 from kgrag.query.answer.messages import answer_messages, render_prompt
+from kgrag.query.conditions.render import Final
+from kgrag.query.conditions.stage import Conditions, read_conditions, screen_chunks, screen_found
 from kgrag.query.context.numbered import number_context
 from kgrag.query.context.numbering import ItemNumbers
 from kgrag.query.context.sections import (
@@ -78,6 +86,7 @@ class Assembly:
     filter: dict[str, Any] | None = None  # the document filter applied (DocFilter.describe())
     numbers: ItemNumbers = field(default_factory=ItemNumbers)  # see kgrag.query.context.numbering
     doc_filter: DocFilter = field(default_factory=lambda: NO_FILTER)
+    conditions: Conditions = field(default_factory=Conditions)  # see kgrag.query.conditions
 
     @property
     def graph(self) -> bool:
@@ -178,6 +187,7 @@ async def _chunk_section(
     if found.graph_chunks:
         routes += list(await graph_chunks(ctx, ents.items, rels.items))
     selected, cut = await select_chunks(ctx, routes, svc.rerank)
+    selected = screen_chunks(ctx, selected)
     reason = f"max_total_tokens {ctx.param.max_total_tokens} exhausted (chunk section got {budget} tokens)"
     return fit_chunks(selected, SectionBudget(budget, reason), svc.tokenizer, ctx.trace), cut
 
@@ -204,14 +214,19 @@ async def assemble(
     if spec.retrieve is None:
         raise QueryError(f"mode {spec.name!r} retrieves nothing; it has no context to assemble")
     ctx = RetrievalContext(svc.storage, question, param, kws, vectors, trace, doc_filter)
-    found = await spec.retrieve(ctx)
+    found, conds = await asyncio.gather(
+        spec.retrieve(ctx), read_conditions(question, kws, param, svc.chat)
+    )
+    found = screen_found(conds, question, found, ctx)
     fixed = bare_prompt_tokens(svc.tokenizer, question, param)
     room = param.max_total_tokens - fixed - BUFFER_TOKENS - skeleton_tokens(svc.tokenizer)
+    room = conds.reserve(svc.tokenizer, room)
     ents, rels = _fit_graph(found.entities, found.relations, room, param, svc, trace)
     c_budget = max(room - ents.tokens - rels.tokens, 0)
     chunks, cut = await _chunk_section(ctx, svc, found, ents, rels, c_budget)
     numbered = number_context(ents.items, rels.items, chunks.items)
-    context = numbered.context
+    final = Final(ents.items, rels.items, chunks.items, numbered.numbers)
+    context = conds.finish(numbered.context, final)
     tokens = {
         "entities": ents.tokens,
         "relations": rels.tokens,
@@ -249,4 +264,5 @@ async def assemble(
         applied,
         numbered.numbers,
         doc_filter,
+        conditions=conds,
     )

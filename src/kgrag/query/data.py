@@ -70,4 +70,5 @@ def assembly_data(question: str, param: QueryParam, asm: Assembly, rerank: bool)
         "context_chars": len(asm.context),
         "reranked": bool(rerank and param.enable_rerank),
         "filter": asm.filter,
+        "conditions": asm.conditions.to_dict(),  # constraints, verdicts, coverage, note
     }

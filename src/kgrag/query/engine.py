@@ -41,6 +41,7 @@ from kgrag.query.answer.extractive import extractive_answer, fallback_note
 from kgrag.query.answer.messages import answer_messages, bypass_messages, render_prompt
 from kgrag.query.answer.stream import AnswerStream
 from kgrag.query.assemble import Assembly, Services, assemble, bare_prompt_tokens
+from kgrag.query.conditions.render import Final
 from kgrag.query.context.numbered import number_context
 from kgrag.query.context.references import complete_references
 from kgrag.query.data import assembly_data
@@ -205,6 +206,7 @@ class QueryEngine:
             return _Plan(QueryResult("context", context=asm.context, **base))
         messages, prompt, count = self._fit_prompt(question, param, asm)
         base["tokens"]["prompt"] = count
+        base["coverage"] = asm.conditions.coverage_data()  # dropped chunks may change it
         base["references"] = await self._references(param, asm)
         if param.only_need_prompt:
             return _Plan(QueryResult("prompt", context=asm.context, prompt=prompt, **base))
@@ -232,7 +234,7 @@ class QueryEngine:
             words = asm.keywords.low + asm.keywords.high
             searched = f" (searched for: {', '.join(words)})" if words else ""
             return P.NO_CONTEXT_ANSWER.format(searched=searched)
-        return await extractive_answer(
+        answer = await extractive_answer(
             asm.vectors["query"],
             asm.chunks,
             asm.chunk_refs,
@@ -241,6 +243,7 @@ class QueryEngine:
             (asm.entities, asm.relations),
             note=note,
         )
+        return asm.conditions.answer_with_note(answer)  # what the sources do not cover, first
 
     async def _generate(self, plan: _Plan, param: QueryParam) -> QueryResult:
         """The model's answer to ``plan``; the extractive one when the model fails."""
@@ -354,6 +357,7 @@ def _base(param: QueryParam, asm: Assembly) -> dict[str, Any]:
         "keywords": asm.keywords.to_dict(),
         "tokens": dict(asm.tokens),
         "no_context": asm.status != "ok",
+        "coverage": asm.conditions.coverage_data(),
     }
 
 
@@ -368,6 +372,8 @@ def _drop_last_chunk(asm: Assembly) -> None:
         numbered.context,
     )
     asm.chunk_refs = [str(n) for n in numbered.numbers.chunks]
+    final = Final(asm.entities, asm.relations, asm.chunks, asm.numbers)
+    asm.context = asm.conditions.finish(asm.context, final)
 
 
 def _checked(result: QueryResult, asm: Assembly | None) -> QueryResult:

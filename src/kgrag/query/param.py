@@ -48,6 +48,12 @@ class QueryParam:
     combine with AND, the entries of one list with OR. Disabled documents
     are never retrieved, filter or not.
 
+    ``conditions`` picks how the question's constraints (model numbers,
+    versions, years...) are read: ``rules`` (the default), ``llm`` (the chat
+    model, rules when there is none or it fails) or ``off``. Items that
+    conflict with them leave the context unless ``keep_conflicting`` is set
+    (see docs/conditions.md).
+
     ``stream`` is LightRAG's field, kept so its parameters carry over:
     :meth:`kgrag.KGRag.query` refuses it, :meth:`kgrag.KGRag.stream` streams.
     """
@@ -73,6 +79,8 @@ class QueryParam:
     doc_ids: list[str] | None = None
     path_glob: list[str] | None = None
     where: dict[str, str] | None = None
+    conditions: str = "rules"
+    keep_conflicting: bool = False
 
     @classmethod
     def from_settings(cls, settings: Any, **overrides: Any) -> QueryParam:
@@ -105,6 +113,8 @@ class QueryParam:
             raise QueryError(
                 f"where must be a dict of metadata pairs, got {type(self.where).__name__}"
             )
+        if self.conditions not in ("rules", "llm", "off"):
+            raise QueryError(f"conditions must be rules, llm or off, got {self.conditions!r}")
         for turn in self.conversation_history:
             if not isinstance(turn, dict) or "role" not in turn or "content" not in turn:
                 raise QueryError(
@@ -127,6 +137,10 @@ class QueryResult:
     the answer cites it (:attr:`reference_records` gives them typed);
     ``invalid_citations`` the numbers the model cited that point at no
     context item, removed from :attr:`answer` (see docs/citations.md).
+
+    ``coverage`` lists each constraint of the question with its status
+    (covered, missing, conflicting-only) and the items bearing on it
+    (see docs/conditions.md).
     """
 
     kind: Literal["answer", "context", "prompt"]
@@ -141,6 +155,7 @@ class QueryResult:
     no_context: bool = False
     tokens: dict[str, int] = field(default_factory=dict)
     fallback_reason: str | None = None
+    coverage: list[dict[str, Any]] = field(default_factory=list)  # per constraint: status, items
     invalid_citations: list[int] = field(default_factory=list)  # removed from the answer
     cost: QueryCost = field(default_factory=QueryCost)  # this query's model calls and USD
 

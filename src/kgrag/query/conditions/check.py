@@ -98,7 +98,7 @@ def _unmet(asked: Sequence[Constraint], matched: set[tuple[str, str]]) -> list[s
 
 def judge(asked: Sequence[Constraint], kind: str, item_id: str, text: str) -> Judgement:
     """The verdict on the item ``item_id`` of ``kind`` whose text is ``text``."""
-    mentions = scan(text)
+    mentions = scan(text, kinds={c.kind for c in asked})
     matched = {c.key for c in asked if _matches(c, text, mentions)}
     conflicts = _conflicts(asked, mentions, matched)
     if conflicts:
@@ -111,18 +111,19 @@ def judge(asked: Sequence[Constraint], kind: str, item_id: str, text: str) -> Ju
     unmet = _unmet(asked, matched)
     if unmet:
         return Judgement(kind, item_id, "unknown", unmet, frozenset(matched))
-    covers = _covered(asked, text)
+    covers = _covered(asked, text) if any(c.exclusive for c in asked) else matched
     return Judgement(kind, item_id, "applies", [], frozenset(matched), frozenset(covers))
 
 
-_STATEMENT_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])|\n+")
+_STATEMENT_END = re.compile(r"[.!?;]\s+|[。！？；]\s*|\n+")  # the end marks go with it
 
 
 def _covered(asked: Sequence[Constraint], text: str) -> set[tuple[str, str]]:
     """The constraints that statements of ``text`` name without conflicting."""
     out: set[tuple[str, str]] = set()
+    kinds = {c.kind for c in asked}
     for statement in _STATEMENT_END.split(text):
-        mentions = scan(statement)
+        mentions = scan(statement, kinds=kinds)
         matched = {c.key for c in asked if _matches(c, statement, mentions)}
         if matched and not _conflicts(asked, mentions, matched):
             out |= matched

@@ -32,7 +32,19 @@ def names(text: str, name: str) -> bool:
     if _CJK.search(name):
         return name.casefold() in text.casefold()
     wanted = words_of(name)
-    return bool(wanted) and wanted <= words_of(text)
+    low = _folded(text)
+    return bool(wanted) and all(_word(w).search(low) for w in wanted)
+
+
+@lru_cache(maxsize=4096)
+def _folded(text: str) -> str:
+    return text.casefold()
+
+
+@lru_cache(maxsize=4096)
+def _word(stem: str) -> re.Pattern[str]:
+    """The stem as a whole word, a plural ``s`` allowed."""
+    return re.compile(rf"(?<![0-9a-z\u00e0-\u024f]){re.escape(stem)}s?(?![0-9a-z\u00e0-\u024f])")
 
 
 def in_question(question: str, name: str) -> bool:

@@ -38,7 +38,17 @@ _BARE = re.compile(
     rf"(?:{A}[A-Z][\w-]*|{A}[Ff]irmware|{A}[Ss]oftware|固件|软件)\s*"
     rf"(?P<num>\d+\.\d+(?:\.\d+){{0,2}}){Z}(?![.%]\d|\s*%)"
 )
+_DIGIT = re.compile(r"\d")
+_DOTTED = re.compile(r"\d\.\d")
+_ORDINAL_WORDS = ("version", "release", "revision", "edition")
+_VERSION_WORDS = ("ver", "release", "rev", "build")
 _PRODUCT_WORD = re.compile(r"(firmware|software|固件|软件|系统)\s*$", re.I)
+
+
+def _not_bare(text: str, m: re.Match[str]) -> bool:
+    """Whether a dotted number after a word is a protocol's version or a quantity."""
+    word = text[m.start() : m.start("num")].strip().lower()
+    return word in _HEADS or bool(_UNIT_AFTER.match(text, m.end("num")))
 
 
 def cn_number(text: str) -> int | None:
@@ -79,21 +89,41 @@ def _version_number(match: re.Match[str]) -> str | None:
     return str(value) if value else None
 
 
+def _patterns(text: str) -> list[re.Pattern[str]]:
+    """The version patterns worth running on ``text`` (substring tests first)."""
+    if _DIGIT.search(text) is None and "版" not in text:
+        return [_VERSIONS[2]] if _has(text.lower(), _ORDINAL_WORDS) else []
+    low = text.lower()
+    out = [_VERSIONS[0]] + ([_VERSIONS[1]] if _has(low, _VERSION_WORDS) else [])
+    out += [_VERSIONS[2]] if _has(low, _ORDINAL_WORDS) else []
+    return out + (_VERSIONS[3:] if "版" in text else [])
+
+
+def _has(low: str, words: tuple[str, ...]) -> bool:
+    return any(w in low for w in words)
+
+
 def versions(text: str) -> list[Mention]:
-    """Versions: ``v2``, ``version 2.0``, ``second release``, ``第二版``, ``版本 3``, ``Python 3.12``."""
-    found = [(m, m.span()) for p in _VERSIONS for m in p.finditer(text)]
-    found += [(m, m.span("num")) for m in _BARE.finditer(text)]
+    """Versions: ``v2``, ``version 2.0``, ``second release``, ``第二版``, ``版本 3``, ``Python 3.12``.
+
+    A dotted number after a protocol (``TLS 1.3``) or before a unit
+    (``2.5 GHz``) is none.
+    """
+    found = [(m, m.span()) for p in _patterns(text) for m in p.finditer(text)]
+    if _DOTTED.search(text):
+        found += [(m, m.span("num")) for m in _BARE.finditer(text) if not _not_bare(text, m)]
     out = []
     for m, span in found:
         norm = _version_number(m)
         if norm:
-            word = product_word(text[: m.start()])
+            word = product_word(text[max(0, m.start() - 24) : m.start()])
             out.append(Mention("version", norm, "version", span, text[span[0] : span[1]], word))
     return out
 
 
 _MODEL_DASHED = re.compile(r"(?<![A-Za-z0-9_-])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![A-Za-z0-9_-])")
 _MODEL_COMPACT = re.compile(r"(?<![A-Za-z0-9_-])[A-Z]{1,4}\d{2,5}[a-z]{0,2}(?![A-Za-z0-9_-])")
+_DASHED_HINT, _COMPACT_HINT = re.compile(r"[A-Z0-9]-[A-Z0-9]"), re.compile(r"[A-Z]\d\d")
 # Families of standards, not of products: "UTF-8" is no model number.
 _NOT_MODELS = frozenset("UTF ISO RFC IEEE ANSI COVID SARS SHA AES MD ECMA CVE GB PM RGB".split())
 
@@ -104,8 +134,8 @@ def models(text: str) -> list[Mention]:
     ``norm`` ignores dashes and case (``RTX-4090`` is ``RTX4090``).
     """
     out = []
-    for pattern in (_MODEL_DASHED, _MODEL_COMPACT):
-        for m in pattern.finditer(text):
+    for pattern, hint in ((_MODEL_DASHED, _DASHED_HINT), (_MODEL_COMPACT, _COMPACT_HINT)):
+        for m in pattern.finditer(text) if hint.search(text) else ():
             token = m.group(0)
             family = re.match(r"[A-Z]+", token)
             if family is None or family.group(0) in _NOT_MODELS or re.fullmatch(r"V\d+", token):
@@ -136,10 +166,28 @@ _PROTOCOL = re.compile(
 )
 
 
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
+_UNIT_AFTER = re.compile(r"\s*(?:[kMGT]?(?:Hz|B|bps|W)|[kmc]?m|kg|mg|ms|s|V|A|%|°)(?![A-Za-z])")
+_HEADS = frozenset(n.lower() for n in _PROTOCOL_NAMES)
+_TRAILING_VERSION = re.compile(r"v?\d+$")
+
+
+def _candidates(text: str) -> list[re.Match[str]]:
+    """Protocol matches; the long pattern runs only on a text with a word that may start one."""
+    low = text.lower()
+    words = set(_TOKEN.findall(low))
+    heads = words & _HEADS or {
+        w for w in words if w[-1].isdigit() and _TRAILING_VERSION.sub("", w) in _HEADS
+    }
+    if heads or any(alias in low for alias in _ALIASES):
+        return list(_PROTOCOL.finditer(text))
+    return []
+
+
 def protocols(text: str) -> list[Mention]:
     """Protocols and standards, with a version if written: ``TLS 1.3``, ``HTTP/2``, ``SNMPv3``."""
     out = []
-    for m in _PROTOCOL.finditer(text):
+    for m in _candidates(text):
         name = m.group("name").lower()
         family = _ALIASES.get(name, name)
         version = version_norm(m.group("ver")) if m.group("ver") else ""

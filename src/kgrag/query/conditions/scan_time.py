@@ -55,24 +55,40 @@ def _norm(year: str, month: str | None, day: str | None) -> str | None:
     return f"{year}-{m:02d}-{d:02d}" if 1 <= d <= 31 else None
 
 
+_ANY_YEAR = re.compile(rf"(?<!\d){_YEAR}(?!\d)")
+
+
+def _windows(text: str) -> list[tuple[int, str]]:
+    """(offset, text) around each four-digit year: dates are looked for there only."""
+    return [
+        (max(0, m.start() - 24), text[max(0, m.start() - 24) : m.end() + 12])
+        for m in _ANY_YEAR.finditer(text)
+    ]
+
+
 def dates(text: str) -> list[Mention]:
     """Dates with a month (``2021-03-05``, ``March 2021``, ``2021年3月``) and years of ``2021年``."""
-    out = []
-    for pattern in _DATES:
-        for m in pattern.finditer(text):
-            g = m.groupdict()
-            norm = _norm(g["year"], g.get("m") or g.get("month"), g.get("d"))
-            if norm:
-                kind = "date" if "-" in norm else "year"
-                out.append(Mention(kind, norm, "time", m.span(), m.group(0)))
-    return sorted(out, key=lambda m: m.span[0] - m.span[1])  # longest first: "5 March 2021"
+    found: dict[tuple[int, int], Mention] = {}
+    for offset, window in _windows(text):
+        for pattern in _DATES:
+            for m in pattern.finditer(window):
+                g = m.groupdict()
+                norm = _norm(g["year"], g.get("m") or g.get("month"), g.get("d"))
+                if norm:
+                    kind = "date" if "-" in norm else "year"
+                    span = (m.start() + offset, m.end() + offset)
+                    found[span] = Mention(kind, norm, "time", span, m.group(0))
+    # longest first: "5 March 2021" before "March 2021"
+    return sorted(found.values(), key=lambda m: m.span[0] - m.span[1])
 
 
 def years(text: str) -> list[Mention]:
     """Four-digit years where the text reads them as years."""
-    out = []
+    out: list[Mention] = []
+    if not _ANY_YEAR.search(text):
+        return out
     for m in _BARE_YEAR.finditer(text):
-        before, after = text[: m.start()], text[m.end() :]
+        before, after = text[max(0, m.start() - 16) : m.start()], text[m.end() : m.end() + 8]
         if _YEAR_BEFORE.search(before) or _YEAR_AFTER.match(after):
             out.append(Mention("year", m.group("year"), "time", m.span(), m.group(0)))
     return out
