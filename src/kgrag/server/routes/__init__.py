@@ -1,0 +1,1 @@
+"""One router per concern; :func:`kgrag.server.app.create_app` mounts them all."""
