@@ -108,10 +108,12 @@ def test_select_keeps_at_most_max_paths(limit):
 def test_select_folds_sub_paths_into_longer_ones():
     a, ab, abc, other = (0, 1), (1, 0), (0, 1, 2), (3, 4)
     ranked = [FoundPath(a, 0.9), FoundPath(other, 0.8), FoundPath(abc, 0.5), FoundPath(ab, 0.4)]
-    kept = select_paths(ranked, 5)
-    assert [p.nodes for p in kept] == [abc, other]  # the longer chain takes the first place
+    kept = select_paths(ranked, 2)
+    assert [p.nodes for p in kept] == [other, abc]  # the longer chain replaces the shorter
 
 
-def test_an_open_path_never_displaces_a_connecting_one():
-    kept = select_paths([FoundPath((0, 1), 0.9), FoundPath((0, 1, 2), 0.5, open=True)], 5)
-    assert [p.nodes for p in kept] == [(0, 1)]
+def test_open_paths_come_after_connecting_ones_and_never_displace_them():
+    ranked = [FoundPath((0, 1, 2), 0.9, open=True), FoundPath((5, 6), 0.1), FoundPath((0, 1), 0.05)]
+    assert [p.nodes for p in select_paths(ranked, 2)] == [(5, 6), (0, 1)]
+    # with room, the open path that carries a connecting one a hop further is added
+    assert [p.nodes for p in select_paths(ranked, 3)] == [(5, 6), (0, 1), (0, 1, 2)]

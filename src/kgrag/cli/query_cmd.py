@@ -16,7 +16,7 @@ from kgrag.cli.reference_view import render_references
 from kgrag.query.answer.citations import invalid_note
 from kgrag.query.param import QueryResult
 
-MODES = ["auto", "mix", "local", "global", "hybrid", "naive", "bypass", "ppr"]
+MODES = ["auto", "mix", "local", "global", "hybrid", "naive", "bypass", "ppr", "path"]
 
 
 def add_parser(sub, common) -> None:

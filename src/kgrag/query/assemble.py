@@ -26,6 +26,13 @@ from kgrag.query.conditions.render import Final
 from kgrag.query.conditions.stage import Conditions, read_conditions, screen_chunks, screen_found
 from kgrag.query.context.numbered import number_context
 from kgrag.query.context.numbering import ItemNumbers
+from kgrag.query.context.paths import (
+    fit_paths,
+    numbered_lines,
+    path_budget,
+    path_reserve,
+    with_paths,
+)
 from kgrag.query.context.sections import (
     BUFFER_TOKENS,
     Fitted,
@@ -41,7 +48,14 @@ from kgrag.query.context.sections import (
 from kgrag.query.filter.documents import NO_FILTER, DocFilter, resolve_filter
 from kgrag.query.keywords.resolve import KeywordSet, resolve_keywords
 from kgrag.query.param import QueryParam
-from kgrag.query.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, Retrieved
+from kgrag.query.records import (
+    ChunkHit,
+    EntityHit,
+    PathHit,
+    RelationHit,
+    RetrievalContext,
+    Retrieved,
+)
 from kgrag.query.routes.chunks import graph_chunks, select_chunks
 from kgrag.query.routes.modes import ModeSpec
 from kgrag.query.trace import Trace
@@ -87,6 +101,8 @@ class Assembly:
     numbers: ItemNumbers = field(default_factory=ItemNumbers)  # see kgrag.query.context.numbering
     doc_filter: DocFilter = field(default_factory=lambda: NO_FILTER)
     conditions: Conditions = field(default_factory=Conditions)  # see kgrag.query.conditions
+    paths: list[PathHit] = field(default_factory=list)  # see kgrag.query.context.paths
+    path_lines: list[str] = field(default_factory=list)
 
     @property
     def graph(self) -> bool:
@@ -143,7 +159,9 @@ def _fit_graph(
     p: QueryParam,
     svc: Services,
     trace: Trace,
+    reserve: int = 0,
 ) -> tuple[Fitted, Fitted]:
+    """Entities, then relations in what is left; ``reserve`` tokens of the relations' are kept for paths."""
     e_budget = max(min(p.max_entity_tokens, room), 0)
     ents = fit(
         found_e,
@@ -156,13 +174,14 @@ def _fit_graph(
         "entity",
         entity_name,
     )
-    r_budget = max(min(p.max_relation_tokens, room - ents.tokens), 0)
+    r_budget = max(min(p.max_relation_tokens, room - ents.tokens) - reserve, 0)
+    reason = _reason(
+        "relation", "max_relation_tokens", p.max_relation_tokens, r_budget + reserve, p
+    )
     rels = fit(
         found_r,
         relation_line,
-        SectionBudget(
-            r_budget, _reason("relation", "max_relation_tokens", p.max_relation_tokens, r_budget, p)
-        ),
+        SectionBudget(r_budget, reason + (f"; {reserve} kept for paths" if reserve else "")),
         svc.tokenizer,
         trace,
         "relation",
@@ -221,15 +240,26 @@ async def assemble(
     fixed = bare_prompt_tokens(svc.tokenizer, question, param)
     room = param.max_total_tokens - fixed - BUFFER_TOKENS - skeleton_tokens(svc.tokenizer)
     room = conds.reserve(svc.tokenizer, room)
-    ents, rels = _fit_graph(found.entities, found.relations, room, param, svc, trace)
-    c_budget = max(room - ents.tokens - rels.tokens, 0)
+    reserve = path_reserve(found.paths, param.max_relation_tokens, svc.tokenizer)
+    ents, rels = _fit_graph(found.entities, found.relations, room, param, svc, trace, reserve)
+    left = room - ents.tokens - rels.tokens
+    paths = fit_paths(
+        found.paths,
+        rels.items,
+        path_budget(param.max_relation_tokens, rels.tokens, left),
+        svc.tokenizer,
+        trace,
+    )
+    c_budget = max(left - paths.tokens, 0)
     chunks, cut = await _chunk_section(ctx, svc, found, ents, rels, c_budget)
     numbered = number_context(ents.items, rels.items, chunks.items)
     final = Final(ents.items, rels.items, chunks.items, numbered.numbers)
-    context = conds.finish(numbered.context, final)
+    path_lines = numbered_lines(paths.items, rels.items, numbered.numbers.relations)
+    context = conds.finish(with_paths(numbered.context, path_lines), final)
     tokens = {
         "entities": ents.tokens,
         "relations": rels.tokens,
+        "paths": paths.tokens,
         "chunks": chunks.tokens,
         "prompt_without_context": fixed,
         "chunk_budget": c_budget,
@@ -237,6 +267,7 @@ async def assemble(
     truncated = {
         "entities": ents.dropped,
         "relations": rels.dropped,
+        "paths": paths.dropped,
         "chunks": chunks.dropped,
         "chunks_past_chunk_top_k": cut,
     }
@@ -245,6 +276,7 @@ async def assemble(
         {
             "entities": len(ents.items),
             "relations": len(rels.items),
+            "paths": len(paths.items),
             "chunks": len(chunks.items),
             "tokens": tokens,
         },
@@ -265,4 +297,6 @@ async def assemble(
         numbered.numbers,
         doc_filter,
         conditions=conds,
+        paths=paths.items,
+        path_lines=path_lines,
     )

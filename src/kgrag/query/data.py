@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kgrag.query.assemble import Assembly
+from kgrag.query.context.paths import path_data
 from kgrag.query.param import QueryParam
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, as_list, description_text
 
@@ -63,6 +64,7 @@ def assembly_data(question: str, param: QueryParam, asm: Assembly, rerank: bool)
         "keywords": asm.keywords.to_dict(),
         "entities": [entity_data(e) for e in asm.entities],
         "relations": [relation_data(r) for r in asm.relations],
+        "paths": [path_data(p) for p in asm.paths],
         "chunks": [chunk_data(c, ref) for c, ref in zip(asm.chunks, asm.chunk_refs, strict=False)],
         "references": list(asm.references),
         "tokens": dict(asm.tokens),

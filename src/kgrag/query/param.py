@@ -17,7 +17,10 @@ from kgrag.llm.ledger import QueryCost
 from kgrag.query.reference import Reference
 
 # The modes the built-in registry knows ("ppr" is registered by its own module).
-Mode = Literal["naive", "local", "global", "hybrid", "mix", "bypass", "ppr"]
+Mode = Literal["naive", "local", "global", "hybrid", "mix", "bypass", "ppr", "path"]
+
+# The longest path the path search looks for (see docs/path.md).
+MAX_PATH_HOPS = 4
 
 _SETTINGS_FIELDS = (
     "top_k",
@@ -54,6 +57,10 @@ class QueryParam:
     conflict with them leave the context unless ``keep_conflicting`` is set
     (see docs/conditions.md).
 
+    ``path_max_hops`` (1 to 4), ``path_max_paths``, ``path_max_expanded``
+    (node expansions) and ``path_deadline_ms`` bound the path search of
+    modes ``path`` and ``mix`` (see docs/path.md).
+
     ``stream`` is LightRAG's field, kept so its parameters carry over:
     :meth:`kgrag.KGRag.query` refuses it, :meth:`kgrag.KGRag.stream` streams.
     """
@@ -79,6 +86,10 @@ class QueryParam:
     doc_ids: list[str] | None = None
     path_glob: list[str] | None = None
     where: dict[str, str] | None = None
+    path_max_hops: int = 3
+    path_max_paths: int = 10
+    path_max_expanded: int = 2000
+    path_deadline_ms: float = 250.0
     conditions: str = "rules"
     keep_conflicting: bool = False
 
@@ -120,6 +131,19 @@ class QueryParam:
                 raise QueryError(
                     "conversation_history items must be {'role': ..., 'content': ...} dicts"
                 )
+        self._validate_path_limits()
+
+    def _validate_path_limits(self) -> None:
+        if not 1 <= self.path_max_hops <= MAX_PATH_HOPS:
+            raise QueryError(
+                f"path_max_hops must lie in [1, {MAX_PATH_HOPS}], got {self.path_max_hops}"
+            )
+        if self.path_max_paths < 0:
+            raise QueryError(f"path_max_paths must be >= 0, got {self.path_max_paths}")
+        if self.path_max_expanded < 1:
+            raise QueryError(f"path_max_expanded must be >= 1, got {self.path_max_expanded}")
+        if not self.path_deadline_ms > 0:
+            raise QueryError(f"path_deadline_ms must be > 0, got {self.path_deadline_ms}")
 
 
 @dataclass(slots=True)

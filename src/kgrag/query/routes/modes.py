@@ -9,7 +9,9 @@ needs keywords at all. Adding a mode is one function and one
     async def ppr(ctx: RetrievalContext) -> Retrieved: ...
     register_mode("ppr", ppr, vectors={"query", "low"})
 
-``bypass`` is registered with ``retrieve=None``: no retrieval, the
+``path`` (:mod:`kgrag.query.routes.path`) lists chains of relations
+between the question's entities; ``mix`` adds them for a multi-hop
+question. ``bypass`` is registered with ``retrieve=None``: no retrieval, the
 question and the conversation go straight to the chat model.
 """
 
@@ -23,6 +25,8 @@ from kgrag.errors import QueryError
 from kgrag.query.records import RetrievalContext, Retrieved
 from kgrag.query.routes.chunks import direct_chunks
 from kgrag.query.routes.kg import global_route, hybrid_route, local_route
+from kgrag.query.routes.path import mix_paths, path_route
+from kgrag.query.routes.search import round_robin
 
 Retrieve = Callable[[RetrievalContext], Awaitable[Retrieved]]
 
@@ -98,8 +102,19 @@ async def _hybrid(ctx: RetrievalContext) -> Retrieved:
 
 
 async def _mix(ctx: RetrievalContext) -> Retrieved:
-    (entities, relations), chunks = await asyncio.gather(hybrid_route(ctx), direct_chunks(ctx))
-    return Retrieved(entities, relations, chunks)
+    (entities, relations), chunks, found = await asyncio.gather(
+        hybrid_route(ctx), direct_chunks(ctx), mix_paths(ctx)
+    )
+    if found.paths:  # a multi-hop question: its paths' relations and evidence join in
+        relations = round_robin([relations, found.relations], key=lambda r: r.key)
+        chunks = round_robin([chunks, found.chunks], key=lambda c: c.id)
+    return Retrieved(entities, relations, chunks, paths=found.paths)
+
+
+async def _path(ctx: RetrievalContext) -> Retrieved:
+    found, direct = await asyncio.gather(path_route(ctx), direct_chunks(ctx))
+    chunks = round_robin([found.chunks, direct], key=lambda c: c.id)
+    return Retrieved(found.entities, found.relations, chunks, graph_chunks=False, paths=found.paths)
 
 
 register_mode("naive", _naive, vectors={"query"})
@@ -107,4 +122,5 @@ register_mode("local", _local, vectors={"query", "low"})
 register_mode("global", _global, vectors={"query", "high"})
 register_mode("hybrid", _hybrid, vectors={"query", "low", "high"})
 register_mode("mix", _mix, vectors={"query", "low", "high"})
+register_mode("path", _path, vectors={"query", "low", "high"})
 register_mode("bypass", None, vectors=(), keywords=False)

@@ -92,7 +92,7 @@ class PathGraph:
         return list(self.names.get(key, [])) if specific(key) else []
 
     def named_in(self, question: str) -> list[list[int]]:
-        """Groups of entities named literally in ``question``, longest names first.
+        """Groups of entities named literally in ``question``, in the order it names them.
 
         A name inside a longer matched name ("Nova" in "Optica Nova") is left
         out, and so is one written in lower case only ("the city where").
@@ -109,6 +109,8 @@ class PathGraph:
         for key in found:
             if not any(f" {key} " in f" {longer} " for longer in kept):
                 kept.append(key)
+        spoken = f" {name_key(question)} "
+        kept.sort(key=lambda k: spoken.find(f" {k} "))
         return [self.names[k] for k in kept]
 
 

@@ -16,9 +16,9 @@ A path's score is the resource it carries from one end to the other
 
 so a path through a hub (whose resource is split thousands of ways)
 scores low, and every hop costs ``alpha``. Half-paths from an anchor that
-end at no endpoint are *open* paths, scored by their resource times
-``open_weight``: the seed's strongest chains, for a question whose other
-end the graph does not name.
+end at no endpoint are *open* paths, scored by their resource: the seed's
+strongest chains, for a question whose other end the graph does not name;
+they come after every connecting path.
 
 The search is bounded by ``max_expanded`` node expansions and a deadline;
 :func:`select_paths` then keeps the best ``max_paths``, a path and its
@@ -37,6 +37,8 @@ from kgrag.query.routes.path_graph import PathGraph
 
 # Expansions between two looks at the clock.
 CLOCK_EVERY = 32
+# Candidates kept (and judged by select_paths) per path asked for.
+WINDOW = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +50,8 @@ class PathLimits:
     max_expanded: int = 2000
     deadline_s: float = 0.25
     alpha: float = 0.8
-    threshold: float = 1e-4
+    threshold: float = 1e-3
     arrivals: int = 4  # best half-paths kept per (node, endpoint)
-    open_weight: float = 0.1  # score factor of a path that ends at no endpoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +102,7 @@ class _Search:
         default_factory=dict
     )
     found: dict[tuple[int, ...], float] = field(default_factory=dict)
-    open: dict[tuple[int, ...], float] = field(default_factory=dict)
+    open: list[tuple[float, tuple[int, ...]]] = field(default_factory=list)  # a min-heap
     pushed: int = 0
 
     def push(self, origin: int, path: tuple[int, ...], flow: float) -> None:
@@ -120,14 +121,23 @@ class _Search:
             if end.group != mine_end.group and (end.anchor or mine_end.anchor):
                 weight = end.weight * mine_end.weight
                 for other_flow, other_path in halves:
-                    self._join(path, flow, other_path, other_flow * weight)
+                    self._join(path, flow, other_path, other_flow, weight)
         if len(path) > 1 and mine_end.anchor and node not in self.ends:
-            self.open[path] = flow * mine_end.weight * self.limits.open_weight
+            self._open(path, flow * mine_end.weight)
         mine = here.setdefault(origin, [])
         if len(mine) < self.limits.arrivals:
             mine.append((flow, path))
 
-    def _join(self, a: tuple[int, ...], fa: float, b: tuple[int, ...], fb: float) -> None:
+    def _open(self, path: tuple[int, ...], score: float) -> None:
+        """Keep ``path`` among the best ``WINDOW * max_paths`` open paths."""
+        if len(self.open) < WINDOW * max(self.limits.max_paths, 1):
+            heapq.heappush(self.open, (score, path))
+        elif score > self.open[0][0]:
+            heapq.heapreplace(self.open, (score, path))
+
+    def _join(
+        self, a: tuple[int, ...], fa: float, b: tuple[int, ...], fb: float, weight: float
+    ) -> None:
         if len(a) + len(b) - 2 > self.limits.max_hops or len(set(a) & set(b)) != 1:
             return
         full = a + b[-2::-1]
@@ -135,6 +145,9 @@ class _Search:
         meet = totals[a[-1]]
         ends = float(np.sqrt(totals[full[0]] * totals[full[-1]]))
         score = fa * fb * ends / meet if meet > 0 else fa * fb
+        if score < self.limits.threshold:  # too little of the resource gets through
+            return
+        score *= weight
         key = min(full, full[::-1])
         if score > self.found.get(key, 0.0):
             self.found[key] = float(score)
@@ -177,10 +190,10 @@ def search_paths(graph: PathGraph, ends: list[Endpoint], limits: PathLimits) -> 
 
 
 def _ranked(search: _Search) -> list[FoundPath]:
-    """Connecting and open paths by score, then fewer hops, then indexes."""
+    """Connecting paths, then open ones, each by score, then fewer hops, then indexes."""
     out = [FoundPath(nodes, score) for nodes, score in search.found.items()]
-    out += [FoundPath(nodes, score, True) for nodes, score in search.open.items()]
-    return sorted(out, key=lambda p: (-p.score, p.hops, p.nodes))
+    out += [FoundPath(nodes, score, True) for score, nodes in search.open]
+    return sorted(out, key=lambda p: (p.open, -p.score, p.hops, p.nodes))
 
 
 def _inside(short: tuple[int, ...], long: tuple[int, ...]) -> bool:
@@ -193,22 +206,20 @@ def _inside(short: tuple[int, ...], long: tuple[int, ...]) -> bool:
 
 
 def select_paths(paths: list[FoundPath], max_paths: int) -> list[FoundPath]:
-    """The best ``max_paths`` of ranked ``paths``, sub-paths folded into longer ones.
+    """The best ``max_paths`` of ranked ``paths``: connecting ones first, then open ones.
 
     A path inside an already kept one is skipped; a path that contains kept
-    ones takes the place of the first of them (the others are removed),
-    except that an open path never displaces a connecting one.
+    ones (of its kind) replaces them, even when ``max_paths`` are kept.
+    Only the first ``WINDOW * max_paths`` candidates of each kind are judged.
     """
     kept: list[FoundPath] = []
-    for path in paths:
-        if any(_inside(path.nodes, k.nodes) for k in kept):
-            continue
-        inner = [i for i, k in enumerate(kept) if _inside(k.nodes, path.nodes)]
-        if inner and path.open and any(not kept[i].open for i in inner):
-            continue
-        if inner:
-            kept[inner[0]] = path
-            kept = [k for i, k in enumerate(kept) if i not in inner[1:]]
-        elif len(kept) < max_paths:
-            kept.append(path)
+    for is_open in (False, True):
+        fixed = list(kept)
+        window = [p for p in paths if p.open == is_open][: WINDOW * max(max_paths, 1)]
+        for path in window:
+            if any(_inside(path.nodes, k.nodes) for k in kept):
+                continue
+            inner = [k for k in kept if k not in fixed and _inside(k.nodes, path.nodes)]
+            if inner or len(kept) < max_paths:
+                kept = [k for k in kept if k not in inner] + [path]
     return kept
