@@ -199,7 +199,7 @@ def _ranked(search: _Search) -> list[FoundPath]:
 def _inside(short: tuple[int, ...], long: tuple[int, ...]) -> bool:
     """Whether ``short`` runs along ``long`` (either way round) as consecutive nodes."""
     n = len(short)
-    if n > len(long):
+    if n > len(long) or not set(short).issubset(long):
         return False
     rev = short[::-1]
     return any(long[i : i + n] in (short, rev) for i in range(len(long) - n + 1))
