@@ -72,6 +72,7 @@ class _Plan:
     messages: list[dict[str, str]] | None = None
     chat: ChatService | None = None
     asm: Assembly | None = None  # None in bypass mode
+    question: str = ""  # what the extractive answer ranks sentences against
 
 
 class QueryEngine:
@@ -211,13 +212,15 @@ class QueryEngine:
         if param.only_need_prompt:
             return _Plan(QueryResult("prompt", context=asm.context, prompt=prompt, **base))
         if asm.status != "ok" or svc.chat is None:
-            text = await self._fixed_answer(asm)
+            text = await self._fixed_answer(asm, question=question)
             extractive = asm.status == "ok"
             result = QueryResult(
                 "answer", answer=text, context=asm.context, extractive=extractive, **base
             )
             return _Plan(result, asm=asm)
-        return _Plan(QueryResult("answer", context=asm.context, **base), messages, svc.chat, asm)
+        return _Plan(
+            QueryResult("answer", context=asm.context, **base), messages, svc.chat, asm, question
+        )
 
     async def _references(self, param: QueryParam, asm: Assembly) -> list[dict[str, Any]]:
         """The result's references: none unless asked for, else every number's, spans filled."""
@@ -226,7 +229,9 @@ class QueryEngine:
         storage = self.services.storage
         return await complete_references(storage, asm.references, asm.doc_filter.allows_chunk)
 
-    async def _fixed_answer(self, asm: Assembly, note: str = P.NO_LLM_NOTE) -> str:
+    async def _fixed_answer(
+        self, asm: Assembly, note: str = P.NO_LLM_NOTE, question: str = ""
+    ) -> str:
         """The reply when nothing was found or no chat model answers."""
         if asm.status == "no_keywords":
             return P.NO_KEYWORDS_ANSWER
@@ -242,6 +247,7 @@ class QueryEngine:
             self.services.embed,
             (asm.entities, asm.relations),
             note=note,
+            question=question,
         )
         return asm.conditions.answer_with_note(answer)  # what the sources do not cover, first
 
@@ -262,7 +268,9 @@ class QueryEngine:
         if plan.asm is None:
             text = f"The chat model could not answer ({reason}); bypass mode has no other answer."
             return dataclasses.replace(plan.result, answer=text, fallback_reason=reason)
-        text = await self._fixed_answer(plan.asm, note=fallback_note(reason))
+        text = await self._fixed_answer(
+            plan.asm, note=fallback_note(reason), question=plan.question
+        )
         return dataclasses.replace(
             plan.result, answer=text, extractive=True, fallback_reason=reason
         )

@@ -1,23 +1,30 @@
-"""The extractive answer, used when no chat model is set (or it fails)."""
+"""The extractive answer, used when no chat model is set (or it fails).
+
+It quotes the sentences of the retrieved chunks that answer the question,
+best first, each cited with its chunk's reference number ``[n]``, then
+lists the references it cites. Which sentences: see
+:mod:`kgrag.query.answer.quotes` (lexical and dense ranking, each hop of a
+multi-hop question its own quote, a pronoun-led quote with the sentence
+before it). With no chunk sentences, the descriptions of the first
+entities and relations stand in. The same context gives the same answer.
+"""
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from kgrag.query.answer import replies as P
-from kgrag.query.context.sections import reference_line
+from kgrag.query.answer.citations import cite, reference_list
+from kgrag.query.answer.quotes import DEFAULT_OPTIONS, DenseQuery, find_quotes
+from kgrag.query.answer.sentences import split_sentences
 from kgrag.query.records import ChunkHit, EntityHit, RelationHit, description_text
 
-MAX_SENTENCES = 4
-_MAX_CANDIDATES = 96
-_CHUNKS_READ = 8
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?])\s+(?=[\"'“‘(\[]?[A-Z0-9])|(?<=[。！？；])|\n\s*\n|\n(?=\s*[-*•#])"
-)
+__all__ = ["MAX_SENTENCES", "extractive_answer", "fallback_note", "single", "split_sentences"]
+
+MAX_SENTENCES = DEFAULT_OPTIONS.quotes
 
 
 async def single(text: str) -> AsyncIterator[str]:
@@ -33,66 +40,60 @@ def fallback_note(reason: str) -> str:
     )
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences and list items of ``text``, whitespace-normalised."""
-    out = []
-    for piece in _SENTENCE_END.split(text):
-        sentence = " ".join(piece.split()).strip(" -*•#")
-        if len(sentence) >= 12 or (len(sentence) >= 6 and re.search(r"[\u3400-\u9fff]", sentence)):
-            out.append(sentence)
-    return out
+def _graph_fallback(
+    entities: Sequence[EntityHit],
+    relations: Sequence[RelationHit],
+    references: Sequence[dict[str, Any]],
+) -> list[tuple[str, str]]:
+    """The first entities' and relations' descriptions, with their numbers when known."""
+    numbers = {
+        kind: [str(r["reference_id"]) for r in references if r.get("kind") == kind]
+        for kind in ("entity", "relation")
+    }
+    lines = [
+        (f"{e.name}: {description_text(e.data)}", _nth(numbers["entity"], i))
+        for i, e in enumerate(entities[:2])
+    ]
+    lines += [
+        (f"{r.src} / {r.tgt}: {description_text(r.data)}", _nth(numbers["relation"], i))
+        for i, r in enumerate(relations[:2])
+    ]
+    return [(" ".join(text.split()), n) for text, n in lines if text.strip()]
 
 
-def _candidates(chunks: Sequence[ChunkHit], refs: Sequence[str]) -> list[tuple[str, str]]:
-    seen: set[str] = set()
-    out = []
-    for chunk, ref in zip(chunks[:_CHUNKS_READ], refs, strict=False):
-        for sentence in split_sentences(chunk.content):
-            if sentence not in seen:
-                seen.add(sentence)
-                out.append((sentence, ref))
-    return out[:_MAX_CANDIDATES]
+def _nth(values: list[str], i: int) -> str:
+    return values[i] if i < len(values) else ""
 
 
-def _graph_fallback(entities: Sequence[EntityHit], relations: Sequence[RelationHit]) -> list[str]:
-    lines = [f"{e.name}: {description_text(e.data)}" for e in entities[:2]]
-    lines += [f"{r.src} / {r.tgt}: {description_text(r.data)}" for r in relations[:2]]
-    return [" ".join(line.split()) for line in lines if line.strip()]
+def _render(cited: list[tuple[str, str]], references: Sequence[dict[str, Any]], note: str) -> str:
+    """The note, the numbered quotes with their citations, the cited references."""
+    lines = [
+        f"{n}. " + cite(text, *(r for r in (ref,) if r)) for n, (text, ref) in enumerate(cited, 1)
+    ]
+    parts = [note, "Best supporting passages:\n" + "\n".join(lines)]
+    numbers = [int(ref) for _, ref in cited if ref.isdigit()]
+    block = reference_list(references, numbers) if numbers else ""
+    return "\n\n".join([*parts, block] if block else parts)
 
 
 async def extractive_answer(
     question_vector: np.ndarray,
     chunks: Sequence[ChunkHit],
     refs: Sequence[str],
-    references: Sequence[dict[str, str]],
+    references: Sequence[dict[str, Any]],
     embed: Any,
     graph: tuple[Sequence[EntityHit], Sequence[RelationHit]] = ((), ()),
     note: str = P.NO_LLM_NOTE,
+    question: str = "",
 ) -> str:
-    """The sentences of the top chunks most similar to the question, with their references.
+    """The sentences of the context that answer ``question``, each cited ``[n]``.
 
-    ``note`` opens the answer and says why it is extractive.
+    ``refs`` is each chunk's reference number; ``note`` opens the answer and
+    says why it is extractive. Only the cited references are listed.
     """
-    candidates = _candidates(chunks, refs)
-    lines: list[str] = []
-    if candidates:
-        vectors = await embed.embed([s for s, _ in candidates], kind="document")
-        scores = np.asarray(vectors, dtype=np.float32) @ np.asarray(
-            question_vector, dtype=np.float32
-        )
-        best = sorted(range(len(candidates)), key=lambda i: (-float(scores[i]), i))[:MAX_SENTENCES]
-        lines = [
-            f'{n}. "{candidates[i][0]}" [{candidates[i][1]}]' for n, i in enumerate(best, start=1)
-        ]
+    found = await find_quotes(DenseQuery(question, question_vector, embed), chunks)
+    if found:
+        cited = [(f'"{q.text}"', refs[q.chunk] if q.chunk < len(refs) else "") for q in found]
     else:
-        lines = [f"{n}. {text}" for n, text in enumerate(_graph_fallback(*graph), start=1)]
-    parts = [note, "Best supporting passages:\n" + "\n".join(lines)]
-    if references:
-        parts.append(
-            "### References\n"
-            + "\n".join(  # with page / section (sections.reference_line)
-                reference_line(r["reference_id"], r["file_path"], r.get("location", ""))
-                for r in references
-            )
-        )
-    return "\n\n".join(parts)
+        cited = _graph_fallback(*graph, references)
+    return _render(cited, references, note)
