@@ -43,7 +43,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from kgrag import config_check
+from kgrag import config_check, config_server
 from kgrag.errors import SettingsError
 from kgrag.ingest import options as _load
 
@@ -388,6 +388,40 @@ class Settings(BaseSettings):
         ),
     )
 
+    # --- server (kgrag serve; docs/server.md) ----------------------------
+    host: str = Field("127.0.0.1", description="Address `kgrag serve` listens on.")
+    port: int = Field(9621, ge=0, le=65535, description="Port `kgrag serve` listens on.")
+    api_key: str | None = Field(
+        None, min_length=16, description="API key opening every workspace (X-API-Key or Bearer)."
+    )
+    api_keys: Annotated[dict[str, list[str]], NoDecode] = Field(
+        default_factory=dict,
+        description='API keys bound to workspaces: JSON {"key": ["ws1", "ws2"]} ("*": all).',
+    )
+    jwt_secret: str | None = Field(
+        None, description="HS256 secret signing account tokens (at least 32 bytes, not a default)."
+    )
+    accounts_file: Path | None = Field(
+        None,
+        description="JSON accounts: user -> {password_hash (argon2), workspaces}; enables /login.",
+    )
+    token_minutes: int = Field(
+        720, ge=1, le=60 * 24 * 30, description="Minutes an account token from /login stays valid."
+    )
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Origins allowed cross-origin calls (comma-separated); none: no CORS at all.",
+    )
+    max_body_mb: float = Field(
+        8.0, gt=0, description="Largest request body in MiB (JSON and forms); larger: 413."
+    )
+    max_upload_mb: float = Field(
+        100.0, gt=0, description="Largest multipart upload body in MiB; larger: 413."
+    )
+    create_workspaces: bool = Field(
+        True, description="Create a named workspace on its first use (off: 404 for a new name)."
+    )
+
     def __init__(self, **values: Any) -> None:
         """Read the sources (unless :meth:`with_overrides` builds a copy) and validate.
 
@@ -446,6 +480,16 @@ class Settings(BaseSettings):
     @classmethod
     def _prices(cls, value: Any) -> dict[str, dict[str, float]]:
         return config_check.prices(value)
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _api_keys(cls, value: Any) -> dict[str, list[str]]:
+        return config_server.api_keys(value)
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _cors_origins(cls, value: Any) -> list[str]:
+        return config_server.origins(value)
 
     @model_validator(mode="after")
     def _check(self) -> Settings:

@@ -28,7 +28,9 @@ from pydantic import ValidationError
 PREFIX = "KGRAG_"
 # KGRAG_ variables read by kgrag's own tools, not settings
 NOT_SETTINGS = frozenset({"KGRAG_SYNTH_LLM"})
-SECRET_FIELDS = frozenset({"llm_api_key", "embedding_api_key", "rerank_api_key"})
+SECRET_FIELDS = frozenset(
+    {"llm_api_key", "embedding_api_key", "rerank_api_key", "api_key", "api_keys", "jwt_secret"}
+)
 _CUTOFF = 0.6
 _NUMBER = re.compile(r"[-+]?\d+(\.\d*)?")  # a variable's "5" is shown as 5, not '5'
 
@@ -69,6 +71,8 @@ def mask(field: str, value: Any) -> Any:
     """``value`` with a secret shown only by its last four characters."""
     if field not in SECRET_FIELDS or not value:
         return value
+    if isinstance(value, dict):  # api_keys: the keys are the secrets
+        return {mask(field, str(key)): spaces for key, spaces in value.items()}
     text = str(value)
     return f"…{text[-4:]}" if len(text) > 8 else "***"
 

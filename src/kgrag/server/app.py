@@ -1,4 +1,9 @@
-"""The application: middleware, routers and the lifespan that opens and closes workspaces."""
+"""The application: middleware, routers and the lifespan that opens and closes workspaces.
+
+Every request passes, outermost first: security headers, CORS (only with
+``cors_origins``), the ``/w/NAME`` prefix, the body limit, then the gate
+(401/403, :mod:`kgrag.server.gate`) before any route sees it.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI
+from starlette.middleware.cors import CORSMiddleware
 
 from kgrag.config import Settings
-from kgrag.server.routes import health
+from kgrag.server import auth as auth_module
+from kgrag.server.gate import Gate
+from kgrag.server.routes import auth, docs, health
+from kgrag.server.security import BodyLimit, Limits, SecurityHeaders, cors_options
 from kgrag.server.workspaces import Workspaces
 
 _PREFIX = re.compile(r"^/w/([^/]+)(/.*)?$")
@@ -25,6 +34,11 @@ class ServerOptions:
     auth: Any = None  # an object with .authenticate(credential) -> Principal | None; None: open
     create_workspaces: bool = True
     routers: list[Any] = field(default_factory=list)  # extra routers (tests, plugins)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ServerOptions:
+        """Options from the server section (keys, accounts); ConfigError when they are unsound."""
+        return cls(settings, auth_module.from_settings(settings), settings.create_workspaces)
 
 
 def workspace_prefix(app: Any) -> Any:
@@ -52,10 +66,23 @@ def create_app(options: ServerOptions) -> FastAPI:
     app = FastAPI(title="kgrag", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.workspaces = Workspaces(options.settings, create=options.create_workspaces)
     app.state.auth = options.auth
-    for router in [health.router, *options.routers]:
+    for router in [health.router, auth.router, docs.router, *options.routers]:
         app.include_router(router)
-    app.add_middleware(_Prefix)
+    _add_middleware(app, options)
     return app
+
+
+def _add_middleware(app: FastAPI, options: ServerOptions) -> None:
+    """The stack described above; each ``add_middleware`` wraps the ones before it."""
+    settings = options.settings
+    app.add_middleware(Gate, auth=options.auth)
+    app.add_middleware(
+        BodyLimit, limits=Limits.from_mib(settings.max_body_mb, settings.max_upload_mb)
+    )
+    app.add_middleware(_Prefix)
+    if (cors := cors_options(settings.cors_origins)) is not None:
+        app.add_middleware(CORSMiddleware, **cors)
+    app.add_middleware(SecurityHeaders)
 
 
 class _Prefix:

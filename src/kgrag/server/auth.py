@@ -2,7 +2,7 @@
 
 A :class:`Principal` comes from an API key (``X-API-Key`` or
 ``Authorization: Bearer <key>``), compared in constant time, or from an
-account's JWT (see the accounts part of this module). With no key and no
+account's JWT (:mod:`kgrag.server.tokens`, :mod:`kgrag.server.accounts`). With no key and no
 accounts configured the server is open, and :mod:`kgrag.cli.serve_cmd`
 then binds to loopback only.
 """
@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
+
+from kgrag.config import Settings
+from kgrag.server.accounts import Accounts
+from kgrag.server.tokens import TokenSigner, check_secret
 
 ALL = "*"
 
@@ -50,3 +54,54 @@ def credentials(headers: dict[str, str]) -> str | None:
         return key
     scheme, _, value = headers.get("authorization", "").partition(" ")
     return value.strip() or None if scheme.lower() == "bearer" else None
+
+
+# --- the server's authenticator: API keys and account tokens -----------------
+
+
+@dataclass(frozen=True, slots=True)
+class Authenticator:
+    """Turns a request's credential into a :class:`Principal` (None: refused)."""
+
+    keys: KeyRing
+    signer: TokenSigner | None = None
+    accounts: Accounts | None = None
+
+    @property
+    def modes(self) -> list[str]:
+        return [m for m, on in (("api-key", self.keys.keys), ("accounts", self.accounts)) if on]
+
+    def authenticate(self, given: str) -> Principal | None:
+        found = self.keys.lookup(given) if self.keys.keys else None
+        if found is None and self.signer is not None and self.accounts is not None:
+            claims = self.signer.verify(given)
+            spaces = self.accounts.workspaces_of(claims.user) if claims else None
+            found = Principal(f"user:{claims.user}", spaces) if claims and spaces else None
+        return found
+
+    def login(self, user: str, password: str) -> str | None:
+        """A fresh token for a right password, else None."""
+        if self.signer is None or self.accounts is None:
+            return None
+        spaces = self.accounts.check_password(user, password)
+        return self.signer.issue(user) if spaces is not None else None
+
+
+def key_ring(settings: Settings) -> KeyRing:
+    """``api_key`` (every workspace) and ``api_keys`` (key -> workspaces) together."""
+    keys = {key: frozenset(spaces) for key, spaces in settings.api_keys.items()}
+    if settings.api_key:
+        keys[settings.api_key] = frozenset({ALL})
+    return KeyRing(keys)
+
+
+def from_settings(settings: Settings) -> Authenticator | None:
+    """The authenticator the settings configure; None when no key and no accounts are set.
+
+    Accounts need a sound ``jwt_secret`` (:func:`kgrag.server.tokens.check_secret`).
+    """
+    keys = key_ring(settings)
+    if settings.accounts_file is None:
+        return Authenticator(keys) if keys.keys else None
+    signer = TokenSigner(check_secret(settings.jwt_secret), settings.token_minutes)
+    return Authenticator(keys, signer, Accounts.load(settings.accounts_file))

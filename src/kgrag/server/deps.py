@@ -39,6 +39,8 @@ def caller(request: Request) -> Principal:
     auth = request.app.state.auth
     if auth is None:
         return ANONYMOUS
+    if (checked := request.scope.get("kgrag_principal")) is not None:
+        return checked  # the gate has authenticated this request
     given = credentials({k.lower(): v for k, v in request.headers.items()})
     principal = auth.authenticate(given) if given else None
     if principal is None:
