@@ -129,3 +129,16 @@ async def test_a_filtered_query_keeps_paths_inside_the_selected_document(tmp_pat
 def test_path_limits_are_validated(field, value):
     with pytest.raises(QueryError, match=field):
         QueryParam(**{field: value}).validate()
+
+
+async def test_dropping_chunks_to_fit_the_prompt_keeps_the_path_section(engine):
+    from kgrag.query.assemble import assemble
+    from kgrag.query.engine import _drop_last_chunk
+    from kgrag.query.routes.modes import get_mode
+    from kgrag.query.trace import NO_TRACE
+
+    param = QueryParam(mode="path")
+    asm = await assemble(engine.services, QUESTION, param, get_mode("path"), NO_TRACE)
+    count = len(asm.chunks)
+    _drop_last_chunk(asm)
+    assert len(asm.chunks) == count - 1 and CHAIN_TEXT in asm.context

@@ -43,6 +43,7 @@ from kgrag.query.answer.stream import AnswerStream
 from kgrag.query.assemble import Assembly, Services, assemble, bare_prompt_tokens
 from kgrag.query.conditions.render import Final
 from kgrag.query.context.numbered import number_context
+from kgrag.query.context.paths import with_paths
 from kgrag.query.context.references import complete_references
 from kgrag.query.data import assembly_data
 from kgrag.query.keywords.resolve import KeywordSet
@@ -381,7 +382,7 @@ def _drop_last_chunk(asm: Assembly) -> None:
     )
     asm.chunk_refs = [str(n) for n in numbered.numbers.chunks]
     final = Final(asm.entities, asm.relations, asm.chunks, asm.numbers)
-    asm.context = asm.conditions.finish(asm.context, final)
+    asm.context = asm.conditions.finish(with_paths(asm.context, asm.path_lines), final)
 
 
 def _checked(result: QueryResult, asm: Assembly | None) -> QueryResult:
