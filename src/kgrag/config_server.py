@@ -14,7 +14,7 @@ from typing import Any
 
 KEYS_FORMAT = 'a JSON object {"key": ["workspace", ...]} ("*": every workspace)'
 MIN_KEY_CHARS = 16
-_WORKSPACE = re.compile(r"^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,63})$")
+WORKSPACE = re.compile(r"^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,63})$")
 _ORIGIN = re.compile(r"^https?://[A-Za-z0-9.\-\[\]:]+$")
 
 
@@ -41,7 +41,7 @@ def api_keys(value: Any) -> dict[str, list[str]]:
             spaces = [spaces]
         if not isinstance(spaces, list) or not spaces:
             raise ValueError(f"key {i} must list its workspaces")
-        bad = [s for s in spaces if not isinstance(s, str) or not _WORKSPACE.match(s)]
+        bad = [s for s in spaces if not isinstance(s, str) or not WORKSPACE.match(s)]
         if bad:
             raise ValueError(f"key {i} names an invalid workspace {bad[0]!r}")
         out[key] = list(spaces)

@@ -19,6 +19,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from kgrag.config_server import WORKSPACE
 from kgrag.errors import ConfigError
 
 _USER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
@@ -77,6 +78,9 @@ def add_account(path: Path, user: str, password: str, workspaces: list[str]) -> 
     """Add or replace ``user`` in the accounts file (created, mode 0600)."""
     if not _USER.match(user):
         raise ConfigError(f"invalid user name {user!r}: letters, digits and _ . @ - only")
+    bad = [name for name in workspaces if not WORKSPACE.match(name)]
+    if bad or not workspaces:
+        raise ConfigError(f"invalid workspace list {workspaces!r}: names or '*'")
     if len(password) < 8:
         raise ConfigError("the password must have at least 8 characters")
     path = Path(path)

@@ -38,10 +38,12 @@ def check_secret(secret: str | None) -> str:
     """``secret`` when it is fit to sign tokens; a :class:`ConfigError` saying why not."""
     if not secret:
         raise ConfigError("accounts need jwt_secret (KGRAG_JWT_SECRET): 32 random bytes or more")
-    if secret.strip().lower() in KNOWN_DEFAULTS or len(set(secret)) < 8:
-        raise ConfigError("jwt_secret is a well-known default or too uniform: use a random one")
+    if secret.strip().lower() in KNOWN_DEFAULTS:
+        raise ConfigError("jwt_secret is a well-known default: use 32 random bytes or more")
     if len(secret.encode()) < MIN_SECRET_BYTES:
         raise ConfigError(f"jwt_secret is shorter than {MIN_SECRET_BYTES} bytes")
+    if len(set(secret)) < 8:
+        raise ConfigError("jwt_secret repeats a few characters: use a random one")
     return secret
 
 
