@@ -6,7 +6,9 @@ Credentials: ``KEY_ALL`` / ``ADMIN`` open every workspace, ``KEY_ALPHA`` /
 
 from __future__ import annotations
 
+import functools
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -26,7 +28,7 @@ from kgrag.server.tokens import TokenSigner
 AUTH_MODES = ("none", "key", "accounts")
 KEY_ALL = "test-key-every-workspace-0123456789"
 KEY_ALPHA = "test-key-workspace-alpha-0123456789"
-JWT_SECRET = "tests-only: 9f1c2e7a4b8d0c3e6f5a1b2c7d9e0f4a"
+JWT_SECRET = "tests-only secret: 9f1c2e7a4b8d0c3e6f5a1b2c7d9e0f4a5b6c7d8e9f0a1b2c"
 ADMIN, ALICE = ("admin", "admin-password-1"), ("alice", "alice-password-1")
 FAKE_MODELS = {"llm_provider": "fake", "embedding_provider": "fake", "extractor": "llm"}
 
@@ -79,10 +81,18 @@ def auth_settings(mode: str, workdir: Path) -> dict[str, Any]:
     if mode != "accounts":
         raise ValueError(f"unknown auth mode {mode!r}")
     accounts = workdir.parent / f"{workdir.name}-accounts.json"
-    if not accounts.exists():
-        add_account(accounts, *ADMIN, ["*"])
-        add_account(accounts, *ALICE, ["alpha"])
+    accounts.write_text(_accounts_json(), encoding="utf-8")
     return {"accounts_file": accounts, "jwt_secret": JWT_SECRET, "token_minutes": 5}
+
+
+@functools.cache
+def _accounts_json() -> str:
+    """The test accounts file, hashed once per process (argon2 is slow on purpose)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "accounts.json"
+        add_account(path, *ADMIN, ["*"])
+        add_account(path, *ALICE, ["alpha"])
+        return path.read_text(encoding="utf-8")
 
 
 def make_settings(workdir: Path, mode: str = "none", **overrides: Any) -> Settings:
