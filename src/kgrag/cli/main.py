@@ -16,6 +16,7 @@
     kgrag config  [--workdir W] [--json]
     kgrag eval    recall|answers|compare [--workdir W] [--json] [--report PATH] QUESTIONS...
     kgrag cost    [--workdir W] [--since DATE] [--json] [--by document|model] [--top N]
+    kgrag mcp     [--workdir W] [--create]
     kgrag serve   [--workdir W] [--host H] [--port P] [--accounts-file F]
                   | --add-account USER [--workspaces a,b]
 
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     from kgrag.cli import config_cmd, curate_cmd, dedupe_cmd, docs_cmd, import_cmd, query_cmd
     from kgrag.cli.cost_cmd import add_parser as add_cost_parser
     from kgrag.cli.eval_cmd import add_parser as add_eval_parser
+    from kgrag.cli.mcp_cmd import add_parser as add_mcp_parser
     from kgrag.cli.serve_cmd import add_parser as add_serve_parser
 
     parser = argparse.ArgumentParser(
@@ -84,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     import_cmd.add_parser(sub, _common, _writer)
     add_eval_parser(sub, _common)
     add_cost_parser(sub, _common)
+    add_mcp_parser(sub)
     add_serve_parser(sub)
     for command in sub.choices.values():  # every command's --help ends with the table
         command.epilog = EXIT_CODES
@@ -211,6 +214,10 @@ async def _dispatch(args: argparse.Namespace, settings: Any) -> int:
         from kgrag.cli import serve_cmd
 
         return await serve_cmd.run(args, settings)
+    if args.command == "mcp":
+        from kgrag.cli import mcp_cmd
+
+        return await mcp_cmd.run(args, settings)
     if args.command == "config":
         from kgrag.cli import config_cmd
 

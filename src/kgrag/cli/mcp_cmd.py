@@ -1,0 +1,43 @@
+"""``kgrag mcp``: the index's MCP tools over stdio, for desktop assistants and agents' hosts.
+
+The client starts ``kgrag mcp --workdir W`` and speaks MCP on its stdin and
+stdout (the tools: :mod:`kgrag.server.mcp_tools`); nothing else is written
+to stdout. Settings come from ``KGRAG_*`` as for every command. Without
+``--create`` the workdir must hold an index already.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from kgrag.api import KGRag
+from kgrag.cli.opening import USAGE, opened
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "mcp",
+        help="serve the index's tools (query, query_data, insert_text, list_documents, "
+        "delete_document, get_entity) to an MCP client over stdio",
+    )
+    p.add_argument("--workdir", help="index folder (default: $KGRAG_WORKDIR or ./kgrag_data)")
+    p.add_argument(
+        "--create", action="store_true", help="make an empty index when the workdir holds none"
+    )
+
+
+async def run(args: argparse.Namespace, settings: Any) -> int:
+    try:
+        from kgrag.server.mcp_tools import build_mcp
+    except ImportError as exc:
+        print(f"kgrag: error: kgrag mcp needs kgrag[server] ({exc})", file=sys.stderr)
+        return USAGE
+    async with opened(settings, create=args.create) as rag:
+
+        async def source(ctx: Any) -> KGRag:
+            return rag
+
+        await build_mcp(source).run_stdio_async()
+    return 0

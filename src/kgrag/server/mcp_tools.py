@@ -1,0 +1,139 @@
+"""The MCP tools over one index (``kgrag mcp`` on stdio, ``/mcp`` in the server).
+
+Tools: ``query`` (an answer with its references), ``query_data`` (the
+structured retrieval, no answer), ``insert_text``, ``list_documents``,
+``delete_document`` and ``get_entity`` (an entity, its relations and its
+neighbours). Which index a call works on is the transport's business: a
+:data:`RagSource` gives it for the call's context. Failures of the library
+reach the client as tool errors with their message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from kgrag.api import KGRag
+from kgrag.errors import KGRagError
+from kgrag.server.entity_view import entity_view
+
+RagSource = Callable[[Context], Awaitable[KGRag]]
+# The query modes (kgrag.server.chat.names.MODES, which a test keeps equal).
+Mode = Literal["mix", "local", "global", "hybrid", "naive", "ppr", "path", "auto", "bypass"]
+MAX_LIST = 500  # documents per list_documents call
+
+INSTRUCTIONS = (
+    "A knowledge-graph index of documents. Use `query` for an answer citing its sources "
+    "as [n] (see `references`), `query_data` for the retrieved entities, relations and "
+    "chunks, `get_entity` to explore the graph around a name."
+)
+_READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+_WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
+_DELETE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
+
+
+@contextmanager
+def _reported() -> Iterator[None]:
+    """Let the library's failures reach the client with their message."""
+    try:
+        yield
+    except KGRagError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def _query_overrides(mode: str, top_k: int | None, **more: Any) -> dict[str, Any]:
+    return {"mode": mode, **more, **({"top_k": top_k} if top_k else {})}
+
+
+class Tools:
+    """The tools, each asking :attr:`source` for the index of the call."""
+
+    def __init__(self, source: RagSource) -> None:
+        self.source = source
+
+    async def query(
+        self,
+        question: str,
+        ctx: Context,
+        mode: Mode = "mix",
+        top_k: int | None = None,
+        context_only: bool = False,
+    ) -> dict[str, Any]:
+        """Answer a question from the index; the answer cites [n], listed in `references`.
+
+        `context_only` returns the retrieved context instead of an answer.
+        """
+        over = _query_overrides(
+            mode, top_k, only_need_context=context_only, include_references=True
+        )
+        with _reported():
+            result = await (await self.source(ctx)).query(question, **over)
+        return {result.kind: result.text, "mode": result.mode, "references": result.references}
+
+    async def query_data(
+        self, question: str, ctx: Context, mode: Mode = "mix", top_k: int | None = None
+    ) -> dict[str, Any]:
+        """What retrieval finds for a question (entities, relations, chunks, references); no answer."""
+        with _reported():
+            return await (await self.source(ctx)).query_data(
+                question, **_query_overrides(mode, top_k)
+            )
+
+    async def insert_text(
+        self, text: str, ctx: Context, file_path: str | None = None, doc_id: str | None = None
+    ) -> dict[str, Any]:
+        """Index a text as one document (`doc_id`: its identity; a later text under it replaces it)."""
+        with _reported():
+            report = await (await self.source(ctx)).insert(text, file_paths=file_path, ids=doc_id)
+        failed = [{"id": d, "file": f, "error": e} for d, f, e in report.failed]
+        return {
+            "ok": report.ok,
+            "new": report.new,
+            "updated": report.updated,
+            "unchanged": report.unchanged,
+            "duplicates": report.duplicates,
+            "failed": failed,
+        }
+
+    async def list_documents(
+        self, ctx: Context, offset: int = 0, limit: int = 50
+    ) -> dict[str, Any]:
+        """A page of the indexed documents: id, path, status, chunks, metadata."""
+        with _reported():
+            rag = await self.source(ctx)
+            return await rag.documents(max(offset, 0), min(max(limit, 1), MAX_LIST))
+
+    async def delete_document(self, doc_id: str, ctx: Context) -> dict[str, Any]:
+        """Remove a document (by id or source path) and what only it supported."""
+        with _reported():
+            ids, stats = await (await self.source(ctx)).delete([doc_id])
+        return {
+            "deleted": ids,
+            "chunks_removed": stats.chunks_removed,
+            "entities_deleted": stats.nodes_deleted,
+            "relations_deleted": stats.edges_deleted,
+        }
+
+    async def get_entity(self, name: str, ctx: Context, max_relations: int = 20) -> dict[str, Any]:
+        """An entity of the graph, its strongest relations and the entities they lead to."""
+        with _reported():
+            rag = await self.source(ctx)
+            return await entity_view(rag.storage.graph, name, max(1, min(max_relations, 200)))
+
+
+def build_mcp(source: RagSource) -> MCPServer:
+    """An MCP server offering the tools over the indexes ``source`` gives."""
+    server: MCPServer = MCPServer("kgrag", instructions=INSTRUCTIONS, log_level="WARNING")
+    tools = Tools(source)
+    server.add_tool(tools.query, annotations=_READ)
+    server.add_tool(tools.query_data, annotations=_READ)
+    server.add_tool(tools.insert_text, annotations=_WRITE)
+    server.add_tool(tools.list_documents, annotations=_READ)
+    server.add_tool(tools.delete_document, annotations=_DELETE)
+    server.add_tool(tools.get_entity, annotations=_READ)
+    return server

@@ -1,0 +1,83 @@
+"""``/mcp``: the MCP tools (:mod:`kgrag.server.mcp_tools`) over streamable HTTP.
+
+A request's workspace is named as for every route (``/w/NAME/mcp`` or the
+``X-Workspace`` header; else the default one) and its credentials are
+checked as for every route (401, 403). The transport is stateless: each
+request stands alone, so no session outlives the credentials that made it.
+:func:`mount` adds the route; :func:`running` (entered by the app's
+lifespan) runs the SDK's session manager.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import JSONResponse
+from mcp.server.mcpserver import Context
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import Request
+from starlette.routing import Route
+
+from kgrag.api import KGRag
+from kgrag.server import deps
+from kgrag.server.mcp_tools import build_mcp
+
+PATH = "/mcp"
+_RAG = "kgrag_mcp_rag"  # the scope key the guard leaves the request's index under
+LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+async def _scope_rag(ctx: Context) -> KGRag:
+    request: Any = ctx.request_context.request
+    rag: KGRag = request.scope[_RAG]
+    return rag
+
+
+def _security(auth: Any) -> TransportSecuritySettings:
+    """An open server (loopback only) checks Host and Origin against DNS rebinding."""
+    if auth is not None:  # credentials are needed: a rebound page has none
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=LOOPBACK_HOSTS,
+        allowed_origins=LOOPBACK_ORIGINS,
+    )
+
+
+class _Guard:
+    """The caller and workspace checks, then the SDK's handler with the index in the scope."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager) -> None:
+        self.manager = manager
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        request = Request(scope, receive)
+        try:
+            principal = deps.caller(request)
+            workspace = await deps.workspace(request, principal)
+        except HTTPException as exc:
+            refused = JSONResponse({"detail": exc.detail}, exc.status_code, exc.headers)
+            await refused(scope, receive, send)
+            return
+        await self.manager.handle_request({**scope, _RAG: workspace.rag}, receive, send)
+
+
+def mount(app: FastAPI) -> None:
+    """Serve the MCP tools at ``/mcp`` of ``app`` (enter :func:`running` in its lifespan)."""
+    server = build_mcp(_scope_rag)
+    server.streamable_http_app(stateless_http=True, transport_security=_security(app.state.auth))
+    app.state.mcp = server
+    methods = ["GET", "POST", "DELETE"]
+    app.router.routes.append(Route(PATH, endpoint=_Guard(server.session_manager), methods=methods))
+
+
+@asynccontextmanager
+async def running(app: FastAPI) -> AsyncIterator[None]:
+    """The SDK's session manager, running while the app serves."""
+    async with app.state.mcp.session_manager.run():
+        yield

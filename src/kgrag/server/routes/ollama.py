@@ -1,0 +1,150 @@
+"""Ollama's API (``/api/...``): Open WebUI and Ollama clients talk to the index as to a model.
+
+Models are ``kgrag[/WORKSPACE]:latest`` (any mode may stand for ``latest``:
+``kgrag:ppr``; see :mod:`kgrag.server.chat.names`); message prefixes choose
+the mode (:mod:`kgrag.server.chat.prefix`). ``/api/chat`` and
+``/api/generate`` stream NDJSON lines as Ollama does (``"stream": false``:
+one JSON object). Unlike LightRAG, ``/api/generate`` answers from the index
+too; ``/bypass`` (or the tag ``:bypass``) asks the chat model alone.
+Errors are Ollama's ``{"error": "..."}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+from kgrag.api import KGRag
+from kgrag.errors import KGRagError
+from kgrag.server.auth import Principal
+from kgrag.server.chat import ollama_shapes as shape
+from kgrag.server.chat.names import LATEST, model_name, parse_model
+from kgrag.server.chat.run import (
+    answer_pieces,
+    answer_text,
+    chat_error,
+    chat_workspace,
+    count_tokens,
+    modified_at,
+    read_body,
+    visible_workspaces,
+)
+from kgrag.server.chat.turn import ChatTurn, chat_turn, prompt_turn
+from kgrag.server.deps import Caller
+
+router = APIRouter(prefix="/api", tags=["ollama"])
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def _error(exc: KGRagError) -> JSONResponse:
+    err = chat_error(exc)
+    return JSONResponse({"error": err.message}, status_code=err.status)
+
+
+def _models(request: Request, principal: Principal) -> list[tuple[str, float]]:
+    return [
+        (model_name(part, LATEST), modified_at(request, space))
+        for part, space in visible_workspaces(request, principal)
+    ]
+
+
+@router.get("/version")
+async def version(principal: Caller) -> dict[str, str]:
+    return {"version": shape.VERSION}
+
+
+@router.get("/tags", response_model=None)
+async def tags(request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
+    """The models: one per workspace the caller may use."""
+    try:
+        return {"models": [shape.model_entry(n, t) for n, t in _models(request, principal)]}
+    except KGRagError as exc:
+        return _error(exc)
+
+
+@router.get("/ps", response_model=None)
+async def running(request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
+    try:
+        return {"models": [shape.running_entry(n, t) for n, t in _models(request, principal)]}
+    except KGRagError as exc:
+        return _error(exc)
+
+
+@router.post("/show", response_model=None)
+async def show(request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
+    """A model's details; 404 for a name that is no model."""
+    try:
+        body = await read_body(request, shape.ShowBody)
+        name = body.model or body.name
+        ws = await chat_workspace(request, principal, parse_model(name))
+        return shape.show_entry(name, modified_at(request, ws.name))
+    except KGRagError as exc:
+        return _error(exc)
+
+
+@router.post("/chat")
+async def chat(request: Request, principal: Caller) -> Response:
+    """Answer the last message from the index (mode: prefix, model tag, else mix)."""
+    try:
+        body = await read_body(request, shape.ChatBody)
+        model = parse_model(body.model)
+        if not body.messages:  # Ollama's "load the model" request
+            return JSONResponse(shape.final("chat", body.model, "", {}, "load"))
+        turn = chat_turn([m.model_dump() for m in body.messages], model, body.system)
+        ws = await chat_workspace(request, principal, model)
+        return await _answer("chat", body.model, body.stream, ws.rag, turn)
+    except KGRagError as exc:
+        return _error(exc)
+
+
+@router.post("/generate")
+async def generate(request: Request, principal: Caller) -> Response:
+    """Answer the prompt from the index, as ``/api/chat`` answers one message."""
+    try:
+        body = await read_body(request, shape.GenerateBody)
+        model = parse_model(body.model)
+        if not body.prompt:  # Ollama's "load the model" request
+            return JSONResponse(shape.final("generate", body.model, "", {}, "load"))
+        turn = prompt_turn(body.prompt, model, body.system)
+        ws = await chat_workspace(request, principal, model)
+        return await _answer("generate", body.model, body.stream, ws.rag, turn)
+    except KGRagError as exc:
+        return _error(exc)
+
+
+async def _answer(
+    kind: shape.Kind, model: str, stream: bool, rag: KGRag, turn: ChatTurn
+) -> Response:
+    timing = shape.Timing(count_tokens(rag, turn.question))
+    if not stream:
+        text = await answer_text(rag, turn)
+        timing.tick()
+        times = timing.fields(count_tokens(rag, text))
+        return JSONResponse(shape.final(kind, model, text, times))
+    pieces = await answer_pieces(rag, turn)
+    lines = _lines(kind, model, rag, pieces, timing)
+    return StreamingResponse(lines, media_type="application/x-ndjson", headers=STREAM_HEADERS)
+
+
+async def _lines(
+    kind: shape.Kind,
+    model: str,
+    rag: KGRag,
+    pieces: AsyncGenerator[str, None],
+    timing: shape.Timing,
+) -> AsyncGenerator[str, None]:
+    """The NDJSON lines: one per piece, then the final one; a failure ends with an error line."""
+    text: list[str] = []
+    try:
+        async for piece in pieces:
+            timing.tick()
+            text.append(piece)
+            yield shape.line(shape.piece(kind, model, piece))
+    except KGRagError as exc:
+        yield shape.line({"error": str(exc)})
+        return
+    times = timing.fields(count_tokens(rag, "".join(text)))
+    yield shape.line(shape.final(kind, model, "", times))

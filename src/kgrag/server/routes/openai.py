@@ -1,0 +1,119 @@
+"""OpenAI's chat-completions API (``/v1/...``): any OpenAI client asks the index.
+
+``GET /v1/models`` lists one model per workspace and mode the caller may
+use (``kgrag``, ``kgrag:ppr``, ``kgrag/WORKSPACE:naive``...; see
+:mod:`kgrag.server.chat.names`); ``POST /v1/chat/completions`` answers the
+last message with the model's workspace and mode (a message prefix such as
+``/local`` overrides the mode), whole or streamed as server-sent events
+ending with ``data: [DONE]``. Errors are OpenAI's ``{"error": {...}}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+from kgrag.api import KGRag
+from kgrag.errors import KGRagError
+from kgrag.server.auth import Principal
+from kgrag.server.chat import openai_shapes as shape
+from kgrag.server.chat.names import MODES, model_name, parse_model
+from kgrag.server.chat.run import (
+    answer_pieces,
+    answer_text,
+    chat_error,
+    chat_workspace,
+    count_tokens,
+    modified_at,
+    read_body,
+    visible_workspaces,
+)
+from kgrag.server.chat.turn import ChatTurn, chat_turn
+from kgrag.server.deps import Caller
+
+router = APIRouter(prefix="/v1", tags=["openai"])
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def _error(exc: KGRagError) -> JSONResponse:
+    err = chat_error(exc)
+    return JSONResponse(shape.error(err.status, err.message), status_code=err.status)
+
+
+def _models(request: Request, principal: Principal) -> list[dict[str, Any]]:
+    """Each visible workspace as ``kgrag[/W]`` (mix) and once per mode."""
+    listed = []
+    for part, space in visible_workspaces(request, principal):
+        created = modified_at(request, space)
+        for mode in (None, *MODES[1:]):
+            listed.append(shape.model_entry(model_name(part, mode), created))
+    return listed
+
+
+@router.get("/models", response_model=None)
+async def models(request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
+    try:
+        return {"object": "list", "data": _models(request, principal)}
+    except KGRagError as exc:
+        return _error(exc)
+
+
+@router.get("/models/{model:path}", response_model=None)
+async def model(model: str, request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
+    """One model; 404 for a name that is no model or a workspace that does not exist."""
+    try:
+        ws = await chat_workspace(request, principal, parse_model(model))
+        return shape.model_entry(model, modified_at(request, ws.name))
+    except KGRagError as exc:
+        return _error(exc)
+
+
+@router.post("/chat/completions")
+async def completions(request: Request, principal: Caller) -> Response:
+    """Answer the last message from the model's workspace, in its mode."""
+    try:
+        body = await read_body(request, shape.CompletionBody)
+        name = parse_model(body.model)
+        messages = [{"role": m.role, "content": m.text()} for m in body.messages]
+        turn = chat_turn(messages, name)
+        ws = await chat_workspace(request, principal, name)
+        usage = bool(body.stream_options and body.stream_options.include_usage)
+        return await _answer(body.model, body.stream, usage, ws.rag, turn)
+    except KGRagError as exc:
+        return _error(exc)
+
+
+async def _answer(model: str, stream: bool, usage: bool, rag: KGRag, turn: ChatTurn) -> Response:
+    cid = shape.completion_id()
+    prompt = count_tokens(rag, turn.question)
+    if not stream:
+        text = await answer_text(rag, turn)
+        used = shape.usage(prompt, count_tokens(rag, text))
+        return JSONResponse(shape.completion(cid, model, text, used))
+    pieces = await answer_pieces(rag, turn)
+    events = _events(cid, model, rag, pieces, prompt if usage else None)
+    return StreamingResponse(events, media_type="text/event-stream", headers=STREAM_HEADERS)
+
+
+async def _events(
+    cid: str, model: str, rag: KGRag, pieces: AsyncGenerator[str, None], prompt: int | None
+) -> AsyncGenerator[str, None]:
+    """The role, one chunk per piece, the stop (and usage), then ``[DONE]``; or an error event."""
+    yield shape.event(shape.chunk(cid, model, {"role": "assistant", "content": ""}))
+    text: list[str] = []
+    try:
+        async for piece in pieces:
+            text.append(piece)
+            yield shape.event(shape.chunk(cid, model, {"content": piece}))
+    except KGRagError as exc:
+        err = chat_error(exc)
+        yield shape.event(shape.error(err.status, err.message))
+        return
+    yield shape.event(shape.chunk(cid, model, {}, "stop"))
+    if prompt is not None:
+        used = shape.usage(prompt, count_tokens(rag, "".join(text)))
+        yield shape.event(shape.usage_chunk(cid, model, used))
+    yield shape.event("[DONE]")
