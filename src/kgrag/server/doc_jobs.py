@@ -1,0 +1,189 @@
+"""The jobs behind the document routes: what each does with the workspace's writer.
+
+Each function returns a :data:`~kgrag.server.jobs.JobFn` for
+:meth:`Jobs.submit <kgrag.server.jobs.Jobs.submit>`. Files are loaded in a
+worker thread (parsing a PDF never stalls the event loop), shown by their
+path inside the input folder (never the server's absolute path), and a
+file the loader refuses is named in its track with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kgrag.errors import ConfigError, DocumentNotFoundError
+from kgrag.ingest.ids import source_doc_id
+from kgrag.ingest.loaders import LoadReport, load_paths
+from kgrag.ingest.options import LoadOptions
+from kgrag.lifecycle.documents import resolve
+from kgrag.lifecycle.rejected import note_rejected
+from kgrag.pipeline.report import IndexReport
+from kgrag.server import tracks
+from kgrag.server.uploads import inside
+
+if TYPE_CHECKING:
+    from kgrag.api import KGRag
+    from kgrag.server.jobs import Job, JobFn
+    from kgrag.server.tracks import Track
+    from kgrag.types import Document
+
+
+@dataclass(slots=True)
+class FileBatch:
+    """Files (or folders) to index, shown relative to ``inputs``."""
+
+    paths: list[Path]
+    inputs: Path
+    metadata: dict[str, dict[str, Any]] = field(default_factory=dict)  # by resolved path
+    replace: str | None = None  # the document id one new file supersedes
+
+
+def report_result(report: IndexReport) -> dict[str, Any]:
+    """What an indexing job did, for ``GET /jobs/{id}``."""
+    failed = [{"doc_id": d, "file_path": f, "error": e} for d, f, e in report.failed]
+    message = (
+        f"{len(report.processed)} processed, {len(failed)} failed, "
+        f"{len(report.unchanged)} unchanged, {len(report.load_errors)} refused"
+    )
+    return {
+        "message": message,
+        "new": report.new,
+        "updated": report.updated,
+        "moved": report.moved,
+        "unchanged": report.unchanged,
+        "processed": report.processed,
+        "failed": failed,
+        "load_errors": report.load_errors,
+    }
+
+
+async def _index(rag: KGRag, job: Job, docs: list[Document]) -> IndexReport:
+    if not docs:
+        return IndexReport()
+    return await rag.index_documents(docs, progress=job.progress)
+
+
+async def _save_track(rag: KGRag, track: Track | None, job: Job) -> None:
+    if track is not None:
+        track.job_id = job.id
+        async with rag.writing():
+            await tracks.save(rag.storage, track)
+
+
+def index_texts(docs: list[Document], track: Track) -> JobFn:
+    """Index raw texts (already made into documents)."""
+
+    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+        try:
+            return report_result(await _index(rag, job, docs))
+        finally:
+            await _save_track(rag, track, job)
+
+    return run
+
+
+def _loaded(batch: FileBatch, options: LoadOptions, track: Track) -> LoadReport:
+    """Load the batch's files; paths shown inside the input folder, refusals on the track."""
+    loaded = load_paths([str(p) for p in batch.paths], options)
+    root = batch.inputs.resolve()
+    for doc in loaded.documents:
+        source = doc.source or doc.file_path
+        doc.file_path = os.path.relpath(source, root) if inside(root, source) else doc.file_path
+        doc.metadata = dict(batch.metadata.get(source, {}))
+        track.plan(doc.id, doc.file_path, doc.metadata)
+    for error in loaded.errors:
+        real = str(Path(error.path).resolve())
+        shown = os.path.relpath(real, root) if inside(root, real) else Path(real).name
+        track.refuse(source_doc_id(real), shown, error.reason)
+    return loaded
+
+
+def index_files(batch: FileBatch, track: Track) -> JobFn:
+    """Load and index files; with ``batch.replace``, the one file supersedes that document."""
+
+    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+        try:
+            options = LoadOptions.from_settings(rag.settings)
+            loaded = await asyncio.to_thread(_loaded, batch, options, track)
+            if batch.replace is not None:
+                if len(loaded.documents) != 1:
+                    raise ConfigError(
+                        "the new file could not be loaded: " + "; ".join(track.errors.values())
+                    )
+                loaded.documents[0].replaces = [batch.replace]
+            report = await _index(rag, job, loaded.documents)
+            async with rag.writing():
+                await note_rejected(rag.storage, loaded)
+            report.load_errors = [str(e) for e in loaded.errors]
+            return report_result(report)
+        finally:
+            await _save_track(rag, track, job)
+
+    return run
+
+
+async def _found(rag: KGRag, ids: list[str]) -> tuple[list[str], list[str]]:
+    """(ids found, ids not found); a given path or source stands for its document."""
+    found, missing = [], []
+    for given in ids:
+        try:
+            found += [r.id for r in await resolve(rag.storage, [given])]
+        except DocumentNotFoundError:
+            missing.append(given)
+    return list(dict.fromkeys(found)), missing
+
+
+def _remove_files(sources: list[str], inputs: Path) -> list[str]:
+    removed = []
+    for source in sources:
+        path = inside(inputs, source)
+        if path is not None and path.is_file():
+            path.unlink()
+            removed.append(os.path.relpath(path, inputs.resolve()))
+    return removed
+
+
+def delete_docs(ids: list[str], inputs: Path, *, delete_file: bool, purge_cache: bool) -> JobFn:
+    """Delete documents; with ``delete_file``, their files inside the input folder too."""
+
+    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+        found, missing = await _found(rag, ids)
+        records = await rag.storage.doc_status.get_many(found)
+        deleted: list[str] = []
+        if found:
+            deleted, _ = await rag.delete(found, purge_cache=purge_cache)
+        sources = [r.source or r.file_path for r in records.values()]
+        files = _remove_files(sources, inputs) if delete_file else []
+        return {
+            "message": f"{len(deleted)} deleted, {len(missing)} not found",
+            "deleted": deleted,
+            "not_found": missing,
+            "files_deleted": files,
+        }
+
+    return run
+
+
+def set_disabled(ids: list[str], disabled: bool) -> JobFn:
+    """Disable (or enable) documents."""
+
+    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+        found, missing = await _found(rag, ids)
+        changed = await rag.set_disabled(found, disabled) if found else []
+        word = "disabled" if disabled else "enabled"
+        return {"message": f"{len(changed)} {word}", word: changed, "not_found": missing}
+
+    return run
+
+
+def reprocess_failed() -> JobFn:
+    """Retry failed documents and those with chunk warnings."""
+
+    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+        return report_result(await rag.retry_failed(progress=job.progress))
+
+    return run

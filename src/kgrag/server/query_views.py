@@ -1,0 +1,138 @@
+"""Query results in LightRAG's response shapes, with kgrag's fields alongside.
+
+- :func:`answer_view`: ``{response, references, response_time,
+  llm_generated}`` plus ``coverage``, ``cost``, ``mode``, ``extractive``,
+  ``fallback_reason``, ``invalid_citations``, ``cached``;
+- :func:`reference_views`: one entry per reference number, LightRAG's
+  ``reference_id`` and ``file_path`` (and ``content``, a list holding the
+  span's text, with ``include_chunk_content``) plus kgrag's ``kind``,
+  ``name``, ``doc_id``, ``chunk_id``, ``pages``, ``section``, ``start``,
+  ``end``, ``cited``;
+- :func:`data_view`: ``{status, message, data: {entities, relationships,
+  chunks, references, paths}, metadata: {query_mode, keywords,
+  processing_info, ...}}``; entities and relations also carry LightRAG's
+  ``source_id`` and ``file_path`` (``<SEP>``-joined) and their
+  ``reference_id``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgrag.query.param import QueryResult
+from kgrag.types import SEP
+
+_DATA_KEYS = {
+    "status",
+    "question",
+    "mode",
+    "keywords",
+    "entities",
+    "relations",
+    "paths",
+    "chunks",
+    "references",
+}
+
+
+def reference_views(refs: list[dict[str, Any]], include_content: bool) -> list[dict[str, Any]]:
+    out = []
+    for ref in refs:
+        item = {k: v for k, v in ref.items() if k not in ("text", "sources", "chunks")}
+        item["reference_id"] = str(ref.get("reference_id", ""))
+        item["file_path"] = ref.get("file_path") or ""
+        if include_content:
+            item["content"] = [ref["text"]] if ref.get("text") else []
+        out.append(item)
+    return out
+
+
+def llm_generated(result: QueryResult) -> bool:
+    """Whether a chat model wrote the text (not a context, prompt, quote or no-context reply)."""
+    return result.kind == "answer" and not result.extractive and not result.no_context
+
+
+def outcome_fields(result: QueryResult) -> dict[str, Any]:
+    """kgrag's fields of an answer: what it covered, cost, and how it was made."""
+    return {
+        "llm_generated": llm_generated(result),
+        "coverage": result.coverage,
+        "cost": result.cost.as_dict(),
+        "mode": result.mode,
+        "extractive": result.extractive,
+        "fallback_reason": result.fallback_reason,
+        "invalid_citations": result.invalid_citations,
+        "cached": result.cached,
+    }
+
+
+def answer_view(
+    result: QueryResult, include: bool, content: bool, seconds: float
+) -> dict[str, Any]:
+    """``POST /query``'s answer (``include``: references; ``content``: their text)."""
+    refs = reference_views(result.references, content) if include else None
+    return {
+        "response": result.text,
+        "references": refs,
+        "response_time": round(seconds, 4),
+        **outcome_fields(result),
+    }
+
+
+def _numbers(refs: list[dict[str, Any]], kind: str) -> dict[str, str]:
+    return {str(r.get("name")): str(r["reference_id"]) for r in refs if r.get("kind") == kind}
+
+
+def _with_lightrag_fields(
+    items: list[dict[str, Any]], numbers: dict[str, str], key: Any
+) -> list[dict[str, Any]]:
+    out = []
+    for item in items:
+        extra = {
+            "source_id": SEP.join(item.get("source_ids") or []),
+            "file_path": SEP.join(item.get("file_paths") or []),
+            "reference_id": numbers.get(key(item), ""),
+        }
+        out.append({**item, **extra})
+    return out
+
+
+def data_view(data: dict[str, Any]) -> dict[str, Any]:
+    """``POST /query/data``'s answer from :meth:`KGRag.query_data`'s dict."""
+    refs = data.get("references", [])
+    entities = _with_lightrag_fields(
+        data.get("entities", []), _numbers(refs, "entity"), lambda e: e.get("entity_name")
+    )
+    relations = _with_lightrag_fields(
+        data.get("relations", []),
+        _numbers(refs, "relation"),
+        lambda r: f"{r.get('src_id')} <-> {r.get('tgt_id')}",
+    )
+    keywords = data.get("keywords", {})
+    truncated = data.get("truncated", {})
+    info = {
+        "total_entities_found": len(entities) + truncated.get("entities", 0),
+        "total_relations_found": len(relations) + truncated.get("relations", 0),
+        "entities_after_truncation": len(entities),
+        "relations_after_truncation": len(relations),
+        "final_chunks_count": len(data.get("chunks", [])),
+    }
+    metadata = {
+        "query_mode": data.get("mode"),
+        "keywords": {
+            "high_level": keywords.get("high_level", []),
+            "low_level": keywords.get("low_level", []),
+        },
+        "processing_info": info,
+        **{k: v for k, v in data.items() if k not in _DATA_KEYS},
+    }
+    body = {
+        "entities": entities,
+        "relationships": relations,
+        "chunks": data.get("chunks", []),
+        "references": refs,
+        "paths": data.get("paths", []),
+    }
+    status = data.get("status", "success")
+    message = "Query executed successfully" if status == "success" else f"Query status: {status}"
+    return {"status": status, "message": message, "data": body, "metadata": metadata}

@@ -1,0 +1,165 @@
+"""Reading the documents: paginated listing, status counts, track status, pipeline status.
+
+Everything here reads through the workspace's shared instance, so it
+shows committed state; a track's documents that the index does not hold
+yet show as ``pending`` while their job waits or runs, refused files as
+``failed`` with the loader's reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, HTTPException
+from pydantic import BaseModel, Field, field_validator
+
+from kgrag.lifecycle.documents import all_records
+from kgrag.server import doc_views as views
+from kgrag.server import tracks
+from kgrag.server.deps import CurrentWorkspace, Workspace
+from kgrag.server.jobs import CurrentJobs, Jobs, WorkQueue
+from kgrag.types import DocStatus
+
+router = APIRouter(prefix="/documents", tags=["documents"])
+
+_STATUSES = {s.value for s in DocStatus}
+
+
+class DocumentsPage(BaseModel):
+    """``POST /documents/paginated``: LightRAG's body, plus ``search``."""
+
+    status_filter: str | None = None
+    status_filters: list[str] = Field(default_factory=list)
+    page: int = Field(1, ge=1)
+    page_size: int = Field(50, ge=10, le=200)
+    sort_field: Literal["created_at", "updated_at", "id", "file_path"] = "updated_at"
+    sort_direction: Literal["asc", "desc"] = "desc"
+    search: str = Field("", max_length=1000)
+
+    @field_validator("status_filter", mode="before")
+    @classmethod
+    def _one(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("status_filters", mode="before")
+    @classmethod
+    def _many(cls, value: Any) -> Any:
+        return [v.lower() if isinstance(v, str) else v for v in value or []]
+
+    def request(self) -> views.PageRequest:
+        wanted = [*([self.status_filter] if self.status_filter else []), *self.status_filters]
+        unknown = [s for s in wanted if s not in _STATUSES]
+        if unknown:
+            raise HTTPException(422, f"unknown status {unknown[0]!r}; known: {sorted(_STATUSES)}")
+        return views.PageRequest(
+            wanted,
+            self.search.strip(),
+            self.page,
+            self.page_size,
+            self.sort_field,
+            self.sort_direction,
+        )
+
+
+@router.post("/paginated")
+async def paginated(body: DocumentsPage, ws: CurrentWorkspace) -> dict[str, Any]:
+    records = await all_records(ws.rag.storage)
+    req = body.request()
+    page, total = views.page_of(records, req)
+    return {
+        "documents": [views.doc_view(r) for r in page],
+        "pagination": views.pagination(req.page, req.page_size, total),
+        "status_counts": views.status_counts(records),
+    }
+
+
+@router.get("/status_counts")
+async def status_counts(ws: CurrentWorkspace) -> dict[str, Any]:
+    return {"status_counts": views.status_counts(await all_records(ws.rag.storage))}
+
+
+@router.get("")
+async def documents(ws: CurrentWorkspace) -> dict[str, Any]:
+    """LightRAG's older listing: documents grouped by status (at most 1000)."""
+    statuses: dict[str, list[dict[str, Any]]] = {}
+    for record in (await all_records(ws.rag.storage))[:1000]:
+        statuses.setdefault(record.status.value, []).append(views.doc_view(record))
+    return {"statuses": statuses}
+
+
+async def _track(ws: Workspace, jobs: Jobs, track_id: str) -> tuple[tracks.Track, bool]:
+    """The track and whether its job has ended; 404 for an unknown id."""
+    job = jobs.by_track(ws.name, track_id)
+    if job is not None and job.track is not None:
+        return job.track, job.finished
+    stored = await tracks.load(ws.rag.storage, track_id)
+    if stored is None:
+        raise HTTPException(404, f"no track {track_id!r} in workspace {ws.name!r}")
+    return stored, True
+
+
+async def _track_docs(ws: Workspace, track: tracks.Track, ended: bool) -> list[dict[str, Any]]:
+    records = await ws.rag.storage.doc_status.get_many([p.doc_id for p in track.docs])
+    shown = []
+    for p in track.docs:
+        if p.doc_id in track.errors:
+            shown.append(
+                views.placeholder_view(
+                    p.doc_id, p.file_path, "failed", track.errors[p.doc_id], track.created_at
+                )
+            )
+        elif p.doc_id in records:
+            shown.append(views.doc_view(records[p.doc_id], track.track_id))
+        elif not ended:
+            shown.append(
+                views.placeholder_view(p.doc_id, p.file_path, "pending", None, track.created_at)
+            )
+    return shown
+
+
+@router.get("/track_status/{track_id}")
+async def track_status(track_id: str, ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+    track, ended = await _track(ws, jobs, track_id.strip())
+    docs = await _track_docs(ws, track, ended)
+    summary: dict[str, int] = {}
+    for d in docs:
+        summary[d["status"]] = summary.get(d["status"], 0) + 1
+    return {
+        "track_id": track.track_id,
+        "documents": docs,
+        "total_count": len(docs),
+        "status_summary": summary,
+        "job_id": track.job_id or (j.id if (j := jobs.by_track(ws.name, track.track_id)) else None),
+    }
+
+
+@router.get("/scan/status/{track_id}")
+async def scan_status(track_id: str, ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+    """LightRAG's name for the track status of a scan."""
+    return await track_status(track_id, ws, jobs)
+
+
+def pipeline_view(queue: WorkQueue) -> dict[str, Any]:
+    """LightRAG's pipeline status fields, and kgrag's ``job``, ``queued`` and ``progress``."""
+    job = queue.current
+    history = list(queue.messages)
+    return {
+        "autoscanned": False,
+        "busy": job is not None,
+        "job_name": job.title if job else "",
+        "job_start": views.iso(job.started_at) if job else None,
+        "docs": job.progress.documents if job else 0,
+        "batchs": 1 if job else 0,
+        "cur_batch": 1 if job else 0,
+        "request_pending": bool(queue.waiting),
+        "latest_message": history[-1] if history else "",
+        "history_messages": history,
+        "job": job.to_dict() if job else None,
+        "queued": [j.to_dict() for j in queue.waiting],
+        "progress": job.progress.to_dict() if job else None,
+    }
+
+
+@router.get("/pipeline_status")
+async def pipeline_status(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+    return pipeline_view(jobs.queue(ws.name))

@@ -1,0 +1,232 @@
+"""``/documents``: LightRAG's insert, upload and scan routes, and kgrag's supersede.
+
+Every route answers at once with LightRAG's ``{status, message, track_id}``
+plus ``job_id``; the indexing runs in the workspace's job queue (one job
+at a time, in order: :mod:`kgrag.server.jobs`). ``GET /jobs/{job_id}``
+awaits it, ``GET /documents/track_status/{track_id}`` shows its
+documents. :data:`router` also carries the listing and admin routes
+(:mod:`.doc_status`, :mod:`.doc_admin`) and ``/jobs`` (:mod:`.jobs`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, HTTPException, Request, UploadFile
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from starlette.datastructures import UploadFile as FormFile
+
+from kgrag.ingest.ids import source_doc_id
+from kgrag.ingest.texts import text_documents
+from kgrag.lifecycle.documents import resolve
+from kgrag.server import doc_jobs
+from kgrag.server.deps import CurrentWorkspace, Workspace
+from kgrag.server.jobs import CurrentJobs, accepted
+from kgrag.server.routes import doc_admin, doc_status
+from kgrag.server.routes import jobs as job_routes
+from kgrag.server.tracks import Track, new_track_id
+from kgrag.server.uploads import MAX_FILES, Saved, UploadLimits, inputs_of, save_upload
+from kgrag.types import Document
+
+own = APIRouter(prefix="/documents", tags=["documents"])
+
+MAX_TEXT_CHARS = 50_000_000
+
+
+class InsertText(BaseModel):
+    """``POST /documents/text``: one text, its source name and metadata."""
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    file_source: str | None = Field(None, max_length=1000)
+    metadata: dict[str, Any] | None = None
+    id: str | None = Field(None, max_length=1000, description="identity: a later text supersedes")
+
+    @field_validator("text")
+    @classmethod
+    def _stripped(cls, text: str) -> str:
+        if not text.strip():
+            raise ValueError("the text is empty")
+        return text.strip()
+
+
+class InsertTexts(BaseModel):
+    """``POST /documents/texts``: several texts; sources, metadata and ids one per text."""
+
+    texts: list[str] = Field(min_length=1, max_length=10_000)
+    file_sources: list[str] | None = None
+    metadata: dict[str, Any] | list[dict[str, Any]] | None = None
+    ids: list[str] | None = None
+
+    @field_validator("texts")
+    @classmethod
+    def _stripped(cls, texts: list[str]) -> list[str]:
+        if any(not t.strip() for t in texts):
+            raise ValueError("a text is empty")
+        return [t.strip() for t in texts]
+
+
+def _documents(body: InsertTexts) -> list[Document]:
+    n = len(body.texts)
+    sources = body.file_sources or ["unknown_source"] * n
+    if len(sources) < n:  # LightRAG accepts fewer sources than texts
+        sources = [*sources, *["unknown_source"] * (n - len(sources))]
+    metas = body.metadata if isinstance(body.metadata, list) else [body.metadata or {}] * n
+    if len(metas) != n or len(sources) != n or (body.ids is not None and len(body.ids) != n):
+        raise HTTPException(422, "give one file source, metadata and id per text (or none)")
+    docs = []
+    for i, (text, source, meta) in enumerate(zip(body.texts, sources, metas, strict=True)):
+        ids = [body.ids[i]] if body.ids else None
+        docs += text_documents([text], [source or "unknown_source"], ids, meta)
+    return docs
+
+
+def _insert(ws: Workspace, jobs: CurrentJobs, docs: list[Document]) -> dict[str, Any]:
+    track = Track(new_track_id("insert"))
+    for doc in docs:
+        track.plan(doc.id, doc.file_path, doc.metadata)
+    fn = doc_jobs.index_texts(docs, track)
+    job = jobs.submit(ws.name, "insert", f"Indexing {len(docs)} text(s)", fn, track)
+    word = "Text" if len(docs) == 1 else "Texts"
+    return accepted(
+        job, "success", f"{word} successfully received. Processing will continue in background."
+    )
+
+
+@own.post("/text")
+async def insert_text(body: InsertText, ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+    many = InsertTexts(
+        texts=[body.text],
+        file_sources=[body.file_source or "unknown_source"],
+        metadata=[body.metadata or {}],
+        ids=[body.id] if body.id else None,
+    )
+    return _insert(ws, jobs, _documents(many))
+
+
+@own.post("/texts")
+async def insert_texts(
+    body: InsertTexts, ws: CurrentWorkspace, jobs: CurrentJobs
+) -> dict[str, Any]:
+    return _insert(ws, jobs, _documents(body))
+
+
+async def _save_all(given: list[FormFile], ws: Workspace) -> list[Saved]:
+    """Store every file, or none: one refused file refuses the request."""
+    if not given:
+        raise HTTPException(400, "no file uploaded (multipart field 'file' or 'files')")
+    if len(given) > MAX_FILES:
+        raise HTTPException(400, f"at most {MAX_FILES} files per upload")
+    limits = UploadLimits.from_settings(ws.rag.settings)
+    inputs = inputs_of(ws)
+    saved: list[Saved] = []
+    try:
+        for upload in given:
+            saved.append(await save_upload(upload, inputs, limits))
+    except BaseException:
+        for s in saved:
+            s.path.unlink(missing_ok=True)
+        raise
+    return saved
+
+
+def _file_job(
+    ws: Workspace, saved: list[Saved], replace: str | None = None
+) -> tuple[Track, doc_jobs.FileBatch]:
+    track = Track(new_track_id("upload"))
+    metadata = {}
+    for s in saved:
+        real = str(s.path.resolve())
+        metadata[real] = {"original_name": s.original_name}
+        track.plan(source_doc_id(real), s.path.name, metadata[real])
+    inputs = inputs_of(ws)
+    return track, doc_jobs.FileBatch([s.path for s in saved], inputs, metadata, replace)
+
+
+@own.post("/upload")
+async def upload(
+    ws: CurrentWorkspace,
+    jobs: CurrentJobs,
+    file: Annotated[list[UploadFile] | None, File()] = None,
+    files: Annotated[list[UploadFile] | None, File()] = None,
+) -> dict[str, Any]:
+    """Store the files in the input folder under server-chosen names and index them."""
+    saved = await _save_all([*(file or []), *(files or [])], ws)
+    track, batch = _file_job(ws, saved)
+    title = f"Indexing {len(saved)} uploaded file(s)"
+    job = jobs.submit(ws.name, "upload", title, doc_jobs.index_files(batch, track), track)
+    names = ", ".join(repr(s.original_name) for s in saved)
+    message = f"File(s) {names} uploaded successfully. Processing will continue in background."
+    return accepted(job, "success", message, files=[s.path.name for s in saved])
+
+
+@own.post("/scan")
+async def scan(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+    """Index the input folder: new and changed files (unchanged ones are skipped)."""
+    inputs = inputs_of(ws)
+    track = Track(new_track_id("scan"))
+    batch = doc_jobs.FileBatch([inputs], inputs)
+    job = jobs.submit(
+        ws.name, "scan", "Scanning the input folder", doc_jobs.index_files(batch, track), track
+    )
+    return accepted(
+        job, "scanning_started", "Scanning process has been initiated in the background"
+    )
+
+
+class Supersede(BaseModel):
+    """``POST /documents/{doc_id}/supersede`` as JSON: the new text."""
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    file_source: str | None = Field(None, max_length=1000)
+    metadata: dict[str, Any] | None = None
+
+
+async def _supersede_text(request: Request, old: str, ws: Workspace) -> tuple[Track, Any]:
+    try:
+        body = Supersede.model_validate(await request.json())
+    except (ValueError, ValidationError) as exc:
+        raise HTTPException(422, f"expected JSON {{text, file_source, metadata}}: {exc}") from exc
+    if not body.text.strip():
+        raise HTTPException(422, "the text is empty")
+    docs = text_documents(
+        [body.text.strip()], [body.file_source or "unknown_source"], None, body.metadata
+    )
+    docs[0].replaces = [old]
+    track = Track(new_track_id("supersede"))
+    track.plan(docs[0].id, docs[0].file_path, docs[0].metadata)
+    return track, doc_jobs.index_texts(docs, track)
+
+
+async def _supersede_file(request: Request, old: str, ws: Workspace) -> tuple[Track, Any]:
+    async with request.form() as form:
+        given = form.get("file")
+        if not isinstance(given, FormFile):
+            raise HTTPException(422, "the multipart field 'file' must hold the new file")
+        saved = await _save_all([given], ws)
+    track, batch = _file_job(ws, saved, replace=old)
+    return track, doc_jobs.index_files(batch, track)
+
+
+@own.post("/{doc_id}/supersede")
+async def supersede(
+    doc_id: str, request: Request, ws: CurrentWorkspace, jobs: CurrentJobs
+) -> dict[str, Any]:
+    """Replace a document by a new text (JSON) or file (multipart ``file``), in one commit."""
+    (old,) = await resolve(ws.rag.storage, [doc_id])
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        track, fn = await _supersede_file(request, old.id, ws)
+    else:
+        track, fn = await _supersede_text(request, old.id, ws)
+    job = jobs.submit(ws.name, "supersede", f"Superseding {old.id}", fn, track)
+    return accepted(
+        job,
+        "success",
+        f"Document {old.id} will be superseded. Processing will continue in background.",
+    )
+
+
+router = APIRouter()
+router.include_router(own)
+router.include_router(doc_status.router)
+router.include_router(doc_admin.router)
+router.include_router(job_routes.router)

@@ -1,0 +1,60 @@
+"""kgrag's errors as HTTP answers, in one place.
+
+Every :class:`~kgrag.errors.KGRagError` a route lets through becomes
+``{"detail": message, "error": class name}`` with the status of the first
+matching class in :data:`STATUSES` (most specific first); anything else of
+kgrag's is a 500. Model errors that carry ``retry_after`` pass it on as a
+``Retry-After`` header.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from kgrag import errors as e
+from kgrag.server.workspaces import WorkspaceError
+
+STATUSES: tuple[tuple[type[e.KGRagError], int], ...] = (
+    (WorkspaceError, 400),
+    (e.DocumentNotFoundError, 404),
+    (e.EntityNotFoundError, 404),
+    (e.MergeNotFoundError, 404),
+    (e.NoIndexError, 404),
+    (e.CurationError, 409),
+    (e.WorkdirBusyError, 503),
+    (e.StorageError, 500),
+    (e.ConfigError, 400),
+    (e.QueryError, 400),
+    (e.LoaderError, 422),
+    (e.ModelTimeoutError, 504),
+    (e.ModelRateLimitError, 503),
+    (e.ModelError, 502),
+    (e.ExtractionError, 502),
+    (e.NotOpenError, 503),
+)
+
+
+def status_of(exc: e.KGRagError) -> int:
+    """The HTTP status for ``exc``."""
+    return next((code for kind, code in STATUSES if isinstance(exc, kind)), 500)
+
+
+def error_response(exc: e.KGRagError) -> JSONResponse:
+    """``exc`` as the JSON answer a client gets."""
+    headers = {}
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None:
+        headers["Retry-After"] = str(max(1, round(retry_after)))
+    body = {"detail": str(exc) or type(exc).__name__, "error": type(exc).__name__}
+    return JSONResponse(body, status_code=status_of(exc), headers=headers)
+
+
+async def _handle(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, e.KGRagError)
+    return error_response(exc)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handler on ``app`` (``create_app`` calls it)."""
+    app.add_exception_handler(e.KGRagError, _handle)

@@ -1,0 +1,41 @@
+"""``/jobs``: the workspace's background jobs, and awaiting one.
+
+``GET /jobs/{job_id}?wait=S`` answers when the job has ended or after
+``S`` seconds (at most 60), whichever comes first; ``status`` is then
+``queued``, ``running``, ``succeeded``, ``failed`` or ``cancelled``. A
+job of another workspace is 404, as an unknown one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Query
+
+from kgrag.server.deps import CurrentWorkspace
+from kgrag.server.jobs import CurrentJobs
+
+router = APIRouter(prefix="/jobs", tags=["jobs"])
+
+
+@router.get("")
+async def recent_jobs(
+    ws: CurrentWorkspace, jobs: CurrentJobs, limit: int = Query(50, ge=1, le=1000)
+) -> dict[str, Any]:
+    """The workspace's jobs, newest first."""
+    return {"jobs": [j.to_dict() for j in jobs.recent(ws.name)[:limit]]}
+
+
+@router.get("/{job_id}")
+async def get_job(
+    job_id: str,
+    ws: CurrentWorkspace,
+    jobs: CurrentJobs,
+    wait: float = Query(0.0, ge=0.0, le=60.0, description="seconds to wait for the job to end"),
+) -> dict[str, Any]:
+    job = jobs.get(ws.name, job_id)
+    if job is None:
+        raise HTTPException(404, f"no job {job_id!r} in workspace {ws.name!r}")
+    if wait and not job.finished:
+        await job.wait(wait)
+    return job.to_dict()
