@@ -10,6 +10,7 @@ and context-only queries in modes ``path`` and ``mix``.
 ``scripts/eval_recall.py`` (``runs/eval/<dataset>-<extractor>-...``; built
 there first when missing) in each mode, and reports recall@2/5, seconds
 per query, and how many questions got paths (``query_data``'s ``paths``).
+Mode ``mix-nopaths`` is ``mix`` with ``path_max_paths=0`` (no path section).
 
     .venv/bin/python scripts/bench_path.py latency                 # 100k entities
     .venv/bin/python scripts/bench_path.py latency --n 20000 --queries 20
@@ -38,6 +39,8 @@ from kgrag.query.routes.path_graph import build_path_graph
 from kgrag.query.routes.path_search import Endpoint, PathLimits, search_paths, select_paths
 
 KS = (2, 5)
+# Mode names for comparisons: a mode and the query fields it is asked with.
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {"mix-nopaths": ("mix", {"path_max_paths": 0})}
 
 
 def pct(values: list[float], q: float) -> float:
@@ -135,7 +138,8 @@ async def latency(args: argparse.Namespace) -> dict[str, Any]:
 
 async def mode_recall(rag: Any, ds: Any, mode: str) -> dict[str, Any]:
     """Recall@k (percent), seconds per query, and the questions answered with paths."""
-    param = rag.query_param(mode=mode)
+    name, fields = VARIANTS.get(mode, (mode, {}))
+    param = rag.query_param(mode=name, **fields)
     sums = {k: 0.0 for k in KS}
     with_paths, paths, start = 0, 0, time.perf_counter()
     for question, gold in ds.questions:
