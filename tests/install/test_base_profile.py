@@ -18,7 +18,7 @@ from support.fake_openai import fake_openai
 
 from .base_env import REPO, base_distributions, build_base_env
 
-# Modules of the extras (local: models, NLP; office: .pptx; parquet); none may be importable.
+# Modules of the extras (local: models, NLP; office: .pptx; parquet; server); none may be importable.
 EXTRA_MODULES = (
     "spacy",
     "thinc",
@@ -32,6 +32,12 @@ EXTRA_MODULES = (
     "pptx",
     "PIL",
     "pyarrow",
+    "fastapi",
+    "uvicorn",
+    "jwt",
+    "argon2",
+    "mcp",
+    "multipart",
 )
 EXTRA_DISTRIBUTIONS = {
     "spacy",
@@ -41,15 +47,22 @@ EXTRA_DISTRIBUTIONS = {
     "python-pptx",
     "pillow",
     "pyarrow",
+    "fastapi",
+    "uvicorn",
+    "pyjwt",
+    "argon2-cffi",
+    "mcp",
+    "python-multipart",
 }
 IMPORT_ALL = """
 import importlib, pkgutil, sys
 import kgrag
-# kgrag.storage.testing is the storage conformance suite: it runs under pytest
+# kgrag.storage.testing is the storage conformance suite: it runs under pytest;
+# kgrag.server is the server extra's package (its commands name the extra instead)
 names = [
     m.name
     for m in pkgutil.walk_packages(kgrag.__path__, "kgrag.")
-    if not m.name.startswith("kgrag.storage.testing")
+    if not m.name.startswith(("kgrag.storage.testing", "kgrag.server"))
 ]
 for name in names:
     importlib.import_module(name)
@@ -141,3 +154,19 @@ def test_nothing_configured_names_the_extra_in_one_line(python, tmp_path):
     assert done.returncode == 2, done.stderr  # a configuration error
     assert len(errors) == 1 and "no LLM is configured" in errors[0]
     assert "pip install 'kgrag[local]'" in errors[0] and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", [["serve"], ["mcp"]])
+def test_the_server_commands_name_their_extra(python, tmp_path, command):
+    done = run(
+        python,
+        "-m",
+        "kgrag.cli.main",
+        *command,
+        "--workdir",
+        str(tmp_path / "idx"),
+        cwd=tmp_path,
+        env=clean_env(tmp_path),
+    )
+    assert done.returncode == 2, done.stderr
+    assert "pip install 'kgrag[server]'" in done.stderr and "Traceback" not in done.stderr

@@ -32,7 +32,10 @@ async def run(args: argparse.Namespace, settings: Any) -> int:
     try:
         from kgrag.server.mcp_tools import build_mcp
     except ImportError as exc:
-        print(f"kgrag: error: kgrag mcp needs kgrag[server] ({exc})", file=sys.stderr)
+        print(
+            f"kgrag: error: kgrag mcp needs pip install 'kgrag[server]' ({exc.name})",
+            file=sys.stderr,
+        )
         return USAGE
     async with opened(settings, create=args.create) as rag:
 
