@@ -105,7 +105,14 @@ class BodyLimit:
         if declared is not None and int(declared) > limit:
             await reply(send, 413, f"request body over {limit} bytes")
             return
-        await self.app(scope, *_counting(receive, send, limit))
+        try:
+            await self.app(scope, *_counting(receive, send, limit))
+        except BodyTooLarge:
+            pass  # answered 413 already (or the response had started: nothing more to say)
+
+
+class BodyTooLarge(Exception):
+    """Raised into the app when a streamed body passes its limit (the app never sees it all)."""
 
 
 def _counting(receive: ASGI, send: ASGI, limit: int) -> tuple[ASGI, ASGI]:
@@ -118,9 +125,9 @@ def _counting(receive: ASGI, send: ASGI, limit: int) -> tuple[ASGI, ASGI]:
             state["seen"] += len(message.get("body", b""))
             if state["seen"] > limit:
                 if not state["started"] and not state["refused"]:
-                    state["refused"] = True
                     await reply(send, 413, f"request body over {limit} bytes")
-                return {"type": "http.disconnect"}
+                state["refused"] = True  # whatever the app answers now is dropped
+                raise BodyTooLarge
         return dict(message)
 
     async def guarded_send(message: dict[str, Any]) -> None:

@@ -4,5 +4,6 @@ window.addEventListener("load", function () {
     url: document.body.dataset.spec,
     dom_id: "#swagger-ui",
     deepLinking: true,
+    validatorUrl: null, // no badge fetched from validator.swagger.io
   });
 });
