@@ -84,8 +84,11 @@ async def time_modes(storage: Any, questions: list, modes: list[str]) -> dict[st
     out = {}
     for mode in modes:
         runs = []
+        name, fields = VARIANTS.get(mode, (mode, {}))
         for i, (question, low, high) in enumerate([*questions[:2], *questions]):
-            param = QueryParam(mode=mode, only_need_context=True, ll_keywords=low, hl_keywords=high)
+            param = QueryParam(
+                mode=name, only_need_context=True, ll_keywords=low, hl_keywords=high, **fields
+            )
             start = time.perf_counter()
             await engine.query(question, param)
             if i >= 2:
