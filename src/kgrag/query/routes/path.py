@@ -1,19 +1,21 @@
 """The ``path`` route: chains of relations between the question's entities.
 
 1. **Endpoints.** Seeds: entities named literally in the question or by a
-   low-level keyword, then the nearest entities to the low-level keywords.
-   Targets: entities named by a high-level keyword, then the nearest
-   entities to the high-level keywords.
+   low-level keyword; the nearest entities to the low-level keywords when
+   fewer than two are named. Targets: entities named by a high-level
+   keyword, then the nearest entities to the high-level keywords.
 2. **Search** (:mod:`kgrag.query.routes.path_search`): flow-pruned, best
    first, within the query's ``path_max_hops``, ``path_max_expanded`` and
-   ``path_deadline_ms``; ``path_max_paths`` kept, reverses and sub-paths
-   folded. With no connecting path, the seeds' strongest open chains.
+   ``path_deadline_ms``; candidates rescored by their relations' similarity
+   to the question; ``path_max_paths`` kept, connecting paths before the
+   seeds' open chains, reverses and sub-paths folded.
 3. **Evidence.** Each kept path's edges and nodes are read, and for each
    edge the source chunk closest to the question, in chain order.
 
-Mode ``path`` lists the paths, their entities and their chunks, then the
-direct chunk hits; mode ``mix`` adds a path section when the question names
-two or more entities or reads as multi-hop (:func:`wants_paths`).
+Mode ``path`` (in :mod:`kgrag.query.routes.modes`) lists the paths, their
+entities and relations, and their chunks interleaved with the direct chunk
+hits; mode ``mix`` adds them when the question names two or more entities
+or reads as multi-hop (:func:`wants_paths`). See docs/path.md.
 
 With a document filter, seeds and targets must be allowed, and a path with
 an edge the filter does not allow is left out (the search itself crosses
