@@ -13,9 +13,13 @@ and exits.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import ipaddress
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from kgrag.errors import ConfigError
@@ -63,15 +67,35 @@ async def run(args: argparse.Namespace, settings: Any) -> int:
     except ImportError as exc:
         raise ConfigError(f"kgrag serve needs pip install 'kgrag[server]' ({exc.name})") from None
     options = ServerOptions.from_settings(settings)
-    _check_exposure(settings.host, options.auth is not None)
+    check_exposure(settings.host, options.auth is not None)
     config = uvicorn.Config(
         create_app(options), host=settings.host, port=settings.port, server_header=False
     )
-    await uvicorn.Server(config).serve()
+    await _server_class(uvicorn.Server)(config).serve()
     return 0
 
 
-def _check_exposure(host: str, auth_on: bool) -> None:
+def _server_class(base: Any) -> Any:
+    """uvicorn's server, where Ctrl-C or SIGTERM is a clean stop (exit 0), not re-raised."""
+
+    class Server(base):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            stops = (signal.SIGINT, signal.SIGTERM)
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in stops}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    return Server
+
+
+def check_exposure(host: str, auth_on: bool) -> None:
     """Refuse an open server on a non-loopback address; say when it is open on loopback."""
     if auth_on:
         return
