@@ -132,5 +132,29 @@ def test_mcp_over_http_needs_the_key_and_the_workspace(served: Served) -> None:
         assert http.post("/mcp", json=ping, headers=header).status_code == 403
 
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "tests", "version": "1"},
+    },
+}
+
+
+def test_an_open_server_refuses_rebound_hosts_and_origins(tmp_path: Path) -> None:
+    accept = {"Accept": "application/json, text/event-stream"}
+    with compat_server(tmp_path / "w", keys=False) as served:
+        with httpx.Client(base_url=served.base_url, headers=accept) as http:
+            assert http.post("/mcp", json=INITIALIZE).status_code == 200
+            rebound = http.post("/mcp", json=INITIALIZE, headers={"Host": "evil.example:9621"})
+            assert rebound.status_code == 421
+            foreign = http.post("/mcp", json=INITIALIZE, headers={"Origin": "http://evil.example"})
+            assert foreign.status_code == 403
+            assert http.get("/mcp").status_code == 405  # stateless: no stream to open
+
+
 def test_the_tools_know_the_same_modes_as_the_model_names() -> None:
     assert typing.get_args(mcp_tools.Mode) == MODES

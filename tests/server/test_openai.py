@@ -115,3 +115,8 @@ async def test_wrong_key_forbidden_workspace_unknown_model(served: Served) -> No
         await client(served).chat.completions.create(
             model="kgrag", messages=[{"role": "assistant", "content": "no question"}]
         )
+    with pytest.raises(openai.BadRequestError) as two_workspaces:
+        await client(served, prefix="/w/alpha").chat.completions.create(
+            model="kgrag/default", messages=ask(QUESTION)
+        )
+    assert "the request 'alpha'" in two_workspaces.value.message

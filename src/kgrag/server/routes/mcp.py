@@ -3,7 +3,8 @@
 A request's workspace is named as for every route (``/w/NAME/mcp`` or the
 ``X-Workspace`` header; else the default one) and its credentials are
 checked as for every route (401, 403). The transport is stateless: each
-request stands alone, so no session outlives the credentials that made it.
+request (a POST) stands alone, so no session outlives the credentials that
+made it, and there is no stream for the server to start (GET: 405).
 :func:`mount` adds the route; :func:`running` (entered by the app's
 lifespan) runs the SDK's session manager.
 """
@@ -72,8 +73,8 @@ def mount(app: FastAPI) -> None:
     server = build_mcp(_scope_rag)
     server.streamable_http_app(stateless_http=True, transport_security=_security(app.state.auth))
     app.state.mcp = server
-    methods = ["GET", "POST", "DELETE"]
-    app.router.routes.append(Route(PATH, endpoint=_Guard(server.session_manager), methods=methods))
+    guard = _Guard(server.session_manager)
+    app.router.routes.append(Route(PATH, endpoint=guard, methods=["POST"]))
 
 
 @asynccontextmanager
