@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -140,3 +141,18 @@ def test_an_open_server_needs_no_key(tmp_path: Path) -> None:
             model="kgrag", messages=[{"role": "user", "content": QUESTION}], stream=False
         )
         assert "Charles Babbage" in reply.message.content
+
+
+async def test_a_stream_that_fails_midway_ends_with_an_error_line() -> None:
+    from kgrag.errors import ModelServerError
+    from kgrag.server.chat.ollama_shapes import Timing
+    from kgrag.server.routes.ollama import _lines
+
+    async def pieces():
+        yield "The first words"
+        raise ModelServerError("the chat model went away")
+
+    lines = [json.loads(line) async for line in _lines("chat", "kgrag", None, pieces(), Timing())]
+    assert lines[0]["message"]["content"] == "The first words" and not lines[0]["done"]
+    assert lines[-1] == {"error": "the chat model went away"}
+    assert not any(body.get("done") for body in lines)  # no final line after the error

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import httpx
@@ -120,3 +121,21 @@ async def test_wrong_key_forbidden_workspace_unknown_model(served: Served) -> No
             model="kgrag/default", messages=ask(QUESTION)
         )
     assert "the request 'alpha'" in two_workspaces.value.message
+
+
+async def test_a_stream_that_fails_midway_ends_with_an_error_event() -> None:
+    from kgrag.errors import ModelServerError
+    from kgrag.server.routes.openai import _events
+
+    async def pieces():
+        yield "The first words"
+        raise ModelServerError("the chat model went away")
+
+    events = [e async for e in _events("chatcmpl-1", "kgrag", None, pieces(), 3)]
+    assert json.loads(events[1].removeprefix("data: "))["choices"][0]["delta"] == {
+        "content": "The first words"
+    }
+    error = json.loads(events[-1].removeprefix("data: "))
+    assert error["error"]["message"] == "the chat model went away"
+    assert error["error"]["type"] == "server_error"
+    assert "[DONE]" not in "".join(events)
