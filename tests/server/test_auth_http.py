@@ -11,6 +11,7 @@ import pytest
 
 from kgrag.errors import ConfigError
 from kgrag.server.accounts import Accounts, add_account
+from kgrag.server.throttle import LoginThrottle
 from kgrag.server.tokens import TokenSigner, check_secret
 
 from .conftest import StartServer
@@ -174,3 +175,36 @@ def test_tokens_name_their_user_and_expire() -> None:
     assert claims.expires == int(now) + 600
     assert signer.verify(signer.issue("bob", now=now - 601)) is None
     assert signer.verify("not.a.token") is None
+
+
+def test_repeated_failures_for_one_user_wait_then_may_try_again() -> None:
+    now = [1000.0]
+    throttle = LoginThrottle(max_failures=3, window_s=60, clock=lambda: now[0])
+    for _ in range(3):
+        assert throttle.wait_s("10.0.0.1", "alice") == 0
+        throttle.failed("10.0.0.1", "alice")
+    assert throttle.wait_s("10.0.0.1", "alice") == 60
+    assert throttle.wait_s("10.0.0.2", "alice") == 0  # another address
+    assert throttle.wait_s("10.0.0.1", "bob") == 0  # another user
+    now[0] += 45
+    assert throttle.wait_s("10.0.0.1", "alice") == 15
+    now[0] += 15
+    assert throttle.wait_s("10.0.0.1", "alice") == 0
+    throttle.failed("10.0.0.2", "alice")
+    throttle.succeeded("10.0.0.2", "alice")
+    assert throttle._failures.get(("10.0.0.2", "alice")) is None
+
+
+@pytest.mark.parametrize("server", ["accounts"], indirect=True)
+def test_login_answers_429_after_the_failures_even_with_the_right_password(server: Served) -> None:
+    server.app.state.login_throttle = LoginThrottle(max_failures=2, window_s=3600)
+    with httpx.Client(base_url=server.base_url) as client:
+        for _ in range(2):
+            assert (
+                client.post("/login", data={"username": ALICE[0], "password": "x" * 9}).status_code
+                == 401
+            )
+        refused = client.post("/login", data={"username": ALICE[0], "password": ALICE[1]})
+        assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 3500
+        admin = client.post("/login", data={"username": ADMIN[0], "password": ADMIN[1]})
+        assert admin.status_code == 200

@@ -1,7 +1,9 @@
 """``POST /login`` and ``GET /auth-status``, in LightRAG Server's shapes.
 
 ``/login`` takes ``username`` and ``password`` as a form (LightRAG's web
-UI) or as JSON, and answers ``{access_token, token_type, auth_mode}``.
+UI) or as JSON, and answers ``{access_token, token_type, auth_mode}``;
+repeated failures for one user from one address get 429
+(:mod:`kgrag.server.throttle`).
 Without accounts there is nothing to log in to: with auth off the answer
 says ``auth_mode: disabled`` and carries no token; with API keys only it
 is 401. ``/auth-status`` says whether accounts are configured and whether
@@ -10,9 +12,12 @@ auth is on, nothing more.
 
 from __future__ import annotations
 
+from math import ceil
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
+
+from kgrag.server.throttle import LoginThrottle
 
 router = APIRouter(tags=["auth"])
 
@@ -46,10 +51,28 @@ async def login(request: Request) -> dict[str, str]:
     user, password = await _credentials(request)
     if auth is None:
         return {"access_token": "", "token_type": BEARER, "auth_mode": "disabled"}
+    throttle, address = _throttle(request), _address(request)
+    if wait := throttle.wait_s(address, user):
+        raise HTTPException(429, "too many failed logins", {"Retry-After": str(ceil(wait))})
     token = auth.login(user, password)
     if token is None:
+        throttle.failed(address, user)
         raise HTTPException(401, "wrong user name or password", {"WWW-Authenticate": "Bearer"})
+    throttle.succeeded(address, user)
     return {"access_token": token, "token_type": BEARER, "auth_mode": "enabled"}
+
+
+def _throttle(request: Request) -> LoginThrottle:
+    """The app's login throttle, made on the first login."""
+    state = request.app.state
+    if getattr(state, "login_throttle", None) is None:
+        state.login_throttle = LoginThrottle()
+    throttle: LoginThrottle = state.login_throttle
+    return throttle
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else ""
 
 
 @router.get("/auth-status")
