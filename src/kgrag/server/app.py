@@ -20,7 +20,7 @@ from kgrag.config import Settings
 from kgrag.server import auth as auth_module
 from kgrag.server import lightrag_api
 from kgrag.server.gate import Gate
-from kgrag.server.routes import auth, docs, health
+from kgrag.server.routes import auth, docs, health, mcp, ollama, openai
 from kgrag.server.security import BodyLimit, Limits, SecurityHeaders, cors_options
 from kgrag.server.workspaces import Workspaces
 
@@ -61,7 +61,8 @@ def create_app(options: ServerOptions) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
+        async with mcp.running(app):
+            yield
         await lightrag_api.close(app)  # the writers first, then the readers
         await app.state.workspaces.close()
 
@@ -69,8 +70,10 @@ def create_app(options: ServerOptions) -> FastAPI:
     app.state.workspaces = Workspaces(options.settings, create=options.create_workspaces)
     app.state.auth = options.auth
     lightrag_api.install(app)  # LightRAG's routes and kgrag's beside them
-    for router in [health.router, auth.router, docs.router, *options.routers]:
+    compatible = [ollama.router, openai.router]  # Ollama's and OpenAI's APIs; MCP is mounted
+    for router in [health.router, auth.router, docs.router, *compatible, *options.routers]:
         app.include_router(router)
+    mcp.mount(app)
     _add_middleware(app, options)
     return app
 
