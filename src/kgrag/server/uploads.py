@@ -81,9 +81,13 @@ def inputs_of(ws: Workspace) -> Path:
 
 
 def clean_name(name: str | None) -> str:
-    """The client's name without control characters, at most 255 characters."""
-    text = "".join(c for c in (name or "") if unicodedata.category(c)[0] != "C")
-    return text.strip()[:MAX_NAME]
+    """The client's name without control characters, at most 255 characters (suffix kept)."""
+    text = "".join(c for c in (name or "") if unicodedata.category(c)[0] != "C").strip()
+    if len(text) <= MAX_NAME:
+        return text
+    stem, suffix = os.path.splitext(text)
+    suffix = suffix if len(suffix) <= 16 else ""
+    return stem[: MAX_NAME - len(suffix)] + suffix  # the type survives the cut
 
 
 def suffix_of(name: str) -> str:
