@@ -110,6 +110,13 @@ def http_client(served: Served, path: str, key: str = KEY_ALL) -> Client:
 async def test_mcp_over_http_calls_every_tool_in_a_new_workspace(served: Served) -> None:
     async with http_client(served, "/w/gamma/mcp") as client:
         await exercise_every_tool(client)
+    async with httpx.AsyncClient(base_url=served.base_url, headers=bearer(KEY_ALL)) as http:
+        jobs = (await http.get("/w/gamma/jobs")).json()["jobs"]
+    titles = [(j["title"], j["status"]) for j in reversed(jobs)]  # the writes took their turn
+    assert titles == [
+        ("mcp: insert curie.txt", "succeeded"),
+        ("mcp: delete curie.txt", "succeeded"),
+    ]
 
 
 async def test_the_workspace_comes_from_the_path(served: Served) -> None:

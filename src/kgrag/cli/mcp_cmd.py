@@ -12,7 +12,6 @@ import argparse
 import sys
 from typing import Any
 
-from kgrag.api import KGRag
 from kgrag.cli.opening import USAGE, opened
 
 
@@ -30,7 +29,7 @@ def add_parser(sub: Any) -> None:
 
 async def run(args: argparse.Namespace, settings: Any) -> int:
     try:
-        from kgrag.server.mcp_tools import build_mcp
+        from kgrag.server.mcp_tools import Direct, build_mcp
     except ImportError as exc:
         print(
             f"kgrag: error: kgrag mcp needs pip install 'kgrag[server]' ({exc.name})",
@@ -38,9 +37,10 @@ async def run(args: argparse.Namespace, settings: Any) -> int:
         )
         return USAGE
     async with opened(settings, create=args.create) as rag:
+        index = Direct(rag)
 
-        async def source(ctx: Any) -> KGRag:
-            return rag
+        async def source(ctx: Any) -> Direct:
+            return index
 
         await build_mcp(source).run_stdio_async()
     return 0

@@ -4,15 +4,18 @@ Tools: ``query`` (an answer with its references), ``query_data`` (the
 structured retrieval, no answer), ``insert_text``, ``list_documents``,
 ``delete_document`` and ``get_entity`` (an entity, its relations and its
 neighbours). Which index a call works on is the transport's business: a
-:data:`RagSource` gives it for the call's context. Failures of the library
-reach the client as tool errors with their message.
+:data:`IndexSource` gives it for the call's context, as an :class:`Index`
+that reads through ``rag`` and writes through ``write`` (in the server,
+the workspace's job queue, behind its other writes). Failures of the
+library reach the client as tool errors with their message.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -22,7 +25,31 @@ from kgrag.api import KGRag
 from kgrag.errors import KGRagError
 from kgrag.server.entity_view import entity_view
 
-RagSource = Callable[[Context], Awaitable[KGRag]]
+Write = Callable[[KGRag], Awaitable[dict[str, Any]]]
+
+
+class Index(Protocol):
+    """One index as the tools use it: ``rag`` to read, :meth:`write` to change it."""
+
+    @property
+    def rag(self) -> KGRag: ...
+
+    async def write(self, title: str, act: Write) -> dict[str, Any]:
+        """Run ``act`` on the writing instance; its result."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Direct:
+    """An index read and written through the one instance (``kgrag mcp``)."""
+
+    rag: KGRag
+
+    async def write(self, title: str, act: Write) -> dict[str, Any]:
+        return await act(self.rag)
+
+
+IndexSource = Callable[[Context], Awaitable[Index]]
 # The query modes (kgrag.server.chat.names.MODES, which a test keeps equal).
 Mode = Literal["mix", "local", "global", "hybrid", "naive", "ppr", "path", "auto", "bypass"]
 MAX_LIST = 500  # documents per list_documents call
@@ -53,7 +80,10 @@ def _query_overrides(mode: str, top_k: int | None, **more: Any) -> dict[str, Any
 class Tools:
     """The tools, each asking :attr:`source` for the index of the call."""
 
-    def __init__(self, source: RagSource) -> None:
+    async def _rag(self, ctx: Context) -> KGRag:
+        return (await self.source(ctx)).rag
+
+    def __init__(self, source: IndexSource) -> None:
         self.source = source
 
     async def query(
@@ -72,7 +102,7 @@ class Tools:
             mode, top_k, only_need_context=context_only, include_references=True
         )
         with _reported():
-            result = await (await self.source(ctx)).query(question, **over)
+            result = await (await self._rag(ctx)).query(question, **over)
         return {result.kind: result.text, "mode": result.mode, "references": result.references}
 
     async def query_data(
@@ -80,7 +110,7 @@ class Tools:
     ) -> dict[str, Any]:
         """What retrieval finds for a question (entities, relations, chunks, references); no answer."""
         with _reported():
-            return await (await self.source(ctx)).query_data(
+            return await (await self._rag(ctx)).query_data(
                 question, **_query_overrides(mode, top_k)
             )
 
@@ -88,45 +118,52 @@ class Tools:
         self, text: str, ctx: Context, file_path: str | None = None, doc_id: str | None = None
     ) -> dict[str, Any]:
         """Index a text as one document (`doc_id`: its identity; a later text under it replaces it)."""
+
+        async def act(rag: KGRag) -> dict[str, Any]:
+            report = await rag.insert(text, file_paths=file_path, ids=doc_id)
+            return {
+                "ok": report.ok,
+                "new": report.new,
+                "updated": report.updated,
+                "unchanged": report.unchanged,
+                "duplicates": report.duplicates,
+                "failed": [{"id": d, "file": f, "error": e} for d, f, e in report.failed],
+            }
+
         with _reported():
-            report = await (await self.source(ctx)).insert(text, file_paths=file_path, ids=doc_id)
-        failed = [{"id": d, "file": f, "error": e} for d, f, e in report.failed]
-        return {
-            "ok": report.ok,
-            "new": report.new,
-            "updated": report.updated,
-            "unchanged": report.unchanged,
-            "duplicates": report.duplicates,
-            "failed": failed,
-        }
+            return await (await self.source(ctx)).write(f"insert {doc_id or 'a text'}", act)
 
     async def list_documents(
         self, ctx: Context, offset: int = 0, limit: int = 50
     ) -> dict[str, Any]:
         """A page of the indexed documents: id, path, status, chunks, metadata."""
         with _reported():
-            rag = await self.source(ctx)
+            rag = await self._rag(ctx)
             return await rag.documents(max(offset, 0), min(max(limit, 1), MAX_LIST))
 
     async def delete_document(self, doc_id: str, ctx: Context) -> dict[str, Any]:
         """Remove a document (by id or source path) and what only it supported."""
+
+        async def act(rag: KGRag) -> dict[str, Any]:
+            ids, stats = await rag.delete([doc_id])
+            return {
+                "deleted": ids,
+                "chunks_removed": stats.chunks_removed,
+                "entities_deleted": stats.nodes_deleted,
+                "relations_deleted": stats.edges_deleted,
+            }
+
         with _reported():
-            ids, stats = await (await self.source(ctx)).delete([doc_id])
-        return {
-            "deleted": ids,
-            "chunks_removed": stats.chunks_removed,
-            "entities_deleted": stats.nodes_deleted,
-            "relations_deleted": stats.edges_deleted,
-        }
+            return await (await self.source(ctx)).write(f"delete {doc_id}", act)
 
     async def get_entity(self, name: str, ctx: Context, max_relations: int = 20) -> dict[str, Any]:
         """An entity of the graph, its strongest relations and the entities they lead to."""
         with _reported():
-            rag = await self.source(ctx)
+            rag = await self._rag(ctx)
             return await entity_view(rag.storage.graph, name, max(1, min(max_relations, 200)))
 
 
-def build_mcp(source: RagSource) -> MCPServer:
+def build_mcp(source: IndexSource) -> MCPServer:
     """An MCP server offering the tools over the indexes ``source`` gives."""
     server: MCPServer = MCPServer("kgrag", instructions=INSTRUCTIONS, log_level="WARNING")
     tools = Tools(source)

@@ -2,9 +2,11 @@
 
 A request's workspace is named as for every route (``/w/NAME/mcp`` or the
 ``X-Workspace`` header; else the default one) and its credentials are
-checked as for every route (401, 403). The transport is stateless: each
-request (a POST) stands alone, so no session outlives the credentials that
-made it, and there is no stream for the server to start (GET: 405).
+checked as for every route (401, 403); the tools' writes take their
+turn in the workspace's job queue (:mod:`kgrag.server.jobs`) like every
+write. The transport is stateless: each request (a POST) stands alone, so
+no session outlives the credentials that made it, and there is no stream
+for the server to start (GET: 405).
 :func:`mount` adds the route; :func:`running` (entered by the app's
 lifespan) runs the SDK's session manager.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, HTTPException
@@ -25,18 +28,31 @@ from starlette.routing import Route
 
 from kgrag.api import KGRag
 from kgrag.server import deps
-from kgrag.server.mcp_tools import build_mcp
+from kgrag.server.jobs import Jobs, run_in_queue
+from kgrag.server.mcp_tools import Direct, Index, Write, build_mcp
 
 PATH = "/mcp"
-_RAG = "kgrag_mcp_rag"  # the scope key the guard leaves the request's index under
+_INDEX = "kgrag_mcp_index"  # the scope key the guard leaves the request's index under
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
 
 
-async def _scope_rag(ctx: Context) -> KGRag:
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A workspace read through its shared instance, written through its job queue."""
+
+    rag: KGRag
+    jobs: Jobs
+    workspace: str
+
+    async def write(self, title: str, act: Write) -> dict[str, Any]:
+        return await run_in_queue(self.jobs, self.workspace, f"mcp: {title}", act)
+
+
+async def _scope_index(ctx: Context) -> Index:
     request: Any = ctx.request_context.request
-    rag: KGRag = request.scope[_RAG]
-    return rag
+    index: Index = request.scope[_INDEX]
+    return index
 
 
 def _security(auth: Any) -> TransportSecuritySettings:
@@ -65,12 +81,16 @@ class _Guard:
             refused = JSONResponse({"detail": exc.detail}, exc.status_code, exc.headers)
             await refused(scope, receive, send)
             return
-        await self.manager.handle_request({**scope, _RAG: workspace.rag}, receive, send)
+        jobs = getattr(request.app.state, "jobs", None)
+        index = (
+            Direct(workspace.rag) if jobs is None else Queued(workspace.rag, jobs, workspace.name)
+        )
+        await self.manager.handle_request({**scope, _INDEX: index}, receive, send)
 
 
 def mount(app: FastAPI) -> None:
     """Serve the MCP tools at ``/mcp`` of ``app`` (enter :func:`running` in its lifespan)."""
-    server = build_mcp(_scope_rag)
+    server = build_mcp(_scope_index)
     server.streamable_http_app(stateless_http=True, transport_security=_security(app.state.auth))
     app.state.mcp = server
     guard = _Guard(server.session_manager)
