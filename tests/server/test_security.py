@@ -136,3 +136,15 @@ def test_the_docs_page_loads_only_this_server_s_files(server: Served) -> None:
     init = (STATIC / "init.js").read_text()
     assert "validatorUrl: null" in init and "http" not in init
     assert "Apache License" in (STATIC / "LICENSE").read_text()
+
+
+@pytest.mark.parametrize(
+    ("server", "described"), [("key", True), ("none", False)], indirect=["server"]
+)
+def test_the_schema_names_the_credentials_when_auth_is_on(server: Served, described: bool) -> None:
+    schema = httpx.get(f"{server.base_url}/openapi.json").json()
+    assert ("security" in schema) is described
+    if described:
+        schemes = schema["components"]["securitySchemes"]
+        assert schemes["APIKey"] == {"type": "apiKey", "in": "header", "name": "X-API-Key"}
+        assert schemes["Bearer"]["scheme"] == "bearer"

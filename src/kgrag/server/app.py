@@ -74,6 +74,7 @@ def create_app(options: ServerOptions) -> FastAPI:
     for router in [health.router, auth.router, docs.router, *compatible, *options.routers]:
         app.include_router(router)
     mcp.mount(app)
+    docs.describe_auth(app)
     _add_middleware(app, options)
     return app
 

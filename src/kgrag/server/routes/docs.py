@@ -8,8 +8,9 @@ only, as the Content-Security-Policy demands.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 
 router = APIRouter(include_in_schema=False)
@@ -49,3 +50,23 @@ async def docs_asset(name: str) -> FileResponse:
     return FileResponse(
         STATIC / name, media_type=ASSETS[name], headers={"cache-control": "public, max-age=86400"}
     )
+
+
+SCHEMES = {
+    "APIKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+    "Bearer": {"type": "http", "scheme": "bearer", "description": "an API key or a /login token"},
+}
+
+
+def describe_auth(app: FastAPI) -> None:
+    """Name the credentials in the schema, so that the page's Authorize button can send them."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = build()
+        if app.state.auth is not None and "security" not in schema:
+            schema.setdefault("components", {})["securitySchemes"] = SCHEMES
+            schema["security"] = [{"APIKey": []}, {"Bearer": []}]
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
