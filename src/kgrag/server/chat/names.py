@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgrag.errors import KGRagError
+from kgrag.server.chat.errors import UnknownModelError
 from kgrag.server.workspaces import DEFAULT, WorkspaceError, check_name
 
 BASE = "kgrag"
@@ -20,10 +20,6 @@ DEFAULT_MODE = "mix"
 LATEST = "latest"
 # The modes a model name or a message prefix may choose; the default first.
 MODES = ("mix", "local", "global", "hybrid", "naive", "ppr", "path", "auto", "bypass")
-
-
-class UnknownModelError(KGRagError):
-    """A model name that names no workspace and mode of this server."""
 
 
 @dataclass(frozen=True, slots=True)

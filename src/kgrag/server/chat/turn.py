@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.errors import KGRagError
+from kgrag.server.chat.errors import TurnError
 from kgrag.server.chat.names import DEFAULT_MODE, ModelName
 from kgrag.server.chat.prefix import read_prefix
 
@@ -29,10 +29,6 @@ _UI_TASK = re.compile(r"\n<chat_history>\nUSER:")
 
 _SYSTEM = ("system", "developer")  # OpenAI's newer name for the system role
 _CONVERSATION = ("user", "assistant")  # the roles kept as the conversation (tool calls are not)
-
-
-class TurnError(KGRagError):
-    """A chat request that holds no question to answer (HTTP 400)."""
 
 
 @dataclass(slots=True)

@@ -21,11 +21,11 @@ from kgrag.api import KGRag
 from kgrag.errors import KGRagError
 from kgrag.server.auth import Principal
 from kgrag.server.chat import ollama_shapes as shape
+from kgrag.server.chat.errors import ChatError
 from kgrag.server.chat.names import LATEST, model_name, parse_model
 from kgrag.server.chat.run import (
     answer_pieces,
     answer_text,
-    chat_error,
     chat_workspace,
     count_tokens,
     modified_at,
@@ -34,14 +34,15 @@ from kgrag.server.chat.run import (
 )
 from kgrag.server.chat.turn import ChatTurn, chat_turn, prompt_turn
 from kgrag.server.deps import Caller
+from kgrag.server.routes.errors import status_of
 
 router = APIRouter(prefix="/api", tags=["ollama"])
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def _error(exc: KGRagError) -> JSONResponse:
-    err = chat_error(exc)
-    return JSONResponse({"error": err.message}, status_code=err.status)
+    status = exc.status if isinstance(exc, ChatError) else status_of(exc)
+    return JSONResponse({"error": str(exc)}, status_code=status)
 
 
 def _models(request: Request, principal: Principal) -> list[tuple[str, float]]:

@@ -20,11 +20,11 @@ from kgrag.api import KGRag
 from kgrag.errors import KGRagError
 from kgrag.server.auth import Principal
 from kgrag.server.chat import openai_shapes as shape
+from kgrag.server.chat.errors import ChatError
 from kgrag.server.chat.names import MODES, model_name, parse_model
 from kgrag.server.chat.run import (
     answer_pieces,
     answer_text,
-    chat_error,
     chat_workspace,
     count_tokens,
     modified_at,
@@ -33,14 +33,18 @@ from kgrag.server.chat.run import (
 )
 from kgrag.server.chat.turn import ChatTurn, chat_turn
 from kgrag.server.deps import Caller
+from kgrag.server.routes.errors import status_of
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
+def _status(exc: KGRagError) -> int:
+    return exc.status if isinstance(exc, ChatError) else status_of(exc)
+
+
 def _error(exc: KGRagError) -> JSONResponse:
-    err = chat_error(exc)
-    return JSONResponse(shape.error(err.status, err.message), status_code=err.status)
+    return JSONResponse(shape.error(_status(exc), str(exc)), status_code=_status(exc))
 
 
 def _models(request: Request, principal: Principal) -> list[dict[str, Any]]:
@@ -109,8 +113,7 @@ async def _events(
             text.append(piece)
             yield shape.event(shape.chunk(cid, model, {"content": piece}))
     except KGRagError as exc:
-        err = chat_error(exc)
-        yield shape.event(shape.error(err.status, err.message))
+        yield shape.event(shape.error(_status(exc), str(exc)))
         return
     yield shape.event(shape.chunk(cid, model, {}, "stop"))
     if prompt is not None:
