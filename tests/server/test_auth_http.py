@@ -133,6 +133,12 @@ def test_accounts_file_problems_are_one_line_config_errors(tmp_path: Path) -> No
     path.write_text('{"bob": {"workspaces": ["a"]}}')
     with pytest.raises(ConfigError, match="password_hash"):
         Accounts.load(path)
+    path.write_text('{"bob": {"password_hash": "$argon2id$x", "workspaces": []}}')
+    with pytest.raises(ConfigError, match="needs a list of workspaces"):
+        Accounts.load(path)
+    path.write_text('{"bob": {"password_hash": "$argon2id$x", "workspaces": ["a/../b"]}}')
+    with pytest.raises(ConfigError, match="invalid workspace"):
+        Accounts.load(path)
     with pytest.raises(ConfigError, match="at least 8"):
         add_account(path, "bob", "short", ["a"])
     with pytest.raises(ConfigError, match="invalid workspace"):

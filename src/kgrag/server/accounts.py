@@ -39,8 +39,10 @@ def _account(user: str, entry: Any) -> Account:
     if not isinstance(entry, dict) or not isinstance(entry.get("password_hash"), str):
         raise ConfigError(f"account {user!r} needs a password_hash")
     spaces = entry.get("workspaces")
-    if not isinstance(spaces, list) or not all(isinstance(s, str) for s in spaces):
+    if not isinstance(spaces, list) or not spaces:
         raise ConfigError(f"account {user!r} needs a list of workspaces")
+    if bad := [s for s in spaces if not isinstance(s, str) or not WORKSPACE.match(s)]:
+        raise ConfigError(f"account {user!r} names an invalid workspace {bad[0]!r}")
     return Account(entry["password_hash"], frozenset(spaces))
 
 
