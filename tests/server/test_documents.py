@@ -288,3 +288,16 @@ def test_workspaces_keep_their_documents_apart(server: Served) -> None:
         wait_job(alpha, upload(alpha, "belle.txt", b"Belle marries another man.").json()["job_id"])
     assert len(list((server.workdir / "workspaces" / "alpha" / "inputs").iterdir())) == 1
     assert not (server.workdir / "inputs").exists()
+
+
+def test_the_reader_follows_the_language_the_first_run_settles(server: Served) -> None:
+    def reader_language() -> str:
+        return server.app.state.workspaces._open["default"].settings.language
+
+    with server.client() as client:
+        assert client.post("/query/data", json={"query": "王蕴住在哪里？"}).status_code == 200
+        assert reader_language() == "English"  # opened on an empty index
+        insert(client, ["王蕴是东汉末年的官员。王蕴住在洛阳。曹操认识王蕴。"])
+        assert reader_language() == "Chinese"
+        reply = client.post("/query/data", json={"query": "王蕴住在哪里？"}).json()
+        assert reply["data"]["chunks"] and "王蕴" in reply["data"]["chunks"][0]["content"]

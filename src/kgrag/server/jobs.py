@@ -6,6 +6,8 @@ task that runs the jobs submitted to it one at a time, oldest first. The
 workspace's shared instance (``ws.rag``) only reads, on its own
 connection, so a query sees the index as of the last commit, never a
 commit in progress; an insert submitted after a delete runs after it.
+When a job changed what the index records about itself (the first run
+settles the language), the shared instance is reopened so readers follow.
 
 A :class:`Job` says what it is for, how far it got (:class:`JobProgress`,
 the indexer's counts), and once done its result or error; routes return
@@ -16,6 +18,7 @@ its id (``GET /jobs/{id}`` awaits it) or await it themselves. The last
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 import time
@@ -28,6 +31,7 @@ from fastapi import Depends, Request
 
 from kgrag.api import KGRag
 from kgrag.errors import KGRagError
+from kgrag.manifest import REMEMBERED
 from kgrag.pipeline.progress import ProgressCounts
 
 if TYPE_CHECKING:
@@ -107,9 +111,12 @@ class Job:
 class WorkQueue:
     """One workspace's writer and the task that runs its jobs in order."""
 
-    def __init__(self, name: str, rag: Callable[[], KGRag]):
+    def __init__(
+        self, name: str, rag: Callable[[], KGRag], after: Callable[[KGRag], Awaitable[None]]
+    ):
         self.name = name
         self._make = rag
+        self._after = after  # runs after every job that succeeded
         self.writer: KGRag | None = None
         self.current: Job | None = None
         self.waiting: deque[Job] = deque()
@@ -141,7 +148,9 @@ class WorkQueue:
         job.status, job.started_at = "running", time.time()
         self.say(f"{job.title}: started")
         try:
-            job.result = await fn(await self._writer(), job)
+            writer = await self._writer()
+            job.result = await fn(writer, job)
+            await self._after(writer)
             job.status = "succeeded"
             self.say(f"{job.title}: {job.result.get('message', 'done')}")
         except asyncio.CancelledError:
@@ -183,13 +192,26 @@ class Jobs:
         self.workspaces = workspaces
         self._queues: dict[str, WorkQueue] = {}
         self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._retired: list[KGRag] = []  # readers replaced while requests may use them
 
     def queue(self, workspace: str) -> WorkQueue:
         if workspace not in self._queues:
             folder = self.workspaces.folder(workspace)
             settings = self.workspaces.settings.with_overrides(workdir=folder)
-            self._queues[workspace] = WorkQueue(workspace, lambda: KGRag(settings))
+            after = functools.partial(self._follow, workspace)
+            self._queues[workspace] = WorkQueue(workspace, lambda: KGRag(settings), after)
         return self._queues[workspace]
+
+    async def _follow(self, workspace: str, writer: KGRag) -> None:
+        """Reopen the reader when the writer's run changed what the index records."""
+        try:
+            reader = await self.workspaces.get(workspace)
+            if any(getattr(reader.settings, f) != getattr(writer.settings, f) for f in REMEMBERED):
+                old = await self.workspaces.reopen(workspace)
+                if old is not None:
+                    self._retired.append(old)
+        except Exception:  # the job's write stands; the old reader keeps serving
+            log.exception("could not reopen workspace %s after a job", workspace)
 
     def submit(
         self, workspace: str, kind: str, title: str, fn: JobFn, track: Track | None = None
@@ -222,6 +244,9 @@ class Jobs:
         for queue in self._queues.values():
             await queue.close()
         self._queues.clear()
+        for rag in self._retired:
+            await rag.close()
+        self._retired.clear()
 
 
 def jobs_of(request: Request) -> Jobs:

@@ -64,6 +64,21 @@ class Workspaces:
                 self._open[name] = rag
             return self._open[name]
 
+    async def reopen(self, name: str) -> KGRag | None:
+        """Serve workspace ``name`` from a fresh instance; the one it replaces (still open).
+
+        For when the index's recorded settings changed under the open
+        instance (its first indexing run settles the language): requests
+        from now on get the new instance, and the caller closes the old one
+        once no request can be using it.
+        """
+        check_name(name)
+        async with self._lock:
+            rag = KGRag(self.settings.with_overrides(workdir=self.folder(name)))
+            await rag.open(create=True)
+            old, self._open[name] = self._open.get(name), rag
+            return old
+
     async def close(self) -> None:
         async with self._lock:
             for rag in self._open.values():
