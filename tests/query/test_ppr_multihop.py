@@ -76,7 +76,7 @@ async def test_ppr_on_indexes_built_by_either_extractor(tmp_path, extractor):
         )
         naive = await rag.query_data(question, mode="naive", chunk_top_k=2)
         auto = await rag.query_data(question, mode="auto", chunk_top_k=2)
-    assert auto["mode"] == ("ppr" if extractor == "nlp" else "mix")  # ppr where it retrieves best
+    assert auto["mode"] == ("auto" if extractor == "nlp" else "mix")  # routed per question
     assert "institute.md" not in [c["file_path"] for c in naive["chunks"]]
     assert sorted(c["file_path"] for c in data["chunks"]) == ["institute.md", "journal.md"]
     assert "Lumen Institute" in [e["entity_name"] for e in data["entities"]]

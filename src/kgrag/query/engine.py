@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from kgrag.storage.base import Storage
     from kgrag.tokenizer import Tokenizer
 
-# A mode name resolved per index: see QueryEngine._auto_mode.
+# A mode resolved per index, then per question: see QueryEngine._auto_mode.
 AUTO_MODE = "auto"
 # Seconds a query waits to reach the chat model when the settings do not say.
 DEFAULT_QUERY_LLM_TIMEOUT = 10.0
@@ -118,9 +118,10 @@ class QueryEngine:
         return param, get_mode(param.mode)
 
     async def _auto_mode(self) -> str:
-        """``ppr`` on an index built by the NLP extractor alone (it retrieves best there), else ``mix``."""
+        """On an index built by the NLP extractor alone, the per-question router
+        (:mod:`kgrag.query.routes.auto`); else ``mix``."""
         built = await self.services.storage.get_meta("extractors") or []
-        return "ppr" if list(built) == ["nlp"] else "mix"
+        return AUTO_MODE if list(built) == ["nlp"] else "mix"
 
     def _query_services(self) -> Services:
         """The services of one query: the chat model behind this query's bound."""

@@ -41,7 +41,7 @@ class ModeSpec:
 
 _MODES: dict[str, ModeSpec] = {}
 # Modes whose module registers itself on import.
-_LAZY = {"ppr": "kgrag.query.routes.ppr"}
+_LAZY = {"ppr": "kgrag.query.routes.ppr", "auto": "kgrag.query.routes.auto"}
 
 
 def register_mode(
