@@ -205,51 +205,41 @@ def test_disabled_documents_are_not_retrieved_until_enabled(server: Served) -> N
         assert ids["a.txt"] in _chunk_docs(client, "Who is Scrooge?")
 
 
-def test_supersede_by_text_and_by_file(server: Served) -> None:
+def test_supersede_by_text(server: Served) -> None:
     with server.client() as client:
         insert(client, [CAROL[0]], file_sources=["carol.txt"])
         (old,) = documents(client)
-        reply = client.post(
-            f"/documents/{old['id']}/supersede",
-            json={
-                "text": "Ebenezer Scrooge keeps Christmas in Camden Town.",
-                "file_source": "carol-v2.txt",
-            },
-        )
-        assert (
-            reply.status_code == 200
-            and wait_job(client, reply.json()["job_id"])["status"] == "succeeded"
-        )
+        text = {
+            "text": "Ebenezer Scrooge keeps Christmas in Camden Town.",
+            "file_source": "carol-v2.txt",
+        }
+        reply = client.post(f"/documents/{old['id']}/supersede", json=text)
+        assert reply.status_code == 200
+        assert wait_job(client, reply.json()["job_id"])["status"] == "succeeded"
         (new,) = documents(client)
         assert new["id"] != old["id"] and new["file_path"] == "carol-v2.txt"
         labels = client.get("/graph/label/list").json()
         assert "Camden Town" in labels and "Bob Cratchit" not in labels
-        files = [
-            (
-                "file",
-                (
-                    "carol-v3.md",
-                    b"# Carol\nScrooge buys a turkey for the Cratchits.\n",
-                    "text/markdown",
-                ),
-            )
-        ]
-        reply = client.post(f"/documents/{new['id']}/supersede", files=files)
-        assert (
-            reply.status_code == 200
-            and wait_job(client, reply.json()["job_id"])["status"] == "succeeded"
-        )
-        (third,) = documents(client)
-        assert (
-            third["metadata"] == {"original_name": "carol-v3.md"}
-            and "turkey" in third["content_summary"]
-        )
         assert (
             client.post("/documents/doc-nothing/supersede", json={"text": "x"}).status_code == 404
         )
-        assert (
-            client.post(f"/documents/{third['id']}/supersede", json={"nope": 1}).status_code == 422
-        )
+        assert client.post(f"/documents/{new['id']}/supersede", json={"nope": 1}).status_code == 422
+
+
+def test_supersede_by_file(server: Served) -> None:
+    with server.client() as client:
+        insert(client, [CAROL[0]], file_sources=["carol.txt"])
+        (old,) = documents(client)
+        content = b"# Carol\nScrooge buys a turkey for the Cratchits.\n"
+        files = [("file", ("carol-v3.md", content, "text/markdown"))]
+        reply = client.post(f"/documents/{old['id']}/supersede", files=files)
+        assert reply.status_code == 200
+        assert wait_job(client, reply.json()["job_id"])["status"] == "succeeded"
+        (new,) = documents(client)
+        assert new["metadata"] == {"original_name": "carol-v3.md"}
+        assert "turkey" in new["content_summary"]
+        wrong = client.post(f"/documents/{new['id']}/supersede", files=[("other", ("a.txt", b"x"))])
+        assert wrong.status_code == 422
 
 
 def test_reprocess_pipeline_status_and_jobs(server: Served) -> None:

@@ -116,62 +116,43 @@ def test_entity_edits_renames_and_merges(client: httpx.Client) -> None:
     assert missing.status_code == 404 and missing.json()["error"] == "EntityNotFoundError"
 
 
-def test_create_edit_and_delete_entities_and_relations(client: httpx.Client) -> None:
-    made = client.post(
-        "/graph/entity/create",
-        json={
-            "entity_name": "Tiny Tim",
-            "entity_data": {"entity_type": "PERSON", "description": "A sick boy."},
-        },
-    )
+TIM = {
+    "entity_name": "Tiny Tim",
+    "entity_data": {"entity_type": "PERSON", "description": "A sick boy."},
+}
+
+
+def _delete(client: httpx.Client, path: str, **body: str) -> httpx.Response:
+    return client.request("DELETE", path, json=body)
+
+
+def test_create_and_delete_an_entity(client: httpx.Client) -> None:
+    made = client.post("/graph/entity/create", json=TIM)
     assert made.status_code == 200 and made.json()["data"]["description"] == "A sick boy."
     assert client.post("/graph/entity/create", json={"entity_name": "Tiny Tim"}).status_code == 409
-    rel = {
-        "source_entity": "Tiny Tim",
-        "target_entity": "Bob Cratchit",
-        "relation_data": {"description": "son of", "keywords": "family", "weight": 2.0},
-    }
-    created = client.post("/graph/relation/create", json=rel).json()
+    bad = client.post("/graph/entity/create", json={"entity_name": "X", "entity_data": {"age": 6}})
+    assert bad.status_code == 400
+    assert _delete(client, "/graph/entity/delete", entity_name="Tiny Tim").status_code == 200
+    assert client.get("/graph/entity/exists", params={"name": "Tiny Tim"}).json()["exists"] is False
+    assert _delete(client, "/graph/entity/delete", entity_name="Tiny Tim").status_code == 404
+
+
+def test_create_edit_and_delete_a_relation(client: httpx.Client) -> None:
+    client.post("/graph/entity/create", json=TIM)
+    pair = {"source_entity": "Tiny Tim", "target_entity": "Bob Cratchit"}
+    data = {"description": "son of", "keywords": "family", "weight": 2.0}
+    created = client.post("/graph/relation/create", json={**pair, "relation_data": data}).json()
     assert created["data"]["keywords"] == "family" and created["data"]["weight"] == 2.0
-    edited = client.post(
-        "/graph/relation/edit",
-        json={
-            "source_id": "Tiny Tim",
-            "target_id": "Bob Cratchit",
-            "updated_data": {"description": "youngest son of"},
-        },
-    )
-    assert edited.json()["data"]["description"] == "youngest son of"
-    assert (
-        client.post(
-            "/graph/relation/edit",
-            json={"source_id": "Tiny Tim", "target_id": "London", "updated_data": {"weight": 1}},
-        ).status_code
-        == 404
-    )
-    gone = client.request(
-        "DELETE",
-        "/graph/relation/delete",
-        json={"source_entity": "Tiny Tim", "target_entity": "Bob Cratchit"},
-    ).json()
+    ids = {"source_id": "Tiny Tim", "target_id": "Bob Cratchit"}
+    edit = {**ids, "updated_data": {"description": "youngest son of"}}
+    edited = client.post("/graph/relation/edit", json=edit).json()
+    assert edited["data"]["description"] == "youngest son of"
+    missing = {"source_id": "Tiny Tim", "target_id": "London", "updated_data": {"weight": 1}}
+    assert client.post("/graph/relation/edit", json=missing).status_code == 404
+    gone = _delete(client, "/graph/relation/delete", **pair).json()
     assert gone["status"] == "success" and gone["status_code"] == 200
     near = client.get("/graphs", params={"label": "Tiny Tim", "max_depth": 1}).json()
     assert [n["id"] for n in near["nodes"]] == ["Tiny Tim"] and near["edges"] == []
-    assert (
-        client.request(
-            "DELETE", "/graph/entity/delete", json={"entity_name": "Tiny Tim"}
-        ).status_code
-        == 200
-    )
-    assert client.get("/graph/entity/exists", params={"name": "Tiny Tim"}).json() == {
-        "exists": False
-    }
-    assert (
-        client.request(
-            "DELETE", "/graph/entity/delete", json={"entity_name": "Tiny Tim"}
-        ).status_code
-        == 404
-    )
 
 
 def test_merge_then_unmerge(client: httpx.Client) -> None:
