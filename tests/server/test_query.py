@@ -198,3 +198,15 @@ def test_queries_on_an_empty_workspace_answer(start_server: StartServer, tmp_pat
         reply = c.post("/query", json={"query": QUESTION})
         assert reply.status_code == 200 and reply.json()["llm_generated"] is False
         assert c.post("/query/data", json={"query": QUESTION}).json()["data"]["chunks"] == []
+
+
+@pytest.mark.parametrize(
+    "mode", ["naive", "local", "global", "hybrid", "mix", "bypass", "ppr", "path"]
+)
+def test_every_mode_answers(client: httpx.Client, mode: str) -> None:
+    reply = client.post("/query", json={"query": QUESTION, "mode": mode})
+    assert reply.status_code == 200 and reply.json()["mode"] == mode and reply.json()["response"]
+
+
+def test_auto_mode_resolves_per_index(client: httpx.Client) -> None:
+    assert client.post("/query", json={"query": QUESTION, "mode": "auto"}).json()["mode"] == "mix"
