@@ -61,6 +61,16 @@ def test_two_years():
     }
 
 
+def test_a_year_beside_no_model_or_version_does_not_make_items_conflict():
+    # In a multi-hop question the year qualifies one hop; the other hop's page has its own dates.
+    q = "The Curse of the Jade Scorpion is a 2001 film featuring an American actress who starred in what?"
+    asked = rule_constraints(q, ["Curse of the Jade Scorpion", "American"])
+    (year,) = [c for c in asked if c.kind == "year"]
+    assert not year.exclusive and year.to_dict()["exclusive"] is False
+    j = judge(asked, "chunk", "hunt", "Helen Hunt (born June 15, 1963) is an American actress.")
+    assert j.verdict == "unknown" and j.reasons == ["names 1963-06-15, not 2001"]
+
+
 def test_a_statement_without_a_version_is_unknown_for_a_versioned_question():
     items = {"plain": "FW-A supports TLS.", "other": "The Log Platform stores alerts."}
     assert verdicts("Does firmware v2 of FW-A support TLS?", items) == {

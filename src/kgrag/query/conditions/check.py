@@ -81,7 +81,9 @@ def _conflicts(
     return out
 
 
-def _unmet(asked: Sequence[Constraint], matched: set[tuple[str, str]]) -> list[str]:
+def _unmet(
+    asked: Sequence[Constraint], mentions: Sequence[Mention], matched: set[tuple[str, str]]
+) -> list[str]:
     """Why an item without conflicts does not apply (empty when it does)."""
     reasons = []
     objects = [c for c in asked if c.kind in OBJECT_LIKE]
@@ -91,8 +93,15 @@ def _unmet(asked: Sequence[Constraint], matched: set[tuple[str, str]]) -> list[s
         wanted = [c for c in asked if c.group == group and c.selecting]
         if reasons and all(c.kind in OBJECT_LIKE for c in wanted):
             continue  # said already: "names none of FW-A"
-        if not any(c.key in matched for c in wanted):
-            reasons.append("says nothing of " + " or ".join(c.describe() for c in wanted))
+        if any(c.key in matched for c in wanted):
+            continue
+        asked_text = " or ".join(c.describe() for c in wanted)
+        seen = list(dict.fromkeys(mention_text(m) for m in mentions if m.group == group))
+        reasons.append(
+            f"names {', '.join(seen)}, not {asked_text}"
+            if seen
+            else f"says nothing of {asked_text}"
+        )
     return reasons
 
 
@@ -108,7 +117,7 @@ def judge(asked: Sequence[Constraint], kind: str, item_id: str, text: str) -> Ju
         ]
         others = {group: values for group, (_, values) in conflicts.items()}
         return Judgement(kind, item_id, "conflicts", reasons, frozenset(matched), others=others)
-    unmet = _unmet(asked, matched)
+    unmet = _unmet(asked, mentions, matched)
     if unmet:
         return Judgement(kind, item_id, "unknown", unmet, frozenset(matched))
     covers = _covered(asked, text) if any(c.exclusive for c in asked) else matched

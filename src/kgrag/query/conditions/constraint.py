@@ -53,10 +53,16 @@ class Constraint:
     span: tuple[int, int] | None = None
     group: str = ""
     label: str = ""
+    # False for a date or year in a question without model number or version: it may
+    # qualify another part of the question ("the film of 2001 starring an actress who...").
+    strict: bool = True
 
     @property
     def exclusive(self) -> bool:
-        return self.kind in EXCLUSIVE and (self.kind != "protocol" or " " in self.norm)
+        """Whether another value of its group makes an item conflict."""
+        if self.kind == "protocol":
+            return " " in self.norm  # only a protocol's versions compete
+        return self.kind in EXCLUSIVE and self.strict
 
     @property
     def selecting(self) -> bool:
@@ -75,6 +81,7 @@ class Constraint:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "value": self.value, "normalized": self.norm}
         out["span"] = list(self.span) if self.span is not None else None
+        out["exclusive"] = self.exclusive
         return out
 
     @classmethod

@@ -9,6 +9,7 @@ question writes out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -56,7 +57,27 @@ def unique(constraints: Iterable[Constraint]) -> list[Constraint]:
             continue
         kept.append(c)
     named = {c.value.casefold() for c in kept if c.kind != "object"}
-    return [c for c in kept if c.kind != "object" or c.norm not in named]
+    return tie_times([c for c in kept if c.kind != "object" or c.norm not in named])
+
+
+def _product(c: Constraint) -> bool:
+    """A model number that names a product: not a one-letter code (U-20, F-16, B-52)."""
+    return re.fullmatch(r"[A-Z]-\d{1,3}", c.value) is None
+
+
+def tie_times(constraints: list[Constraint]) -> list[Constraint]:
+    """Dates and years made strict (able to make items conflict) beside a model or version.
+
+    A one-letter code such as "U-20" (an age group, an aircraft) does not
+    count. In a question with neither, a year often qualifies another part of it
+    ("the 2001 film featuring an actress who..."): an item naming another
+    year is then unknown, not conflicting.
+    """
+    tied = any(c.kind == "version" or (c.kind == "model" and _product(c)) for c in constraints)
+    return [
+        replace(c, strict=tied) if c.kind in ("date", "year") and c.strict != tied else c
+        for c in constraints
+    ]
 
 
 def question_qualifiers(question: str) -> list[Constraint]:

@@ -36,7 +36,7 @@ _DATES = [
 # A four-digit number read as a year: after these words, or before punctuation or the end.
 _YEAR_BEFORE = re.compile(
     r"(?:\b(?:in|since|from|until|till|to|by|of|year|during|before|after|around|circa|"
-    r"early|late|mid|between|and|or|c\.)|[(\[–-])\s*$",
+    r"early|late|mid|between|and|or|a|an|the|c\.)|[(\[–-])\s*$",
     re.I,
 )
 _BARE_YEAR = re.compile(rf"(?<![\w.-]){_YEAR}(?![\w-]|\.\d|\s*%)")
