@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from kgrag.llm.embedding import EmbeddingService
 from kgrag.llm.fake import FakeEmbeddingProvider
 from kgrag.llm.ledger import Ledger
@@ -132,9 +130,8 @@ async def test_a_failing_embedder_leaves_the_lexical_ranking():
     assert WARNING in quotes(text)[0]
 
 
-@pytest.mark.parametrize("chat", [False])
-async def test_engine_passes_the_question_and_cites_context_numbers(parts, chat):
-    result = await parts.engine(chat=chat).query(
+async def test_engine_passes_the_question_and_cites_context_numbers(parts):
+    result = await parts.engine(chat=False).query(
         "Which license does FW-A need for TLS output?", QueryParam(include_references=True)
     )
     said = quotes(result.answer)

@@ -2,8 +2,8 @@
 
 :func:`find_quotes` reads the sentences of the context's chunks, ranks
 them (:mod:`kgrag.query.answer.ranking`: lexical for all, dense for the
-best ``RankOptions.dense``, embedded in one call; lexical only if the
-embedder fails) and turns the picks into quotes: a sentence that opens
+best ``RankOptions.dense``, embedded in a few calls of similar-length
+texts; lexical only if the embedder fails) and turns the picks into quotes: a sentence that opens
 with a pronoun brings the one before it, and picks next to each other in
 a chunk make one quote (up to three sentences).
 """
