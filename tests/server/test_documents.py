@@ -228,7 +228,7 @@ def test_supersede_by_text(server: Served) -> None:
 
 def test_supersede_by_file(server: Served) -> None:
     with server.client() as client:
-        insert(client, [CAROL[0]], file_sources=["carol.txt"])
+        wait_job(client, upload(client, "carol.txt", CAROL[0].encode()).json()["job_id"])
         (old,) = documents(client)
         content = b"# Carol\nScrooge buys a turkey for the Cratchits.\n"
         files = [("file", ("carol-v3.md", content, "text/markdown"))]
@@ -238,6 +238,10 @@ def test_supersede_by_file(server: Served) -> None:
         (new,) = documents(client)
         assert new["metadata"] == {"original_name": "carol-v3.md"}
         assert "turkey" in new["content_summary"]
+        (kept,) = (server.workdir / "inputs").iterdir()  # the old version's file is gone
+        assert kept.name == new["file_path"]
+        rescan = wait_job(client, client.post("/documents/scan").json()["job_id"])
+        assert rescan["result"]["new"] == [] and len(documents(client)) == 1
         wrong = client.post(f"/documents/{new['id']}/supersede", files=[("other", ("a.txt", b"x"))])
         assert wrong.status_code == 422
 

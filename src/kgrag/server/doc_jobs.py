@@ -168,6 +168,21 @@ def delete_docs(ids: list[str], inputs: Path, *, delete_file: bool, purge_cache:
     return run
 
 
+def retiring(fn: JobFn, old_source: str | None, inputs: Path) -> JobFn:
+    """``fn`` (a supersede), then the old version's file leaves the input folder.
+
+    Else the next scan would find the old file and index it again.
+    """
+
+    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+        result = await fn(rag, job)
+        if result.get("processed") and old_source:
+            result["files_deleted"] = _remove_files([old_source], inputs)
+        return result
+
+    return run
+
+
 def set_disabled(ids: list[str], disabled: bool) -> JobFn:
     """Disable (or enable) documents."""
 

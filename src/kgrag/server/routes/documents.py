@@ -217,6 +217,7 @@ async def supersede(
         track, fn = await _supersede_file(request, old.id, ws)
     else:
         track, fn = await _supersede_text(request, old.id, ws)
+    fn = doc_jobs.retiring(fn, old.source or old.file_path, inputs_of(ws))
     job = jobs.submit(ws.name, "supersede", f"Superseding {old.id}", fn, track)
     return accepted(
         job,
