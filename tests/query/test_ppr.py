@@ -59,16 +59,16 @@ def tiny_graph() -> PPRGraph:
         np.array([1.0]),
         np.array([[0, 2], [1, 3]]),
         np.zeros(2),
-        (0, 0, 0),
     )
 
 
 def dense(g: PPRGraph, weights: EdgeWeights) -> np.ndarray:
     t = g.transition(weights)
     out = np.zeros((g.size, g.size))
-    for v in range(g.size):
-        for j in range(t.indptr[v], t.indptr[v + 1]):
-            out[t.indices[j], v] = t.data[j]
+    for u in range(g.size):
+        for j in range(t.indptr[u], t.indptr[u + 1]):
+            assert t.src[j] == u
+            out[u, t.dst[j]] = t.prob[j]
     return out
 
 
@@ -107,11 +107,11 @@ def test_names_match_literally_in_latin_and_cjk():
 
 @pytest.mark.parametrize("batch", [2, 5000])
 async def test_aboutness_is_the_cosine_of_entity_and_chunk_vectors(ppr_engine, monkeypatch, batch):
-    from kgrag.query.routes import ppr_graph
+    from kgrag.pipeline import walk_rows
 
-    monkeypatch.setattr(ppr_graph, "BATCH", batch)
+    monkeypatch.setattr(walk_rows, "BATCH", batch)
     storage = ppr_engine.services.storage
-    graph = await ppr_graph.build_graph(storage)
+    graph = PPRGraph.from_walk(await walk_rows.build(storage, 0))
     ents = await storage.vectors("entities").get_vectors(
         [entity_vector_id(n) for n in graph.entities]
     )
@@ -121,3 +121,14 @@ async def test_aboutness_is_the_cosine_of_entity_and_chunk_vectors(ppr_engine, m
     for (e, c), sim in zip(graph.ec_pairs, graph.ec_sim, strict=False):
         expected = float(ents[entity_vector_id(graph.entities[e])] @ chunks[graph.chunks[c - n_e]])
         assert sim == pytest.approx(expected, abs=1e-5)
+
+
+def test_names_sharing_a_key_are_joined_and_matched_together():
+    from kgrag.graph.walk import Rows, assemble
+
+    names = ["ABC", "Big Hero 6", "Big Hero 6 (film)", "Big Hero 6 (game)", "Zed (band)", "abc"]
+    g = PPRGraph.from_walk(assemble(0, Rows(names, [[] for _ in names], [])))
+    assert g.ee_pairs.tolist() == [[0, 5], [1, 2], [1, 3]]  # "abc" and "big hero 6" keys
+    assert g.ee_weights.tolist() == [3.0, 3.0, 3.0]
+    assert g.match_names("Who made Big Hero 6 and ABC?") == [1, 2, 3, 0, 5]
+    assert g.match_names("Did Zed play?") == [4] and g.degree(1) == 2

@@ -6,8 +6,9 @@ the live chunks' facts (``chunk_facts``) and the curation records
 else is derived. The graph's keys are the chunks' names mapped through the
 aliases, plus manual creations, minus tombstones.
 :func:`check` reports every orphan, dangling reference and count
-mismatch; :func:`repair` rebuilds the derived search stores (vectors,
-lexical index) from the primary data.
+mismatch, and how the stored walk graph (:mod:`kgrag.pipeline.walk_store`)
+differs from one built afresh; :func:`repair` rebuilds the derived search
+stores (vectors, lexical index, walk graph) from the primary data.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from kgrag.curation.plan import manual_facts, tombstoned_edge
 from kgrag.curation.records import Curation
 from kgrag.curation.records import load as load_curation
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
+from kgrag.pipeline import walk_store
 from kgrag.pipeline.facts import (
     CHUNKS,
     DOC_GRAPH,
@@ -217,4 +219,5 @@ async def check(storage: Storage) -> CheckReport:
     _graph(st, report.problems)
     _curation(st, report.problems)
     await _vectors(storage, st, report.problems, report.counts)
+    report.problems.extend(await walk_store.verify(storage))
     return report

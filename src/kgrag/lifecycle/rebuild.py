@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
+from kgrag.pipeline import walk_store
 from kgrag.pipeline.facts import CHUNKS, DOC_GRAPH, FACTS, SUPPORT
 from kgrag.pipeline.vectors import entity_text, relation_text
 from kgrag.types import DocStatus
@@ -65,7 +66,7 @@ async def _wanted(storage: Storage) -> dict[str, dict[str, tuple[str, dict]]]:
 
 
 async def repair(storage: Storage, embed: Embed) -> dict[str, int]:
-    """Rebuild vectors and the lexical index from the graph and the chunks."""
+    """Rebuild vectors, the lexical index and the walk graph from the graph and the chunks."""
     wanted = await _wanted(storage)
     changed = {ns: await _sync_namespace(storage, ns, w, embed) for ns, w in wanted.items()}
     lex = storage.lexical
@@ -76,7 +77,17 @@ async def repair(storage: Storage, embed: Embed) -> dict[str, int]:
         todo = {c: chunks[c] for c in sorted(chunks.keys() - have)}
         await lex.add(todo)
         changed["lexical"] = len(have - chunks.keys()) + len(todo)
+    changed["walk_graph"] = await _repair_walk(storage)
     return changed
+
+
+async def _repair_walk(storage: Storage) -> int:
+    """Store a fresh walk graph if the stored one is missing or differs; 1 if it was rewritten."""
+    if await walk_store.read_head(storage) is not None and not await walk_store.verify(storage):
+        return 0
+    async with storage.transaction():
+        await walk_store.rewrite(storage)
+    return 1
 
 
 async def _clear_namespace(storage: Storage, ns: str) -> None:
@@ -124,6 +135,7 @@ async def reset_graph(storage: Storage) -> int:
         for ns in (SUPPORT, DOC_GRAPH, CHUNKS):
             await _clear_namespace(storage, ns)
         await _disown_facts(storage)
+        await walk_store.reset(storage)
         for r in records:
             r.status = DocStatus.PENDING
         await storage.doc_status.upsert(records)

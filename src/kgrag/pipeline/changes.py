@@ -56,6 +56,7 @@ from kgrag.graph.canonical import (
 )
 from kgrag.graph.merge import MergePlan
 from kgrag.graph.policy import MergePolicy
+from kgrag.pipeline import walk_store
 from kgrag.pipeline.facts import (
     CHUNKS,
     DOC_GRAPH,
@@ -188,6 +189,7 @@ class ChangeApplier:
             await self._write_graph(work, plans)
             await self.graph_vectors.write(embedded, plans.dead_nodes, plans.dead_edges)
             await self._write_documents(work)
+            await walk_store.record(self.storage, touched, [*work.dead(), *work.new_chunks])
             await self.pending.mark(touched, [p.key for p in waiting])
             if change.commit is not None:
                 await change.commit()
@@ -226,6 +228,7 @@ class ChangeApplier:
             await graph.upsert_nodes({k: p.data for k, p in plans.plan.nodes.items() if p.changed})
             await graph.upsert_edges({k: p.data for k, p in plans.plan.edges.items() if p.changed})
             await self.graph_vectors.write(embedded, [], [])
+            await walk_store.record(self.storage, keys, [])
             await self.pending.mark(keys, [])
         return len(keys)
 
@@ -382,8 +385,6 @@ class ChangeApplier:
             await s.doc_status.upsert([v.record for v in work.change.add])
         kinds = {s_.extractor for s_ in work.live().values()}
         await _note_extractors(s, kinds)
-        # Readers that cache what they derive from the graph (ppr) key on this.
-        await s.set_meta("graph_version", int(await s.get_meta("graph_version") or 0) + 1)
 
 
 def _touched(chunks: Iterable[StoredChunk]) -> tuple[set[str], set[Pair]]:

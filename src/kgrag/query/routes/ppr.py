@@ -22,8 +22,11 @@ With a document filter (``ctx.doc_filter``) only allowed entities,
 relations and chunks seed the walk, and only allowed chunks and entities
 are ranked into the result (the walk itself crosses the whole graph).
 
-The walk runs on :class:`~kgrag.query.routes.ppr_graph.PPRGraph` (cached per
-storage). The context lists the top ``chunk_top_k`` chunks by PageRank
+The walk runs on :class:`~kgrag.query.routes.ppr_graph.PPRGraph` (the stored
+walk graph, cached per storage): by forward push
+(:func:`~kgrag.query.routes.ppr_walk.push`) on a graph of
+``push_min_edges`` transitions or more, by the exact power iteration below
+that. The context lists the top ``chunk_top_k`` chunks by PageRank
 mass, the ``top_k`` entities with the most mass and the relations among
 them; the usual token budgets apply.
 """
@@ -48,6 +51,10 @@ from kgrag.query.trace import relation_id
 TRACE_MARGIN = 10
 # The tuned edge weights (EdgeWeights is frozen: one shared default is safe).
 DEFAULT_EDGES = EdgeWeights(leaf=0.05, idf=True, aboutness=10.0)
+# The push tolerance of the ppr mode, and the graph size from which it pushes: below it
+# 26 sweeps of the exact walk cost a few milliseconds (docs/benchmarks.md, ppr).
+PUSH_EPS = 1e-6
+PUSH_MIN_EDGES = 200_000
 
 
 @dataclass(slots=True)
@@ -72,6 +79,10 @@ class PPRSettings:
     lexical_weight: float = 0.5  # BM25 ranks against dense ranks (1.0) in the chunk seeds
     specificity: float = 0.5
     edges: EdgeWeights = DEFAULT_EDGES
+    # Forward push (ppr_walk.push) settles residuals above push_eps per out-edge, on graphs
+    # of at least push_min_edges transitions; smaller ones (or push_eps 0) get the exact walk.
+    push_eps: float = PUSH_EPS
+    push_min_edges: int = PUSH_MIN_EDGES
 
 
 SETTINGS = PPRSettings()
@@ -356,6 +367,14 @@ async def _top_entities(ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray
     return np.array(kept[:k], dtype=np.int64)
 
 
+def _walk(graph: PPRGraph, s: np.ndarray, cfg: PPRSettings) -> np.ndarray:
+    """PageRank mass from the seeds ``s``: pushed on large graphs, exact on small ones."""
+    edges = len(graph.transition(cfg.edges).dst)
+    if cfg.push_eps > 0 and edges >= cfg.push_min_edges:
+        return graph.push(s, cfg.damping, cfg.edges, cfg.push_eps)
+    return graph.walk(s, cfg.damping, cfg.edges)
+
+
 async def ppr(ctx: RetrievalContext, cfg: PPRSettings | None = None) -> Retrieved:
     """Retrieve by personalised PageRank from the question's entities and chunks."""
     cfg = cfg or ctx.extras.get("ppr") or SETTINGS
@@ -364,7 +383,7 @@ async def ppr(ctx: RetrievalContext, cfg: PPRSettings | None = None) -> Retrieve
     if built:
         ctx.trace.note(
             "retrieval",
-            f"ppr graph built: {len(graph.entities)} entities, {len(graph.chunks)} "
+            f"ppr graph loaded: {len(graph.entities)} entities, {len(graph.chunks)} "
             f"chunks in {time.perf_counter() - started:.2f}s",
         )
     entity_seeds, chunk_seeds = await asyncio.gather(
@@ -376,7 +395,7 @@ async def ppr(ctx: RetrievalContext, cfg: PPRSettings | None = None) -> Retrieve
         return Retrieved(graph_chunks=False)
     if ctx.trace.enabled:
         _trace_seeds(ctx, graph, s)
-    mass = graph.walk(s, cfg.damping, cfg.edges)
+    mass = _walk(graph, s, cfg)
     chunks = _rank_chunks(ctx, graph, mass, list(chunk_seeds))
     entities, relations = await _graph_items(ctx, graph, mass)
     return Retrieved(entities, relations, chunks, graph_chunks=False)

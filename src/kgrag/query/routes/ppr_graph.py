@@ -1,20 +1,24 @@
 """The graph personalised PageRank walks over: entities and chunks as one node set.
 
-Nodes ``0 .. E-1`` are the graph's entities, ``E .. E+C-1`` the chunks of
-``text_chunks``. Edges are undirected:
+Nodes ``0 .. E-1`` are the entities of the stored walk graph
+(:class:`~kgrag.graph.walk.WalkGraph`), ``E .. E+C-1`` its chunks. Edges
+are undirected:
 
 - entity - entity: the graph's edges, weighted ``log(1 + weight)`` (a
-  relation stated many times counts more, but not linearly);
-- entity - chunk: from each node's ``source_ids``, weight ``chunk_edge``.
+  relation stated many times counts more, but not linearly), and edges
+  of weight ``ALIAS_WEIGHT`` joining names that differ only by a
+  trailing qualifier ("Big Hero 6 (film)" and "Big Hero 6");
+- entity - chunk: from each node's ``source_ids``, weighted by
+  :class:`EdgeWeights`.
 
-The transition matrix is kept as CSR arrays built here (row ``v`` lists
-the nodes ``u`` that lead to ``v`` and ``P[u, v]``), so one power-iteration
-step is a gather, a multiply and a segment sum: O(edges), no SciPy.
+The transition matrix is kept as CSR arrays by source (the edges leaving
+node ``u`` are ``indptr[u]:indptr[u+1]``, with their ``P[u, v]``), which is
+what both walks of :mod:`~kgrag.query.routes.ppr_walk` read: the exact
+power iteration and the forward push.
 
-A built graph is cached per storage object and rebuilt when the graph
-version (bumped by every commit) or the number of nodes, edges or chunks
-changes (see :func:`cached_graph`). Building reads
-every node once, in batches, keeping only its ``source_ids``.
+The graph is cached per storage object and follows the store's commits
+through :class:`~kgrag.pipeline.walk_store.WalkReader`: a new process
+decodes the stored snapshot, a commit patches only the rows it touched.
 """
 
 from __future__ import annotations
@@ -23,37 +27,30 @@ import asyncio
 import re
 import weakref
 from dataclasses import dataclass, field
-from itertools import chain, repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgrag.ingest.ids import entity_vector_id
-from kgrag.query.records import as_list
+from kgrag.graph.walk import WalkGraph, name_key
+from kgrag.pipeline.walk_store import WalkReader
+from kgrag.query.routes import ppr_walk
 
 if TYPE_CHECKING:
-    from kgrag.storage.base import GraphStore, Storage
+    from kgrag.storage.base import Storage
 
-# Nodes read per batch when building.
-BATCH = 5000
-# Stored weight of an edge between two forms of one name (see _alias_edges).
+__all__ = ["EdgeWeights", "PPRGraph", "Transition", "cached_graph", "name_key", "question_keys"]
+
+# Stored weight of an edge between two forms of one name.
 ALIAS_WEIGHT = 3.0
 # Literal name matching: longest name in words (Latin) / characters (CJK).
 MAX_NAME_WORDS = 8
 MAX_CJK_CHARS = 12
 _WORD = re.compile(r"\w+")
-# A trailing qualifier a question leaves out: "The Prestige (film)" is matched as "The Prestige" too.
-_QUALIFIER = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _COMMON = frozenset(
     "the a an of and in on at to for by with is was he she it his her they this that "
     "first second one two new old may will can".split()
 )
-
-
-def name_key(name: str) -> str:
-    """A name as matched against questions: lower case, word characters joined by spaces."""
-    return " ".join(_WORD.findall(name.casefold()))
 
 
 def question_keys(question: str) -> set[str]:
@@ -104,11 +101,12 @@ class EdgeWeights:
 
 @dataclass(frozen=True, slots=True)
 class Transition:
-    """CSR (by destination) of the transition matrix: row ``v`` lists ``u`` and ``P[u, v]``."""
+    """CSR (by source) of the transition matrix: edges ``indptr[u]:indptr[u+1]`` leave ``u``."""
 
     indptr: np.ndarray  # int64 (N + 1,)
-    indices: np.ndarray  # int64: source node of each incoming edge
-    data: np.ndarray  # float64: transition probability of that edge
+    src: np.ndarray  # int64: source of each edge (non-decreasing)
+    dst: np.ndarray  # int64: its destination
+    prob: np.ndarray  # float64: its transition probability
     dangling: np.ndarray  # bool (N,): nodes no edge leaves
 
 
@@ -118,25 +116,41 @@ class PPRGraph:
 
     entities: list[str]
     chunks: list[str]
-    ee_pairs: np.ndarray  # int64 (M, 2): entity - entity edges
-    ee_weights: np.ndarray  # float64 (M,): their stored weights
+    ee_pairs: np.ndarray  # int64 (M, 2): entity - entity edges (stored and alias)
+    ee_weights: np.ndarray  # float64 (M,): their weights
     ec_pairs: np.ndarray  # int64 (L, 2): (entity, chunk node) pairs
     ec_sim: (
         np.ndarray
-    )  # float64 (L,): cosine of the entity's and the chunk's vectors (0 if either is missing)
-    signature: tuple[int, ...]
-    names: dict[str, list[int]] = field(default_factory=dict)
+    )  # (L,): cosine of the entity's and the chunk's vectors (0 if either is missing)
+    names: dict[str, int] = field(default_factory=dict)  # name key -> its first entity
+    shared: dict[str, list[int]] = field(default_factory=dict)  # keys of several entities
     entity_index: dict[str, int] = field(default_factory=dict)
     chunk_index: dict[str, int] = field(default_factory=dict)
-    entity_chunks: np.ndarray = field(
-        init=False
-    )  # int64 (E,): chunks each entity was extracted from
+    entity_chunks: np.ndarray = field(init=False)  # int64 (E,): chunks each entity cites
     _degrees: np.ndarray = field(init=False)
     _transitions: dict[EdgeWeights, Transition] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.entity_chunks = np.bincount(self.ec_pairs[:, 0], minlength=len(self.entities))
         self._degrees = np.bincount(self.ee_pairs.ravel(), minlength=len(self.entities))
+
+    @classmethod
+    def from_walk(cls, walk: WalkGraph) -> PPRGraph:
+        """The walk graph's nodes and edges, with the alias edges its name keys give."""
+        n_e = len(walk.entities)
+        names, shared, alias = _name_groups(walk)
+        return cls(
+            walk.entities,
+            walk.chunks,
+            np.concatenate([walk.ee, alias]),
+            np.concatenate([walk.weight, np.full(len(alias), ALIAS_WEIGHT)]),
+            walk.ec + np.array([0, n_e], dtype=np.int64),
+            walk.sim.astype(np.float64),
+            names,
+            shared,
+            dict(zip(walk.entities, range(n_e), strict=True)),
+            dict(zip(walk.chunks, range(n_e, n_e + len(walk.chunks)), strict=True)),
+        )
 
     @property
     def size(self) -> int:
@@ -150,12 +164,12 @@ class PPRGraph:
         """Entities whose name appears literally in ``question`` (longest names first)."""
         found = [k for k in question_keys(question) if k in self.names and _matchable(k)]
         found.sort(key=lambda k: (-len(k), k))
-        return list(dict.fromkeys(i for k in found for i in self.names[k]))
+        return list(dict.fromkeys(i for k in found for i in self.shared.get(k, [self.names[k]])))
 
     def transition(self, weights: EdgeWeights) -> Transition:
         """The transition matrix under ``weights`` (built once per weights)."""
         if weights not in self._transitions:
-            ee, ec, n_e = self.ee_pairs, self.ec_pairs, len(self.entities)
+            ee, ec = self.ee_pairs, self.ec_pairs
             n_c = self.entity_chunks[ec[:, 0]]
             back = np.where(n_c > 1, 1.0, weights.leaf)
             if weights.idf:
@@ -165,7 +179,7 @@ class PPRGraph:
             w_ee = np.log1p(self.ee_weights)
             out = weights.chunk_edge * np.exp(weights.aboutness * self.ec_sim)
             w = np.concatenate([w_ee, w_ee, out, weights.chunk_edge * back])
-            self._transitions[weights] = _csr(n_e + len(self.chunks), src, dst, w)
+            self._transitions[weights] = _csr(self.size, src, dst, w)
         return self._transitions[weights]
 
     def walk(
@@ -176,160 +190,74 @@ class PPRGraph:
         tol: float = 1e-5,
         max_iter: int = 60,
     ) -> np.ndarray:
-        """Personalised PageRank from the ``seeds`` distribution, by power iteration.
+        """Personalised PageRank from ``seeds`` by power iteration (see :func:`ppr_walk.power`)."""
+        return ppr_walk.power(self.transition(weights), seeds, damping, tol, max_iter)
 
-        Mass on dangling nodes returns to the seeds. The result sums to 1.
-        """
-        t = self.transition(weights)
-        s = seeds / seeds.sum()
-        p = s.copy()
-        for _ in range(max_iter):
-            nxt = (1.0 - damping) * s + damping * (_spread(t, p) + p[t.dangling].sum() * s)
-            done = np.abs(nxt - p).sum() < tol
-            p = nxt
-            if done:
-                break
-        return p
-
-
-def _spread(t: Transition, p: np.ndarray) -> np.ndarray:
-    """One step of the walk, ``P^T p``, as a CSR row-segment sum."""
-    if not len(t.data):
-        return np.zeros(len(p))
-    prod = t.data * p[t.indices]
-    starts = np.minimum(t.indptr[:-1], len(prod) - 1)
-    return np.where(t.indptr[1:] > t.indptr[:-1], np.add.reduceat(prod, starts), 0.0)
+    def push(
+        self, seeds: np.ndarray, damping: float, weights: EdgeWeights, eps: float
+    ) -> np.ndarray:
+        """Personalised PageRank from ``seeds`` by forward push (see :func:`ppr_walk.push`)."""
+        return ppr_walk.push(self.transition(weights), seeds, damping, eps)
 
 
 def _csr(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray) -> Transition:
     """The row-normalised transition of the directed, weighted edges ``src -> dst``."""
     keep = weight > 0
-    src, dst, weight = src[keep], dst[keep], weight[keep]
+    if not keep.all():
+        src, dst, weight = src[keep], dst[keep], weight[keep]
     out = np.bincount(src, weights=weight, minlength=n)
-    prob = weight / out[src]
-    order = np.argsort(dst, kind="stable")
+    order = _stable_order(src)
     indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(dst, minlength=n), out=indptr[1:])
-    return Transition(indptr, src[order].astype(np.int64), prob[order], out == 0)
+    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+    src, dst = src[order], dst[order]
+    return Transition(indptr, src, dst, weight[order] / out[src], out == 0)
 
 
-async def _entity_sources(graph: GraphStore, names: list[str]) -> list[list[str]]:
-    """The ``source_ids`` of every node, read in batches."""
-    out: list[list[str]] = []
-    for i in range(0, len(names), BATCH):
-        part = names[i : i + BATCH]
-        nodes = await graph.get_nodes(part)
-        out.extend(as_list((nodes.get(n) or {}).get("source_ids")) for n in part)
-    return out
+def _stable_order(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` (non-negative keys), by 16-bit radix passes."""
+    top = int(keys.max()) if len(keys) else 0
+    if top >= 1 << 32:
+        return np.argsort(keys, kind="stable")
+    order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    if top >= 1 << 16:
+        high = (keys[order] >> 16).astype(np.uint16)
+        order = order[np.argsort(high, kind="stable")]
+    return order
 
 
-def _entity_edges(
-    rows: list[tuple[str, str, float]], index: dict[str, int]
-) -> tuple[np.ndarray, np.ndarray]:
-    """(pairs of entity indexes, weights) of the graph's edges; self-loops and dangling ends dropped."""
-    if not rows:
-        return np.zeros((0, 2), np.int64), np.zeros(0)
-    a_names, b_names, weights = zip(*rows, strict=False)
-    a = np.fromiter(map(index.get, a_names, repeat(-1)), np.int64, len(rows))
-    b = np.fromiter(map(index.get, b_names, repeat(-1)), np.int64, len(rows))
-    w = np.array([x if x is not None else 1.0 for x in weights], dtype=np.float64)
-    keep = (a >= 0) & (b >= 0) & (a != b)
-    return np.stack([a[keep], b[keep]], axis=1), np.maximum(w[keep], 0.0)
+def _name_groups(walk: WalkGraph) -> tuple[dict[str, int], dict[str, list[int]], np.ndarray]:
+    """Name key -> its first entity, the keys several entities share, and the edges joining them.
 
-
-async def signature(storage: Storage) -> tuple[int, int, int, int]:
-    """(graph version, nodes, edges, chunks): a change in any invalidates the cache.
-
-    The graph version is bumped by every commit that changes the graph, so
-    an edit that keeps the counts (a superseded document) rebuilds too.
+    An entity is known by its key and, if its name ends in a qualifier, by
+    the key without it: "Big Hero 6 (film)" (an article's title) and "Big
+    Hero 6" (as other chunks mention it) are one thing as far as the walk
+    is concerned, so each joins the first entity of its key.
     """
-    g = storage.graph
-    counts = await asyncio.gather(
-        storage.get_meta("graph_version"),
-        g.node_count(),
-        g.edge_count(),
-        storage.kv("text_chunks").count(),
-    )
-    version, nodes, edges, chunks = (int(c or 0) for c in counts)
-    return version, nodes, edges, chunks
-
-
-async def build_graph(storage: Storage) -> PPRGraph:
-    """Read the whole graph and chunk list from ``storage`` into a :class:`PPRGraph`."""
-    sig = await signature(storage)
-    entities = list(await storage.graph.all_node_names())
-    chunks = list(await storage.kv("text_chunks").keys())
-    e_index = {n: i for i, n in enumerate(entities)}
-    c_index = {c: len(entities) + j for j, c in enumerate(chunks)}
-    sources = await _entity_sources(storage.graph, entities)
-    ec_src = np.repeat(np.arange(len(entities)), [len(ids) for ids in sources])
-    ec_dst = np.fromiter(
-        map(c_index.get, chain.from_iterable(sources), repeat(-1)), np.int64, len(ec_src)
-    )
-    n = len(entities) + len(chunks)
-    keys = np.unique(ec_src[ec_dst >= 0] * n + ec_dst[ec_dst >= 0])
-    ee, ee_w = _entity_edges(await storage.graph.all_edges(), e_index)
-    names: dict[str, list[int]] = {}
-    for i, name in enumerate(entities):
-        for key in {name_key(name), name_key(_QUALIFIER.sub("", name))}:
-            names.setdefault(key, []).append(i)
-    alias = _alias_edges(names)
-    ee, ee_w = (
-        np.concatenate([ee, alias]),
-        np.concatenate([ee_w, np.full(len(alias), ALIAS_WEIGHT)]),
-    )
-    ec = np.stack([keys // n, keys % n], axis=1)
-    sim = await _pair_similarity(storage, entities, chunks, ec)
-    return PPRGraph(entities, chunks, ee, ee_w, ec, sim, sig, names, e_index, c_index)
-
-
-def _alias_edges(names: dict[str, list[int]]) -> np.ndarray:
-    """Edges joining entities that share a name once a trailing qualifier is dropped.
-
-    "Big Hero 6 (film)" (an article's title) and "Big Hero 6" (as other
-    chunks mention it) are one thing as far as the walk is concerned.
-    """
-    pairs = [(group[0], other) for group in names.values() if len(group) > 1 for other in group[1:]]
-    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
-
-
-async def _pair_similarity(
-    storage: Storage, entities: list[str], chunks: list[str], ec: np.ndarray
-) -> np.ndarray:
-    """Cosine of each (entity, chunk) pair's stored vectors; 0 where either vector is missing."""
-    sim = np.zeros(len(ec))
-    if not len(ec):
-        return sim
-    chunk_vecs = await storage.vectors("chunks").get_vectors(chunks)
-    dim = len(next(iter(chunk_vecs.values()))) if chunk_vecs else 0
-    if not dim:
-        return sim
-    c_mat = np.zeros((len(chunks), dim), np.float32)
-    for j, c in enumerate(chunks):
-        if c in chunk_vecs and len(chunk_vecs[c]) == dim:
-            c_mat[j] = chunk_vecs[c]
-    del chunk_vecs
-    store, n_e = storage.vectors("entities"), len(entities)
-    bounds = np.searchsorted(ec[:, 0], np.arange(0, n_e + BATCH, BATCH))  # ec is sorted by entity
-    for b, lo in enumerate(range(0, n_e, BATCH)):
-        part = entities[lo : lo + BATCH]
-        got = await store.get_vectors([entity_vector_id(n) for n in part])
-        e_mat = np.zeros((len(part), dim), np.float32)
-        for k, name in enumerate(part):
-            v = got.get(entity_vector_id(name))
-            if v is not None and len(v) == dim:
-                e_mat[k] = v
-        pairs = ec[bounds[b] : bounds[b + 1]]
-        sim[bounds[b] : bounds[b + 1]] = np.einsum(
-            "ij,ij->i", e_mat[pairs[:, 0] - lo], c_mat[pairs[:, 1] - n_e]
-        )
-    return sim
+    n = len(walk.keys)
+    first = dict(zip(reversed(walk.keys), range(n - 1, -1, -1), strict=True))
+    shared: dict[str, list[int]] = {}
+    if len(first) < n:  # a key repeats
+        for i, key in enumerate(walk.keys):
+            if first[key] != i:
+                shared.setdefault(key, [first[key]]).append(i)
+    for i in [i for i, key in enumerate(walk.alt) if key]:
+        key = walk.alt[i]
+        j = first.setdefault(key, i)
+        if j != i:
+            shared.setdefault(key, [j]).append(i)
+    pairs: list[tuple[int, int]] = []
+    for key, group in shared.items():
+        group.sort()
+        first[key] = group[0]
+        pairs.extend((group[0], other) for other in group[1:])
+    return first, shared, np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
 
 
 @dataclass(slots=True)
 class _Slot:
-    """One storage's cached graph, and the lock that makes one task build it."""
+    """One storage's cached graph, the reader that keeps it current, and the lock that makes one task update it."""
 
+    reader: WalkReader
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     graph: PPRGraph | None = None
 
@@ -338,17 +266,20 @@ _CACHE: weakref.WeakKeyDictionary[Storage, _Slot] = weakref.WeakKeyDictionary()
 
 
 async def cached_graph(storage: Storage) -> tuple[PPRGraph, bool]:
-    """The :class:`PPRGraph` of ``storage`` (built once; rebuilt when its counts change).
+    """The :class:`PPRGraph` of ``storage`` as stored now (loaded once, then patched per commit).
 
-    Returns the graph and whether it was (re)built by this call.
+    Returns the graph and whether this call (re)made it.
     """
     try:
-        slot = _CACHE.setdefault(storage, _Slot())
+        slot = _CACHE.get(storage)
+        if slot is None:
+            slot = _CACHE[storage] = _Slot(WalkReader(storage))
     except TypeError:  # a storage object that cannot be weakly referenced: no cache
-        return await build_graph(storage), True
+        walk, _ = await WalkReader(storage).current()
+        return PPRGraph.from_walk(walk), True
     async with slot.lock:
-        graph = slot.graph
-        if graph is not None and graph.signature == await signature(storage):
-            return graph, False
-        slot.graph = graph = await build_graph(storage)
-        return graph, True
+        walk, changed = await slot.reader.current()
+        if slot.graph is None or changed:
+            slot.graph = PPRGraph.from_walk(walk)
+            return slot.graph, True
+        return slot.graph, False
