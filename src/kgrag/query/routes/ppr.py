@@ -54,7 +54,7 @@ DEFAULT_EDGES = EdgeWeights(leaf=0.05, idf=True, aboutness=10.0)
 # The push tolerance of the ppr mode, and the graph size from which it pushes: below it
 # 26 sweeps of the exact walk cost a few milliseconds (docs/benchmarks.md, ppr).
 PUSH_EPS = 1e-6
-PUSH_MIN_EDGES = 200_000
+PUSH_MIN_EDGES = 100_000
 
 
 @dataclass(slots=True)
