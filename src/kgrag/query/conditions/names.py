@@ -48,8 +48,20 @@ def _word(stem: str) -> re.Pattern[str]:
 
 
 def in_question(question: str, name: str) -> bool:
-    """Whether ``name`` is written in ``question`` as a whole (words in order, any case)."""
+    """Whether ``name`` is written in ``question`` as a whole (words in order, any case).
+
+    Called for every retrieved entity name: a substring test of the first
+    word rules most names out before any pattern is built.
+    """
     if _CJK.search(name):
         return name in question
-    pattern = r"(?<![0-9A-Za-z])" + r"\s+".join(map(re.escape, name.split())) + r"(?![0-9A-Za-z])"
-    return re.search(pattern, question, re.I) is not None
+    parts = tuple(name.split())
+    if not parts or parts[0].casefold() not in _folded(question):
+        return False
+    return _phrase(parts).search(question) is not None
+
+
+@lru_cache(maxsize=8192)
+def _phrase(parts: tuple[str, ...]) -> re.Pattern[str]:
+    body = r"\s+".join(map(re.escape, parts))
+    return re.compile(rf"(?<![0-9A-Za-z]){body}(?![0-9A-Za-z])", re.I)
