@@ -6,7 +6,7 @@ can hold it; :mod:`kgrag.query.context.references` builds them.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 Kind = Literal["entity", "relation", "chunk"]
@@ -58,7 +58,7 @@ class Reference:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready; keeps the older keys ``reference_id``, ``file_path``, ``location``."""
-        data = asdict(self)
+        data = {f: _copy(getattr(self, f)) for f in FIELDS}  # asdict's deep copy, shallow here
         number = data.pop("number")
         where = self.location
         return {"reference_id": str(number), **data, **({"location": where} if where else {})}
@@ -81,3 +81,11 @@ class Reference:
         self.section = [str(s) for s in location.get("section") or []]
         self.start, self.end = location.get("start"), location.get("end")
         self.text = str(row.get("content") or "")
+
+
+FIELDS = tuple(f.name for f in fields(Reference))
+
+
+def _copy(value: Any) -> Any:
+    """Lists copied (their items are ints and strings), everything else as it is."""
+    return list(value) if isinstance(value, list) else value
