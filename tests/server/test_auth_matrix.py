@@ -85,12 +85,12 @@ def test_enumeration_finds_every_documented_operation(tmp_path: Path) -> None:
     assert {("GET", "/docs"), ("GET", "/docs/static/matrix-x")} <= found
 
 
-PUBLIC_PATHS = {"/health", "/login", "/auth-status", "/docs", "/openapi.json"}
+PUBLIC_PATHS = {"/health", "/login", "/auth-status", "/docs", "/openapi.json", "/", "/webui"}
 
 
 def is_public(path: str) -> bool:
     """Served to anyone: the entry points (this list, not the gate's, is the expectation)."""
-    return path in PUBLIC_PATHS or path.startswith("/docs/static/")
+    return path in PUBLIC_PATHS or path.startswith(("/docs/static/", "/webui/"))
 
 
 @dataclass
@@ -171,7 +171,7 @@ async def _misgated(configured: Configured, method: str, path: str) -> list[str]
 def test_public_paths_are_exactly_the_entry_points() -> None:
     """Growing the public set is a decision: this test names every member."""
     assert gate.PUBLIC == PUBLIC_PATHS
-    assert gate.PUBLIC_PREFIXES == ("/docs/static/",)
+    assert gate.PUBLIC_PREFIXES == ("/docs/static/", "/webui/")
 
 
 def test_the_matrix_sees_routes_added_later(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from kgrag.config import Settings
 from kgrag.server import auth as auth_module
 from kgrag.server import lightrag_api
 from kgrag.server.gate import Gate
-from kgrag.server.routes import auth, docs, health, mcp, ollama, openai
+from kgrag.server.routes import auth, docs, health, mcp, ollama, openai, webui
 from kgrag.server.security import BodyLimit, Limits, SecurityHeaders, cors_options
 from kgrag.server.workspaces import Workspaces
 
@@ -71,7 +71,8 @@ def create_app(options: ServerOptions) -> FastAPI:
     app.state.auth = options.auth
     lightrag_api.install(app)  # LightRAG's routes and kgrag's beside them
     compatible = [ollama.router, openai.router]  # Ollama's and OpenAI's APIs; MCP is mounted
-    for router in [health.router, auth.router, docs.router, *compatible, *options.routers]:
+    pages = [docs.router, webui.router]  # the API documentation and the web UI
+    for router in [health.router, auth.router, *pages, *compatible, *options.routers]:
         app.include_router(router)
     mcp.mount(app)
     docs.describe_auth(app)

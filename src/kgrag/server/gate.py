@@ -3,7 +3,8 @@
 It runs as middleware, so a route added later is covered without doing
 anything. With auth on, only :data:`PUBLIC` paths are served to anonymous
 callers: ``/health`` (says nothing but "healthy"), the login entry points,
-and the API documentation (its page, vendored assets and schema). Every
+the API documentation (its page, vendored assets and schema) and the web
+UI's static files (``/`` redirects to them; their API calls need credentials). Every
 other request needs a valid API key or account token, and a workspace
 (named by path prefix or header, else the default one) its principal may
 use. The principal is left in ``scope["kgrag_principal"]`` for the routes.
@@ -20,8 +21,8 @@ from kgrag.server.auth import Principal, credentials
 from kgrag.server.deps import workspace_name
 from kgrag.server.security import reply
 
-PUBLIC = frozenset({"/health", "/login", "/auth-status", "/docs", "/openapi.json"})
-PUBLIC_PREFIXES = ("/docs/static/",)
+PUBLIC = frozenset({"/health", "/login", "/auth-status", "/docs", "/openapi.json", "/", "/webui"})
+PUBLIC_PREFIXES = ("/docs/static/", "/webui/")
 CHALLENGE = ((b"www-authenticate", b"Bearer"),)
 
 
