@@ -46,7 +46,7 @@ def test_a_question_naming_entities_uses_the_graph_on_passage_sized_chunks():
     route = choose_route(Signals(("Lumen Institute", "Lyon"), 0.01))
     assert route.name == "walk+path" and route.graph_weight == 1.0
     assert [p for p, _ in route.parts] == ["walk", "path"]
-    assert [w for _, w in route.parts] == pytest.approx([2 / 3, 1 / 3])
+    assert [w for _, w in route.parts] == pytest.approx([0.75, 0.25])
     assert "names 2 entities (Lumen Institute, Lyon)" in route.reason
     walk_only = choose_route(Signals(("Lyon",), 0.01), AutoSettings(path_weight=0))
     assert walk_only.parts == (("walk", 1.0),)
@@ -186,7 +186,7 @@ async def test_a_named_entity_fuses_the_walk_and_the_path_search(engine):
     path = await engine.query_data(QUESTION, QueryParam(mode="path", **param))
     assert auto["mode"] == "auto" and auto["trace"]["auto"]["route"] == "walk+path"
     assert auto["trace"]["auto"]["names"] == ["Optica Nova"]
-    assert keys(auto) == rrf([(keys(ppr), 2 / 3), (keys(path), 1 / 3)], 4)
+    assert keys(auto) == rrf([(keys(ppr), 0.75), (keys(path), 0.25)], 4)
     assert "answer" in keys(auto)  # reached through the graph only
     assert auto["paths"] == path["paths"]
     assert any(r["route"] == "auto/walk+path" for r in auto["trace"]["routes"])
@@ -224,7 +224,7 @@ async def test_the_trace_notes_the_route_and_why(engine):
         f"names reach {reach:.1%} of the chunks"
     ]
     assert data["trace"]["auto"]["reach"] == round(reach, 4)
-    assert data["trace"]["auto"]["weights"] == {"walk": 0.667, "path": 0.333}
+    assert data["trace"]["auto"]["weights"] == {"walk": 0.75, "path": 0.25}
     assert "note: auto: walk+path" in render_trace(data["trace"])
 
 

@@ -52,7 +52,7 @@ class AutoSettings:
     low_reach: float = 0.04  # name reach up to which the graph weighs fully
     high_reach: float = 0.12  # and from which it does not weigh at all
     unnamed_weight: float = 0.0  # share of that weight for a question naming no entity
-    path_weight: float = 1 / 3  # the path search's share beside the walk (0: the walk alone)
+    path_weight: float = 0.25  # the path search's share beside the walk (0: the walk alone)
     rrf_k: float = 1.0  # fusion: a chunk at 0-based rank r gets weight / (rrf_k + r + 1)
 
 
