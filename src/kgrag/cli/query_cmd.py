@@ -27,7 +27,8 @@ def add_parser(sub, common) -> None:
         "--mode",
         default="auto",
         choices=MODES,
-        help="retrieval mode (default: auto = ppr on an index built without an LLM, else mix)",
+        help="retrieval mode (default: auto = routed per question on an index built "
+        "without an LLM, else mix)",
     )
     what = p.add_mutually_exclusive_group()
     what.add_argument(
