@@ -23,7 +23,7 @@ export function initGraph() {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(searchLabels, 200);
   });
-  initCuration({ reload: (label) => loadGraph(label || view.label), names: () => [...view.nodes.values()].map((n) => n.id) });
+  initCuration({ reload: (label) => loadGraph(label || view.label) });
   document.addEventListener('kgrag:tab', (event) => {
     if (event.detail === 'graph' && view.cy) view.cy.resize();
   });
