@@ -211,6 +211,15 @@ async def _chunk_section(
     return fit_chunks(selected, SectionBudget(budget, reason), svc.tokenizer, ctx.trace), cut
 
 
+@dataclass(slots=True)
+class _Found:
+    """What the routes retrieved, screened by the question's conditions."""
+
+    ctx: RetrievalContext
+    found: Retrieved
+    conds: Conditions
+
+
 async def assemble(
     svc: Services, question: str, param: QueryParam, spec: ModeSpec, trace: Trace
 ) -> Assembly:
@@ -230,61 +239,48 @@ async def assemble(
         trace.note("keywords", "no keywords: nothing was searched")
         return Assembly("no_keywords", kws, filter=applied)
     vectors = await embed_question(svc.embed, _vector_texts(question, kws, spec, trace))
+    ctx = RetrievalContext(svc.storage, question, param, kws, vectors, trace, doc_filter)
+    got = await _retrieve(svc, ctx, spec)
+    return await _budgeted(svc, got, applied)
+
+
+async def _retrieve(svc: Services, ctx: RetrievalContext, spec: ModeSpec) -> _Found:
+    """The mode's routes and the conditions read side by side, then the screen."""
     if spec.retrieve is None:
         raise QueryError(f"mode {spec.name!r} retrieves nothing; it has no context to assemble")
-    ctx = RetrievalContext(svc.storage, question, param, kws, vectors, trace, doc_filter)
     found, conds = await asyncio.gather(
-        spec.retrieve(ctx), read_conditions(question, kws, param, svc.chat)
+        spec.retrieve(ctx), read_conditions(ctx.question, ctx.keywords, ctx.param, svc.chat)
     )
-    found = screen_found(conds, question, found, ctx)
-    fixed = bare_prompt_tokens(svc.tokenizer, question, param)
+    return _Found(ctx, screen_found(conds, ctx.question, found, ctx), conds)
+
+
+async def _budgeted(svc: Services, got: _Found, applied: dict[str, Any] | None) -> Assembly:
+    """Entities, relations, paths and chunks fitted to the token budgets, then numbered."""
+    ctx, found, conds, param, trace = got.ctx, got.found, got.conds, got.ctx.param, got.ctx.trace
+    fixed = bare_prompt_tokens(svc.tokenizer, ctx.question, param)
     room = param.max_total_tokens - fixed - BUFFER_TOKENS - skeleton_tokens(svc.tokenizer)
     room = conds.reserve(svc.tokenizer, room)
     reserve = path_reserve(found.paths, param.max_relation_tokens, svc.tokenizer)
     ents, rels = _fit_graph(found.entities, found.relations, room, param, svc, trace, reserve)
     left = room - ents.tokens - rels.tokens
-    paths = fit_paths(
-        found.paths,
-        rels.items,
-        path_budget(param.max_relation_tokens, rels.tokens, left),
-        svc.tokenizer,
-        trace,
-    )
+    budget = path_budget(param.max_relation_tokens, rels.tokens, left)
+    paths = fit_paths(found.paths, rels.items, budget, svc.tokenizer, trace)
     c_budget = max(left - paths.tokens, 0)
     chunks, cut = await _chunk_section(ctx, svc, found, ents, rels, c_budget)
     numbered = number_context(ents.items, rels.items, chunks.items)
     final = Final(ents.items, rels.items, chunks.items, numbered.numbers)
     path_lines = numbered_lines(paths.items, rels.items, numbered.numbers.relations)
     context = conds.finish(with_paths(numbered.context, path_lines), final)
-    tokens = {
-        "entities": ents.tokens,
-        "relations": rels.tokens,
-        "paths": paths.tokens,
-        "chunks": chunks.tokens,
-        "prompt_without_context": fixed,
-        "chunk_budget": c_budget,
-    }
-    truncated = {
-        "entities": ents.dropped,
-        "relations": rels.dropped,
-        "paths": paths.dropped,
-        "chunks": chunks.dropped,
-        "chunks_past_chunk_top_k": cut,
-    }
-    trace.set(
-        "final",
-        {
-            "entities": len(ents.items),
-            "relations": len(rels.items),
-            "paths": len(paths.items),
-            "chunks": len(chunks.items),
-            "tokens": tokens,
-        },
-    )
+    sections = {"entities": ents, "relations": rels, "paths": paths, "chunks": chunks}
+    tokens = {k: v.tokens for k, v in sections.items()}
+    tokens |= {"prompt_without_context": fixed, "chunk_budget": c_budget}
+    truncated = {k: v.dropped for k, v in sections.items()} | {"chunks_past_chunk_top_k": cut}
+    counts = {k: len(v.items) for k, v in sections.items()}
+    trace.set("final", {**counts, "tokens": tokens})
     return Assembly(
         "ok" if context else "no_context",
-        kws,
-        vectors,
+        ctx.keywords,
+        ctx.vectors,
         ents.items,
         rels.items,
         chunks.items,
@@ -295,7 +291,7 @@ async def assemble(
         truncated,
         applied,
         numbered.numbers,
-        doc_filter,
+        ctx.doc_filter,
         conditions=conds,
         paths=paths.items,
         path_lines=path_lines,
