@@ -188,6 +188,12 @@ def test_query_data_is_lightrags_structure(client: httpx.Client) -> None:
     assert meta["query_mode"] == "local" and set(meta["keywords"]) == {"high_level", "low_level"}
     assert meta["processing_info"]["final_chunks_count"] == len(body["data"]["chunks"])
     assert "trace" not in meta
+    # the chunks carry their text; the references name their span, its text only on request
+    refs = body["data"]["references"]
+    assert refs and all("text" not in r and "start" in r for r in refs)
+    asked = {"query": QUESTION, "mode": "local", "include_chunk_content": True}
+    full = client.post("/query/data", json=asked).json()["data"]["references"]
+    assert any(r.get("text") for r in full if r["kind"] == "chunk")
     traced = client.post("/query/data", json={"query": QUESTION, "trace": True}).json()
     assert traced["metadata"]["trace"]
 

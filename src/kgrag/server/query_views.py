@@ -97,8 +97,12 @@ def _with_lightrag_fields(
     return out
 
 
-def data_view(data: dict[str, Any]) -> dict[str, Any]:
-    """``POST /query/data``'s answer from :meth:`KGRag.query_data`'s dict."""
+def data_view(data: dict[str, Any], include_content: bool = False) -> dict[str, Any]:
+    """``POST /query/data``'s answer from :meth:`KGRag.query_data`'s dict.
+
+    The references leave out their span's text unless ``include_content``:
+    the chunks already carry it, and it made an answer five times the size.
+    """
     refs = data.get("references", [])
     entities = _with_lightrag_fields(
         data.get("entities", []), _numbers(refs, "entity"), lambda e: e.get("entity_name")
@@ -130,9 +134,13 @@ def data_view(data: dict[str, Any]) -> dict[str, Any]:
         "entities": entities,
         "relationships": relations,
         "chunks": data.get("chunks", []),
-        "references": refs,
+        "references": refs if include_content else [_without_text(r) for r in refs],
         "paths": data.get("paths", []),
     }
     status = data.get("status", "success")
     message = "Query executed successfully" if status == "success" else f"Query status: {status}"
     return {"status": status, "message": message, "data": body, "metadata": metadata}
+
+
+def _without_text(ref: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in ref.items() if k != "text"}

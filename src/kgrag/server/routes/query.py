@@ -100,4 +100,4 @@ async def query_stream(body: QueryBody, ws: CurrentWorkspace) -> StreamingRespon
 async def query_data(body: QueryDataBody, ws: CurrentWorkspace) -> dict[str, Any]:
     """Structured retrieval (entities, relationships, chunks, references, paths); no answer call."""
     data = await ws.rag.query_data(body.query, trace=body.trace, **body.overrides())
-    return views.data_view(data)
+    return views.data_view(data, body.include_chunk_content)
