@@ -46,15 +46,9 @@ def part_of(operation: str) -> str:
 
 
 @dataclass(slots=True)
-class CostFigures:
+class CostFigures(CallCost):
     """Calls, cache hits, tokens, seconds in calls, errors and USD (None: not known)."""
 
-    calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-    errors: int = 0
     usd: float | None = None
 
     @property
@@ -79,8 +73,7 @@ def figures(rows: Iterable[tuple[CostKey, CallCost]], prices: Prices) -> CostFig
 def _plus(parts: list[CostFigures]) -> CostFigures:
     out = CostFigures(usd=0.0)
     for part in parts:
-        for name in COUNTS:
-            setattr(out, name, getattr(out, name) + getattr(part, name))
+        out.add(part)
         out.usd = None if out.usd is None or part.usd is None else out.usd + part.usd
     return out
 

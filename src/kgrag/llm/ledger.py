@@ -60,17 +60,6 @@ T = TypeVar("T")
 
 
 @dataclass(slots=True)
-class RoleCost:
-    calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-    errors: int = 0
-    wall_s: float = 0.0
-
-
-@dataclass(slots=True)
 class CallCost:
     """The counts of one :class:`CostKey` (or of any sum of them)."""
 
@@ -93,6 +82,13 @@ class CallCost:
 
     def __bool__(self) -> bool:
         return any(getattr(self, n) for n in COUNTS)
+
+
+@dataclass(slots=True)
+class RoleCost(CallCost):
+    """A role's counts, and the wall time its calls kept busy (:data:`FIELDS`)."""
+
+    wall_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
