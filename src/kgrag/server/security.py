@@ -29,6 +29,8 @@ HEADERS = (
     (b"cross-origin-resource-policy", b"same-origin"),
 )
 MIB = 1024 * 1024
+# streamed answers: no cache, and no buffering by a proxy in front
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 ASGI = Any
 

@@ -36,7 +36,10 @@ STATUSES: tuple[tuple[type[e.KGRagError], int], ...] = (
 
 
 def status_of(exc: e.KGRagError) -> int:
-    """The HTTP status for ``exc``."""
+    """The HTTP status for ``exc``: its own (a refused chat request carries one), else by kind."""
+    own = getattr(exc, "status", None)
+    if isinstance(own, int):
+        return own
     return next((code for kind, code in STATUSES if isinstance(exc, kind)), 500)
 
 

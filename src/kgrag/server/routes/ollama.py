@@ -21,7 +21,6 @@ from kgrag.api import KGRag
 from kgrag.errors import KGRagError
 from kgrag.server.auth import Principal
 from kgrag.server.chat import ollama_shapes as shape
-from kgrag.server.chat.errors import ChatError
 from kgrag.server.chat.names import LATEST, model_name, parse_model
 from kgrag.server.chat.run import (
     answer_pieces,
@@ -35,14 +34,13 @@ from kgrag.server.chat.run import (
 from kgrag.server.chat.turn import ChatTurn, chat_turn, prompt_turn
 from kgrag.server.deps import Caller
 from kgrag.server.routes.errors import status_of
+from kgrag.server.security import STREAM_HEADERS
 
 router = APIRouter(prefix="/api", tags=["ollama"])
-STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def _error(exc: KGRagError) -> JSONResponse:
-    status = exc.status if isinstance(exc, ChatError) else status_of(exc)
-    return JSONResponse({"error": str(exc)}, status_code=status)
+    return JSONResponse({"error": str(exc)}, status_code=status_of(exc))
 
 
 def _models(request: Request, principal: Principal) -> list[tuple[str, float]]:

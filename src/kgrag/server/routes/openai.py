@@ -20,7 +20,6 @@ from kgrag.api import KGRag
 from kgrag.errors import KGRagError
 from kgrag.server.auth import Principal
 from kgrag.server.chat import openai_shapes as shape
-from kgrag.server.chat.errors import ChatError
 from kgrag.server.chat.names import MODES, model_name, parse_model
 from kgrag.server.chat.run import (
     answer_pieces,
@@ -34,17 +33,13 @@ from kgrag.server.chat.run import (
 from kgrag.server.chat.turn import ChatTurn, chat_turn
 from kgrag.server.deps import Caller
 from kgrag.server.routes.errors import status_of
+from kgrag.server.security import STREAM_HEADERS
 
 router = APIRouter(prefix="/v1", tags=["openai"])
-STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-
-
-def _status(exc: KGRagError) -> int:
-    return exc.status if isinstance(exc, ChatError) else status_of(exc)
 
 
 def _error(exc: KGRagError) -> JSONResponse:
-    return JSONResponse(shape.error(_status(exc), str(exc)), status_code=_status(exc))
+    return JSONResponse(shape.error(status_of(exc), str(exc)), status_code=status_of(exc))
 
 
 def _models(request: Request, principal: Principal) -> list[dict[str, Any]]:
@@ -113,7 +108,7 @@ async def _events(
             text.append(piece)
             yield shape.event(shape.chunk(cid, model, {"content": piece}))
     except KGRagError as exc:
-        yield shape.event(shape.error(_status(exc), str(exc)))
+        yield shape.event(shape.error(status_of(exc), str(exc)))
         return
     yield shape.event(shape.chunk(cid, model, {}, "stop"))
     if prompt is not None:

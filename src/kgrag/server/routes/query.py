@@ -25,11 +25,11 @@ from kgrag.query.answer.stream import AnswerStream
 from kgrag.server import query_views as views
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.query_body import QueryBody, QueryDataBody
+from kgrag.server.security import STREAM_HEADERS
 
 router = APIRouter(tags=["query"])
 
 NDJSON = "application/x-ndjson"
-_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def _line(record: dict[str, Any]) -> str:
@@ -84,7 +84,7 @@ async def query_stream(body: QueryBody, ws: CurrentWorkspace) -> StreamingRespon
     started = time.perf_counter()
     if body.stream is False:
         lines = [line async for line in _whole(body, ws, started)]  # errors become HTTP errors
-        return StreamingResponse(iter(lines), media_type=NDJSON, headers=_HEADERS)
+        return StreamingResponse(iter(lines), media_type=NDJSON, headers=STREAM_HEADERS)
     stream = ws.rag.stream(body.query, **body.overrides())
     try:
         first = await anext(stream, None)  # errors before the first line become HTTP errors
@@ -92,7 +92,7 @@ async def query_stream(body: QueryBody, ws: CurrentWorkspace) -> StreamingRespon
         await stream.aclose()
         raise
     return StreamingResponse(
-        _pieces(stream, first, body, started), media_type=NDJSON, headers=_HEADERS
+        _pieces(stream, first, body, started), media_type=NDJSON, headers=STREAM_HEADERS
     )
 
 
