@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import ConfigError
 from kgrag.lifecycle.costs import stored_rows
-from kgrag.llm.ledger import COUNTS, CallCost, CostKey, Prices, money, price_of
+from kgrag.llm.ledger import COUNTS, CallCost, CostKey, Prices, QueryCost, money, price_of
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -46,17 +46,12 @@ def part_of(operation: str) -> str:
 
 
 @dataclass(slots=True)
-class CostFigures(CallCost):
+class CostFigures(QueryCost):
     """Calls, cache hits, tokens, seconds in calls, errors and USD (None: not known)."""
-
-    usd: float | None = None
 
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def figures(rows: Iterable[tuple[CostKey, CallCost]], prices: Prices) -> CostFigures:

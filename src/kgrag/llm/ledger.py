@@ -166,15 +166,9 @@ class Tally:
 
 
 @dataclass(slots=True)
-class QueryCost:
+class QueryCost(CallCost):
     """What one query cost: real calls, cache hits, tokens, seconds in calls and USD."""
 
-    calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-    errors: int = 0
     usd: float | None = None  # None: no price for a model the query used
 
     def as_dict(self) -> dict[str, Any]:
