@@ -96,7 +96,18 @@ class Settings(BaseSettings):
         Path("./kgrag_data"), description="Folder holding the index (one SQLite file and its WAL)."
     )
     storage: str = Field(
-        "sqlite", description="Storage backend for all four roles (kv, vector, graph, doc status)."
+        "sqlite",
+        description="Storage backend for every role (kv, vector, graph, doc status): sqlite, postgres.",
+    )
+    postgres_dsn: str | None = Field(
+        None,
+        description="PostgreSQL connection string or URI (storage=postgres); needs pgvector.",
+    )
+    postgres_workspace: str | None = Field(
+        None,
+        description=(
+            "Workspace in PostgreSQL (schema kgrag_<name>); default: the workdir's folder name."
+        ),
     )
 
     # --- chat model -------------------------------------------------------

@@ -92,6 +92,10 @@ class WorkdirBusyError(StorageError):
     """Another writer holds the workdir and the caller chose not to wait."""
 
 
+class LeaseLostError(StorageError):
+    """A worker's lease on a document expired and another worker holds it now."""
+
+
 class ModelError(KGRagError):
     """A call to an LLM, embedding or rerank service failed.
 

@@ -349,9 +349,9 @@ async def reset_if_changed(settings: Settings, on_wait: Any = None) -> list[str]
     Returns one phrase per difference (nothing: the index was kept). The
     store is deleted under the writer lease; the next open starts afresh.
     """
-    from kgrag.storage.registry import open_storage
+    from kgrag.storage.registry import storage_for
 
-    storage = open_storage(settings.storage, Path(settings.workdir))
+    storage = storage_for(settings)
     exists = getattr(storage, "exists", None)
     if exists is None or not exists():
         return []

@@ -89,9 +89,9 @@ async def open_index(settings: Settings, given: Given, *, create: bool) -> OpenI
     """
     from kgrag import manifest
     from kgrag.errors import NoIndexError
-    from kgrag.storage.registry import open_storage
+    from kgrag.storage.registry import storage_for
 
-    storage = given.storage or open_storage(settings.storage, Path(settings.workdir))
+    storage = given.storage or storage_for(settings)
     new, new_folder = manifest.is_new(storage, Path(settings.workdir))
     if new and not create:
         raise NoIndexError(settings.workdir)

@@ -75,9 +75,9 @@ def _show(value: Any) -> str:
 
 async def _remembered(settings: Settings) -> dict[str, Any] | None:
     """The index's record, when the workdir holds an index (nothing is created)."""
-    from kgrag.storage.registry import open_storage
+    from kgrag.storage.registry import storage_for
 
-    storage: Storage = open_storage(settings.storage, Path(settings.workdir))
+    storage: Storage = storage_for(settings)
     exists = getattr(storage, "exists", None)
     if exists is None or not exists():
         return None

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgrag.curation.plan import CuratedPlanner
+from kgrag.curation.plan import CuratedPlanner, Planned
 from kgrag.curation.records import Curation, CurationStore
 from kgrag.graph.canonical import (
     ChunkFacts,
@@ -102,6 +102,8 @@ class Change:
     recompute: list[str] = field(default_factory=list)
     curation: Curation | None = None
     commit: Callable[[], Awaitable[None]] | None = None
+    # Runs first inside the transaction and may refuse it (a worker's lease check).
+    guard: Callable[[], Awaitable[None]] | None = None
 
 
 @dataclass(slots=True)
@@ -166,6 +168,11 @@ class ChangeApplier:
         self.planner = CuratedPlanner(storage, self.cache, policy, extractor_kind)
 
     async def apply(self, change: Change) -> ChangeStats:
+        """Read, plan and write ``change`` with no other change committing in between."""
+        async with self.storage.serial():
+            return await self._apply(change)
+
+    async def _apply(self, change: Change) -> ChangeStats:
         work = _Work(change, {v.record.id for v in change.add} | set(change.remove))
         await self._load_chunks(work)
         await self._fill_missing(work)
@@ -185,6 +192,8 @@ class ChangeApplier:
         rows = await self._chunk_rows(work)
         touched: list[Key] = [*planned.names, *planned.pairs, *plans.dead_nodes, *plans.dead_edges]
         async with self.storage.transaction():
+            if change.guard is not None:
+                await change.guard()
             await self._write_chunks(work, rows)
             await self._write_graph(work, plans)
             await self.graph_vectors.write(embedded, plans.dead_nodes, plans.dead_edges)
@@ -220,6 +229,14 @@ class ChangeApplier:
         await summarise_plans(
             plans.plan.all(), self.chat, policy=self.policy, language=self.language
         )
+        async with self.storage.serial():
+            if await _moved_on(self.storage, planned):
+                return 0  # another writer changed them meanwhile: plan them again
+            await self._write_finished(keys, planned)
+        return len(keys)
+
+    async def _write_finished(self, keys: list[Key], planned: Planned) -> None:
+        plans = planned.plans
         embedded = await self.graph_vectors.prepare(
             plans.plan, planned.old_nodes, planned.old_edges, force=set(keys)
         )
@@ -230,7 +247,6 @@ class ChangeApplier:
             await self.graph_vectors.write(embedded, [], [])
             await walk_store.record(self.storage, keys, [])
             await self.pending.mark(keys, [])
-        return len(keys)
 
     # -- reading ---------------------------------------------------------------
     async def _load_chunks(self, work: _Work) -> None:
@@ -385,6 +401,14 @@ class ChangeApplier:
             await s.doc_status.upsert([v.record for v in work.change.add])
         kinds = {s_.extractor for s_ in work.live().values()}
         await _note_extractors(s, kinds)
+
+
+async def _moved_on(storage: Storage, planned: Planned) -> bool:
+    """Whether a node or edge ``planned`` read has been written since."""
+    g = storage.graph
+    nodes = await g.get_nodes(planned.names)
+    edges = await g.get_edges(planned.pairs)
+    return nodes != planned.old_nodes or edges != planned.old_edges
 
 
 def _touched(chunks: Iterable[StoredChunk]) -> tuple[set[str], set[Pair]]:

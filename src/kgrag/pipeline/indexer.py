@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgrag.errors import ExtractionError
+from kgrag.errors import ExtractionError, LeaseLostError
 from kgrag.extract.base import Extractor
 from kgrag.graph.policy import MergePolicy
 from kgrag.ingest.blocks import decode_blocks
@@ -68,10 +68,35 @@ class IndexDeps:
     settings: Settings
 
 
+class TurnHooks:
+    """What happens to a document's record as it is processed (one writer: plain writes).
+
+    The work queue (:mod:`kgrag.pipeline.worker`) replaces these with writes
+    that hold only while the worker's lease on the document does.
+    """
+
+    def __init__(self, storage: Storage):
+        self.storage = storage
+
+    async def started(self, record: DocRecord) -> None:
+        """The record now says ``processing``."""
+        await self.storage.doc_status.upsert([record])
+
+    async def guard(self, record: DocRecord) -> None:
+        """Inside the commit's transaction, before anything is written: may refuse it."""
+
+    async def failed(self, record: DocRecord, error: BaseException) -> None:
+        """The document failed with ``error``."""
+        record.status, record.error = DocStatus.FAILED, _describe(error)
+        record.updated_at = time.time()
+        await self.storage.doc_status.upsert([record])
+
+
 @dataclass
 class ProcessReport:
     processed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str, str]] = field(default_factory=list)  # (doc id, file, error)
+    lost: list[str] = field(default_factory=list)  # leases another worker took over
     seconds: float = 0.0
 
 
@@ -108,7 +133,7 @@ class Indexer:
         report = ProcessReport()
         progress.start(len(todo))
         try:
-            await self._run(todo, report, progress)
+            await self._run(todo, report, progress, TurnHooks(self.storage))
             await self.applier.finish()  # deferred summaries, also those a crash left
         finally:
             progress.stop()  # after the summaries: the bar's last count has their calls
@@ -123,8 +148,22 @@ class Indexer:
             todo += [r for r in await ds.by_status(DocStatus.PROCESSED) if r.warnings]
         return sorted(todo, key=lambda r: (r.enqueue_seq, r.id))
 
+    async def process_records(
+        self, records: list[DocRecord], hooks: TurnHooks, progress: ProgressSink | None = None
+    ) -> ProcessReport:
+        """Process ``records`` (claimed by the caller) with ``hooks``; no deferred summaries."""
+        started = time.perf_counter()
+        report = ProcessReport()
+        await self._run(records, report, progress or NullProgress(), hooks)
+        report.seconds = time.perf_counter() - started
+        return report
+
     async def _run(
-        self, todo: list[DocRecord], report: ProcessReport, progress: ProgressSink
+        self,
+        todo: list[DocRecord],
+        report: ProcessReport,
+        progress: ProgressSink,
+        hooks: TurnHooks,
     ) -> None:
         # Two limits: documents being extracted, and documents in flight
         # (extracted, waiting for their turn to commit). A finished extraction
@@ -138,44 +177,43 @@ class Indexer:
         tasks = []
         for index, record in enumerate(todo):
             await in_flight.acquire()  # acquired in order: no turn can starve
+            turn = _Turn(record, index, gate, extracting, hooks)
             task = asyncio.create_task(
-                self._one(record, index, gate, extracting, report, progress),
+                self._one(turn, report, progress),
                 context=document_context(record.id),  # its model calls count for the document
             )
             task.add_done_callback(lambda _t: in_flight.release())
             tasks.append(task)
         await asyncio.gather(*tasks)
 
-    async def _one(
-        self,
-        record: DocRecord,
-        index: int,
-        gate: Turnstile,
-        extracting: asyncio.Semaphore,
-        report: ProcessReport,
-        progress: ProgressSink,
-    ) -> None:
-        version, error = None, None
+    async def _one(self, turn: _Turn, report: ProcessReport, progress: ProgressSink) -> None:
+        record, version, error = turn.record, None, None
         try:
-            async with extracting:
-                version = await self._prepare(record, progress)
+            async with turn.extracting:
+                version = await self._prepare(record, progress, turn.hooks)
         except Exception as exc:
             error = exc
-        async with gate.turn(index):
+        async with turn.gate.turn(turn.index):
             if error is None and version is not None:
                 retract, record.replaces = [record.id, *record.replaces], []
+                change = Change(add=[version], remove=retract)
+                change.guard = lambda: turn.hooks.guard(record)
                 try:
-                    await self.applier.apply(Change(add=[version], remove=retract))
+                    await self.applier.apply(change)
                 except Exception as exc:
                     error = exc
-            if error is not None:
-                await self._fail(record, error)
+            if isinstance(error, LeaseLostError):
+                report.lost.append(record.id)  # another worker has it now
+            elif error is not None:
+                await turn.hooks.failed(record, error)
                 report.failed.append((record.id, record.file_path, _describe(error)))
             else:
                 report.processed.append(record.id)
         progress.document_done(error is None)
 
-    async def _prepare(self, record: DocRecord, progress: ProgressSink) -> NewVersion:
+    async def _prepare(
+        self, record: DocRecord, progress: ProgressSink, hooks: TurnHooks
+    ) -> NewVersion:
         """Chunk the document; extract and embed the chunks the index does not hold yet."""
         stored = await self.storage.kv(FULL_DOCS).get(record.id)
         if stored is None:
@@ -201,7 +239,7 @@ class Indexer:
         )
         record.status, record.updated_at = DocStatus.PROCESSING, time.time()
         record.chunk_ids, record.error = [c.id for c in chunks], None
-        await self.storage.doc_status.upsert([record])
+        await hooks.started(record)
         todo, embed = await self._not_stored(chunks, keep=given is not None)
         progress.chunks_found(len(todo))  # chunks the index already holds need no work
         extractions, vectors = await asyncio.gather(
@@ -268,10 +306,17 @@ class Indexer:
             )
         record.status, record.error, record.updated_at = DocStatus.PROCESSED, None, time.time()
 
-    async def _fail(self, record: DocRecord, error: BaseException) -> None:
-        record.status, record.error = DocStatus.FAILED, _describe(error)
-        record.updated_at = time.time()
-        await self.storage.doc_status.upsert([record])
+
+
+@dataclass(slots=True)
+class _Turn:
+    """One document's place in a run."""
+
+    record: DocRecord
+    index: int
+    gate: Turnstile
+    extracting: asyncio.Semaphore
+    hooks: TurnHooks
 
 
 async def _no_vectors() -> np.ndarray:

@@ -161,6 +161,15 @@ class Storage(Protocol):
         with the lease holder waiting for the transaction.
         """
 
+    def serial(self) -> AbstractAsyncContextManager[None]:
+        """A change's read-plan-write section, one at a time across every writer.
+
+        The pipeline reads what a change touches, plans the new graph rows
+        and writes them inside it, so no other writer commits in between.
+        One writer process at a time (the embedded store): a no-op. Many
+        (PostgreSQL workers): a workspace-wide lock.
+        """
+
     def kv(self, namespace: str) -> KVStore: ...
     def vectors(self, namespace: str) -> VectorStore: ...
     @property
@@ -171,3 +180,11 @@ class Storage(Protocol):
     def lexical(self) -> LexicalIndex | None: ...
     async def get_meta(self, key: str) -> Any: ...
     async def set_meta(self, key: str, value: Any) -> None: ...
+    async def kv_namespaces(self) -> list[str]:
+        """Every key-value namespace holding a key, sorted."""
+
+    async def vector_namespaces(self) -> list[str]:
+        """Every vector namespace ever created, sorted."""
+
+    async def meta_keys(self) -> list[str]:
+        """Every meta key, sorted."""

@@ -25,6 +25,7 @@ Several processes may use one working directory:
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -135,6 +136,10 @@ class SQLiteStorage:
         """
         return self._lease.hold(wait=wait, on_wait=on_wait)
 
+    def serial(self) -> AbstractAsyncContextManager[None]:
+        """A no-op: the writer lease already keeps other processes' changes out."""
+        return contextlib.nullcontext()
+
     # -- roles -------------------------------------------------------------------
 
     def kv(self, namespace: str) -> SQLiteKVStore:
@@ -161,6 +166,20 @@ class SQLiteStorage:
     def lexical(self) -> SQLiteLexicalIndex | None:
         return self._lexical
 
+    # -- what is stored (migrations) ----------------------------------------------
+
+    async def kv_namespaces(self) -> list[str]:
+        """Every key-value namespace holding a key, sorted."""
+        return await self._db.read(_column, "SELECT DISTINCT ns FROM kv ORDER BY ns")
+
+    async def vector_namespaces(self) -> list[str]:
+        """Every vector namespace ever created, sorted."""
+        return await self._db.read(_column, "SELECT ns FROM vector_spaces ORDER BY ns")
+
+    async def meta_keys(self) -> list[str]:
+        """Every meta key, sorted."""
+        return await self._db.read(_column, "SELECT key FROM meta ORDER BY key")
+
     # -- meta --------------------------------------------------------------------
 
     async def get_meta(self, key: str) -> Any:
@@ -177,6 +196,10 @@ def memory_storage(workdir: Path, **options: Any) -> SQLiteStorage:
     storage = SQLiteStorage(workdir, in_memory=True, **options)
     storage.name = "memory"
     return storage
+
+
+def _column(conn: sqlite3.Connection, sql: str) -> list[str]:
+    return [row[0] for row in conn.execute(sql)]
 
 
 def _get_meta(conn: sqlite3.Connection, key: str) -> Any:

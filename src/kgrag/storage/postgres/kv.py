@@ -1,0 +1,117 @@
+"""Key-value namespaces: one ``kv`` table keyed by (namespace, key).
+
+Values are JSON in ``bytea`` cells (:mod:`~kgrag.storage.postgres.codec`).
+Lists of keys travel as one array parameter (``= ANY(%s)``); upserts go in
+key order, so concurrent transactions writing the same keys queue instead
+of deadlocking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kgrag.storage.postgres import codec
+from kgrag.storage.postgres.db import Database, chunked
+
+DDL = """
+CREATE TABLE IF NOT EXISTS kv (
+    ns    TEXT COLLATE "C" NOT NULL,
+    key   TEXT COLLATE "C" NOT NULL,
+    value BYTEA NOT NULL,
+    PRIMARY KEY (ns, key)
+);
+"""
+
+
+class PgKVStore:
+    """One key-value namespace."""
+
+    def __init__(self, db: Database, namespace: str):
+        self.namespace = namespace
+        self._db = db
+
+    async def get(self, key: str) -> dict[str, Any] | None:
+        return (await self.get_many([key]))[0]
+
+    async def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]:
+        """Values in the order of ``keys`` (``None`` where absent)."""
+        keys = list(keys)
+        found = await self._db.read(self._select, list(dict.fromkeys(keys)))
+        return [found.get(key) for key in keys]
+
+    async def upsert(self, items: Mapping[str, dict[str, Any]]) -> None:
+        rows = [(self.namespace, key, codec.encode(items[key])) for key in sorted(items)]
+        if rows:
+            await self._db.write(_upsert, rows)
+
+    async def delete(self, keys: Iterable[str]) -> None:
+        wanted = sorted(set(keys))
+        if wanted:
+            await self._db.write(self._delete, wanted)
+
+    async def missing(self, keys: Iterable[str]) -> set[str]:
+        """The keys among ``keys`` that are not stored."""
+        wanted = list(dict.fromkeys(keys))
+        present = await self._db.read(self._present, wanted)
+        return set(wanted) - present
+
+    async def keys(self) -> list[str]:
+        """Every key of the namespace, sorted."""
+        return await self._db.read(self._keys)
+
+    async def count(self) -> int:
+        return await self._db.read(self._count)
+
+    # -- SQL ---------------------------------------------------------------------
+
+    async def _select(self, conn: Any, keys: list[str]) -> dict[str, Any]:
+        out = {}
+        for part in chunked(keys):
+            cur = await conn.execute(
+                "SELECT key, value FROM kv WHERE ns = %s AND key = ANY(%s)",
+                (self.namespace, part),
+            )
+            for key, cell in await cur.fetchall():
+                out[key] = codec.decode(cell)
+        return out
+
+    async def _present(self, conn: Any, keys: list[str]) -> set[str]:
+        out: set[str] = set()
+        for part in chunked(keys):
+            cur = await conn.execute(
+                "SELECT key FROM kv WHERE ns = %s AND key = ANY(%s)", (self.namespace, part)
+            )
+            out.update(row[0] for row in await cur.fetchall())
+        return out
+
+    async def _keys(self, conn: Any) -> list[str]:
+        cur = await conn.execute(
+            'SELECT key FROM kv WHERE ns = %s ORDER BY key COLLATE "C"', (self.namespace,)
+        )
+        return [row[0] for row in await cur.fetchall()]
+
+    async def _count(self, conn: Any) -> int:
+        cur = await conn.execute("SELECT COUNT(*) FROM kv WHERE ns = %s", (self.namespace,))
+        return (await cur.fetchone())[0]
+
+    async def _delete(self, conn: Any, keys: list[str]) -> None:
+        for part in chunked(keys):
+            await conn.execute(
+                "DELETE FROM kv WHERE ns = %s AND key = ANY(%s)", (self.namespace, part)
+            )
+
+
+async def _upsert(conn: Any, rows: list[tuple[str, str, bytes]]) -> None:
+    async with conn.cursor() as cur:
+        await cur.executemany(
+            "INSERT INTO kv (ns, key, value) VALUES (%s, %s, %s) "
+            "ON CONFLICT (ns, key) DO UPDATE SET value = EXCLUDED.value",
+            rows,
+        )
+
+
+async def namespaces(conn: Any) -> list[str]:
+    """Every key-value namespace holding a key, sorted."""
+    cur = await conn.execute('SELECT DISTINCT ns FROM kv ORDER BY ns COLLATE "C"')
+    return [row[0] for row in await cur.fetchall()]

@@ -1,0 +1,97 @@
+"""Workspace-wide locks of the PostgreSQL backend: session advisory locks.
+
+A lock is ``pg_advisory_lock(hashtext(schema), slot)`` held on a pooled
+connection of its own for the whole block, so it spans transactions and
+the server frees it when the holder's connection ends, however the
+holder dies (``kill -9`` closes the socket; a vanished machine is found
+by TCP keepalive). Every process connects with ``application_name`` set to
+its host, pid and command line, which is how a waiter names the holder.
+
+Slots:
+
+- :data:`WRITER`: the writer lease (``Storage.writer()``), exclusive for
+  whole-workspace operations; workers hold it shared (see
+  :mod:`kgrag.queue`), so a rebuild waits for them and they for it;
+- :data:`SERIAL`: the read-plan-write section of a change
+  (``Storage.serial()``), exclusive and short: what one change reads, the
+  next one sees.
+
+Within a process the in-process layer of :class:`~kgrag.storage.lease.WriterLease`
+applies first: the holding task and tasks it starts re-enter without
+waiting. The server side of a shared lock counts holders; the
+in-process layer makes one process hold it once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from kgrag.errors import WorkdirBusyError
+from kgrag.storage.lease import MAX_POLL_S, POLL_S, WriterLease
+
+WRITER = 1
+SERIAL = 2
+
+OnWait = Callable[[str], None] | None
+
+
+class AdvisoryLock:
+    """One slot of the workspace's advisory locks (see the module docstring)."""
+
+    def __init__(self, db: Any, slot: int, *, what: str):
+        self.db, self.slot, self.what = db, slot, what
+        self._local = WriterLease(None)
+        self._shared_local = WriterLease(None)
+
+    def held(self) -> bool:
+        return self._local.held() or self._shared_local.held()
+
+    @asynccontextmanager
+    async def hold(
+        self, *, wait: bool = True, on_wait: OnWait = None, shared: bool = False
+    ) -> AsyncIterator[None]:
+        """Hold the lock for the block (``shared``: with other shared holders)."""
+        if self.held():
+            yield
+            return
+        local = self._shared_local if shared else self._local
+        async with local.hold(), self.db.connection() as conn:
+            await self._acquire(conn, wait, on_wait, shared)
+            try:
+                yield
+            finally:
+                unlock = "pg_advisory_unlock_shared" if shared else "pg_advisory_unlock"
+                await asyncio.shield(conn.execute(self._call(unlock)))
+
+    def _call(self, function: str) -> str:
+        return f"SELECT {function}(hashtext(current_schema()), {self.slot})"
+
+    async def _acquire(self, conn: Any, wait: bool, on_wait: OnWait, shared: bool) -> None:
+        attempt = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+        delay, told = POLL_S, False
+        while not (await (await conn.execute(self._call(attempt))).fetchone())[0]:
+            busy = f"{self.db.schema} is {self.what} by {await self._holders(conn)}"
+            if not wait:
+                raise WorkdirBusyError(f"{busy}; wait for it or run again without --no-wait")
+            if not told and on_wait is not None:
+                on_wait(f"{busy}; waiting until it finishes")
+                told = True
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, MAX_POLL_S)
+
+    async def _holders(self, conn: Any) -> str:
+        rows = await (
+            await conn.execute(
+                "SELECT a.application_name, a.client_addr FROM pg_locks l "
+                "JOIN pg_stat_activity a ON a.pid = l.pid "
+                "WHERE l.locktype = 'advisory' AND l.granted "
+                "AND l.classid = hashtext(current_schema())::oid "
+                "AND l.objid = %s AND l.objsubid = 2",
+                (self.slot,),
+            )
+        ).fetchall()
+        names = sorted({str(r[0] or r[1] or "?") for r in rows})
+        return ", ".join(names) if names else "another process"

@@ -1,0 +1,13 @@
+"""The storage conformance suite on a real PostgreSQL with pgvector."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgrag.storage.testing import StorageConformance
+
+
+class TestPostgres(StorageConformance):
+    @pytest.fixture
+    async def storage(self, pg_storage):
+        yield pg_storage
