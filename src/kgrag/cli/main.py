@@ -10,6 +10,7 @@
     kgrag check   [--workdir W] [--repair]
     kgrag export  [--workdir W] --output PATH [--no-timestamps]
     kgrag import  [--workdir W] --from kgrag|lightrag PATH | --kg FILE.json
+    kgrag migrate --from sqlite:PATH|postgres:DSN --to ... [--workspace N] [--overwrite] [--verify]
     kgrag rebuild [--workdir W]
     kgrag dedupe  [--workdir W] [--dry-run | --apply] [--min-score S] [--llm] [--report PATH]
     kgrag query   [--workdir W] [--mode M] [...] QUESTION
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     from kgrag.cli.cost_cmd import add_parser as add_cost_parser
     from kgrag.cli.eval_cmd import add_parser as add_eval_parser
     from kgrag.cli.mcp_cmd import add_parser as add_mcp_parser
+    from kgrag.cli.migrate_cmd import add_parser as add_migrate_parser
     from kgrag.cli.serve_cmd import add_parser as add_serve_parser
 
     parser = argparse.ArgumentParser(
@@ -84,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     query_cmd.add_parser(sub, _common)
     config_cmd.add_parser(sub, _common)
     import_cmd.add_parser(sub, _common, _writer)
+    add_migrate_parser(sub, _writer)
     add_eval_parser(sub, _common)
     add_cost_parser(sub, _common)
     add_mcp_parser(sub)
@@ -198,6 +201,10 @@ async def _dispatch(args: argparse.Namespace, settings: Any) -> int:
         from kgrag.cli import curate_cmd
 
         return await curate_cmd.run(args, settings)
+    if args.command == "migrate":
+        from kgrag.cli import migrate_cmd
+
+        return await migrate_cmd.run(args, settings)
     if args.command == "dedupe":
         from kgrag.cli import dedupe_cmd
 
