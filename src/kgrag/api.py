@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from kgrag.llm.factory import Models
     from kgrag.llm.limiter import Limits
     from kgrag.pipeline.changes import ChangeStats
+    from kgrag.pipeline.enqueue import EnqueueReport
+    from kgrag.pipeline.worker import WorkerOptions, WorkerReport
     from kgrag.query.answer.stream import AnswerStream
     from kgrag.query.engine import QueryEngine
     from kgrag.query.param import QueryParam, QueryResult
@@ -172,9 +174,15 @@ class KGRag(CurationMethods):
         await self._open.costs.save()
 
     # -- indexing ----------------------------------------------------------
-    def writing(self):
-        """The workdir's writer lease (one writer process; calls in this process take turns)."""
-        return self.storage.writer(wait=self.settings.wait_for_writer, on_wait=self.on_writer_wait)
+    def writing(self, *, shared: bool = False):
+        """The workdir's writer lease (one writer process; calls in this process take turns).
+
+        ``shared``: alongside workers and other shared holders where the backend
+        has many writers (postgres); the embedded store has one writer only.
+        """
+        return self.storage.writer(
+            wait=self.settings.wait_for_writer, on_wait=self.on_writer_wait, shared=shared
+        )
 
     async def insert(
         self,
@@ -257,6 +265,33 @@ class KGRag(CurationMethods):
         report = run_report(done, started, counting.counts, queued)
         report.warnings = await chunk_warnings(self.storage, done.processed)
         return report
+
+    async def enqueue_paths(
+        self, paths: Iterable[str | Path], *, metadata: dict[str, Any] | None = None
+    ) -> tuple[EnqueueReport, list[str]]:
+        """Queue files and folders for the workers without processing them.
+
+        Returns what was queued and the load errors (files that cannot be used).
+        """
+        from kgrag.ingest.options import LoadOptions
+
+        loaded = load_paths([str(p) for p in paths], LoadOptions.from_settings(self.settings))
+        for doc in loaded.documents:
+            doc.metadata = dict(metadata or {})
+        async with self.writing(shared=True):
+            await self._settle_settings(loaded.documents)
+            queued = await self.indexer.enqueue(loaded.documents)
+        return queued, [str(e) for e in loaded.errors]
+
+    @labelled("index")
+    async def work(self, options: WorkerOptions | None = None) -> WorkerReport:
+        """Index queued documents as one of any number of workers (storage = postgres)."""
+        from kgrag.pipeline.worker import Worker, WorkerOptions
+
+        try:
+            return await Worker(self.indexer, options or WorkerOptions()).run()
+        finally:
+            await self._save_ledger()
 
     @labelled("dedupe")
     async def _auto_resolve(self) -> None:

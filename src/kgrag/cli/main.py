@@ -12,6 +12,8 @@
     kgrag import  [--workdir W] --from kgrag|lightrag PATH | --kg FILE.json
     kgrag migrate --from sqlite:PATH|postgres:DSN --to ... [--workspace N] [--overwrite] [--verify]
     kgrag rebuild [--workdir W]
+    kgrag enqueue [--workdir W] [--meta K=V] PATH...
+    kgrag worker  [--workdir W] [--concurrency N] [--lease S] [--exit-when-idle]
     kgrag dedupe  [--workdir W] [--dry-run | --apply] [--min-score S] [--llm] [--report PATH]
     kgrag query   [--workdir W] [--mode M] [...] QUESTION
     kgrag config  [--workdir W] [--json]
@@ -56,7 +58,15 @@ def _writer(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from kgrag.cli import config_cmd, curate_cmd, dedupe_cmd, docs_cmd, import_cmd, query_cmd
+    from kgrag.cli import (
+        config_cmd,
+        curate_cmd,
+        dedupe_cmd,
+        docs_cmd,
+        import_cmd,
+        query_cmd,
+        worker_cmd,
+    )
     from kgrag.cli.cost_cmd import add_parser as add_cost_parser
     from kgrag.cli.eval_cmd import add_parser as add_eval_parser
     from kgrag.cli.mcp_cmd import add_parser as add_mcp_parser
@@ -87,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     config_cmd.add_parser(sub, _common)
     import_cmd.add_parser(sub, _common, _writer)
     add_migrate_parser(sub, _writer)
+    worker_cmd.add_parsers(sub, _common, _writer)
     add_eval_parser(sub, _common)
     add_cost_parser(sub, _common)
     add_mcp_parser(sub)
@@ -201,6 +212,10 @@ async def _dispatch(args: argparse.Namespace, settings: Any) -> int:
         from kgrag.cli import curate_cmd
 
         return await curate_cmd.run(args, settings)
+    if args.command in ("enqueue", "worker"):
+        from kgrag.cli import worker_cmd
+
+        return await worker_cmd.run(args, settings)
     if args.command == "migrate":
         from kgrag.cli import migrate_cmd
 

@@ -144,9 +144,17 @@ class Storage(Protocol):
     async def close(self) -> None: ...
     def transaction(self) -> AbstractAsyncContextManager[None]: ...
     def writer(
-        self, *, wait: bool = True, on_wait: Callable[[str], None] | None = None
+        self,
+        *,
+        wait: bool = True,
+        on_wait: Callable[[str], None] | None = None,
+        shared: bool = False,
     ) -> AbstractAsyncContextManager[None]:
         """The exclusive writer lease: ``async with storage.writer(): ...``.
+
+        ``shared``: a backend with many writers (postgres workers) lets shared
+        holders in together and keeps exclusive ones out; a backend with one
+        writer treats it as exclusive.
 
         Across processes, a backend with files takes an OS lock that the
         kernel releases when the holder exits or dies. If another process

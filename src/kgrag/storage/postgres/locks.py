@@ -14,7 +14,9 @@ Slots:
   :mod:`kgrag.queue`), so a rebuild waits for them and they for it;
 - :data:`SERIAL`: the read-plan-write section of a change
   (``Storage.serial()``), exclusive and short: what one change reads, the
-  next one sees.
+  next one sees;
+- :data:`FINISH`: writing the deferred summaries, tried without waiting
+  (a worker that finds it held leaves the summaries to the holder).
 
 Within a process the in-process layer of :class:`~kgrag.storage.lease.WriterLease`
 applies first: the holding task and tasks it starts re-enter without
@@ -34,6 +36,7 @@ from kgrag.storage.lease import MAX_POLL_S, POLL_S, WriterLease
 
 WRITER = 1
 SERIAL = 2
+FINISH = 3
 
 OnWait = Callable[[str], None] | None
 

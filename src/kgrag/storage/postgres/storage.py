@@ -33,7 +33,8 @@ from kgrag.storage.postgres.graph import PgGraphStore
 from kgrag.storage.postgres.kv import PgKVStore
 from kgrag.storage.postgres.kv import namespaces as kv_namespaces
 from kgrag.storage.postgres.lexical import PgLexicalIndex
-from kgrag.storage.postgres.locks import SERIAL, WRITER, AdvisoryLock
+from kgrag.storage.postgres.locks import FINISH, SERIAL, WRITER, AdvisoryLock
+from kgrag.storage.postgres.queue import PgWorkQueue
 from kgrag.storage.postgres.schema import drop_schema, ensure_schema
 from kgrag.storage.postgres.vectors import PgVectorStore
 from kgrag.storage.postgres.vectors import namespaces as vector_namespaces
@@ -76,12 +77,14 @@ class PostgresStorage:
         self.workspace = workspace
         self.schema = SCHEMA_PREFIX + workspace
         pool = PoolOptions(
-            min_size=int(options.get("pool_min", 1)), max_size=int(options.get("pool_max", 8))
+            min_size=int(options.get("pool_min", 1)), max_size=int(options.get("pool_max", 12))
         )
         self._db = Database(str(dsn), self.schema, pool)
         self._db.on_open(lambda conn: ensure_schema(conn, self.schema, self._db.label))
         self._writer = AdvisoryLock(self._db, WRITER, what="being written")
         self._serial = AdvisoryLock(self._db, SERIAL, what="merging a change")
+        self._finishing = AdvisoryLock(self._db, FINISH, what="writing summaries")
+        self._queue = PgWorkQueue(self._db)
         self._kv: dict[str, PgKVStore] = {}
         self._vectors: dict[str, PgVectorStore] = {}
         self._graph = PgGraphStore(self._db)
@@ -130,6 +133,15 @@ class PostgresStorage:
     def serial(self) -> AbstractAsyncContextManager[None]:
         """The read-plan-write section of a change, one at a time across processes."""
         return self._serial.hold()
+
+    def finishing(self) -> AbstractAsyncContextManager[None]:
+        """Writing the deferred summaries: one worker at a time, the others skip (busy)."""
+        return self._finishing.hold(wait=False)
+
+    @property
+    def queue(self) -> PgWorkQueue:
+        """The work queue over the document status table (workers)."""
+        return self._queue
 
     # -- roles -------------------------------------------------------------------
 

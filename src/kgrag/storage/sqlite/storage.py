@@ -128,11 +128,16 @@ class SQLiteStorage:
         return self._db.transaction()
 
     def writer(
-        self, *, wait: bool = True, on_wait: Callable[[str], None] | None = None
+        self,
+        *,
+        wait: bool = True,
+        on_wait: Callable[[str], None] | None = None,
+        shared: bool = False,
     ) -> AbstractAsyncContextManager[None]:
         """The exclusive writer lease of the workdir (see ``Storage.writer``).
 
-        The in-memory variant has only the in-process part.
+        One writer at a time, so ``shared`` is exclusive too. The in-memory
+        variant has only the in-process part.
         """
         return self._lease.hold(wait=wait, on_wait=on_wait)
 

@@ -1,0 +1,99 @@
+"""``kgrag enqueue`` and ``kgrag worker``: indexing by any number of workers.
+
+    kgrag enqueue [--workdir W] [--json] [--meta K=V] PATH...
+    kgrag worker  [--workdir W] [--json] [--concurrency N] [--lease S]
+                  [--max-attempts N] [--exit-when-idle]
+
+``enqueue`` loads the files and queues the new, updated and moved ones
+(``pending``) without extracting anything; ``worker`` claims queued
+documents, indexes them and waits for more (``--exit-when-idle``: it stops
+once the queue is empty and no other worker holds a document). Both need
+``storage = postgres`` for more than one worker; see docs/postgres.md.
+``worker`` exits 1 when it gave a document up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from kgrag.cli.opening import opened
+
+
+def add_parsers(sub: Any, common: Any, writer: Any) -> None:
+    p = sub.add_parser("enqueue", help="queue files and folders for workers, without indexing")
+    common(p)
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE")
+    writer(p)
+    p = sub.add_parser("worker", help="index queued documents (one of many workers)")
+    common(p)
+    p.add_argument("--concurrency", type=int, default=4, help="documents in flight (default 4)")
+    p.add_argument("--lease", type=float, default=60.0, help="lease seconds (default 60)")
+    p.add_argument(
+        "--max-attempts", type=int, default=3, help="tries before a document is given up"
+    )
+    p.add_argument("--exit-when-idle", action="store_true", help="stop once the queue is empty")
+    writer(p)
+
+
+async def run(args: argparse.Namespace, settings: Any) -> int:
+    from kgrag.cli.index_cmd import parse_meta, waiting_message
+
+    async with opened(settings, create=True) as rag:
+        rag.on_writer_wait = waiting_message
+        if args.command == "enqueue":
+            report, errors = await rag.enqueue_paths(args.paths, metadata=parse_meta(args.meta))
+            return _print_enqueued(report, errors, args.json)
+        from kgrag.pipeline.worker import WorkerOptions
+
+        options = WorkerOptions(
+            concurrency=max(1, args.concurrency),
+            lease_s=args.lease,
+            max_attempts=max(1, args.max_attempts),
+            exit_when_idle=args.exit_when_idle,
+        )
+        done = await rag.work(options)
+    return _print_worker(done, args.json)
+
+
+def _print_enqueued(report: Any, errors: list[str], as_json: bool) -> int:
+    for message in errors:
+        print(f"kgrag: skipped {message}", file=sys.stderr)
+    counts = {
+        k: len(getattr(report, k)) for k in ("new", "updated", "moved", "unchanged", "requeued")
+    }
+    if as_json:
+        print(json.dumps(counts | {"queued": len(report.queued), "skipped": len(errors)}))
+    else:
+        print(f"queued {len(report.queued)} document(s) ({_joined(counts)})")
+    return 0 if report.queued or report.unchanged else 1
+
+
+def _print_worker(done: Any, as_json: bool) -> int:
+    for doc, error in done.given_up:
+        print(f"kgrag: gave up {doc}: {error}", file=sys.stderr)
+    summary = {
+        "worker": done.owner,
+        "processed": len(done.processed),
+        "retried": len(done.retried),
+        "given_up": len(done.given_up),
+        "lost": len(done.lost),
+        "summaries": done.summaries,
+        "seconds": round(done.seconds, 3),
+    }
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"worker {done.owner}: processed {summary['processed']} document(s) in "
+            f"{summary['seconds']:.1f} s ({summary['retried']} retried, "
+            f"{summary['given_up']} given up, {summary['summaries']} summaries)"
+        )
+    return 1 if done.given_up else 0
+
+
+def _joined(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing new"

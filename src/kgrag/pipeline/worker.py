@@ -1,0 +1,193 @@
+"""A worker: takes documents from a workspace's work queue and indexes them.
+
+Any number of workers, in any number of processes and machines, may work
+on one workspace (``kgrag worker``). Each keeps ``concurrency`` documents in
+flight: a slot claims one document (a lease, see
+:mod:`kgrag.storage.postgres.queue`), prepares it (extraction, embedding),
+and commits it through the same :class:`~kgrag.pipeline.changes.ChangeApplier`
+as a single process does, inside ``Storage.serial()``. The graph is a
+function of the live documents, so which worker merged what, and when,
+does not change it.
+
+- A lease is renewed while its document is worked on; a worker that dies
+  stops renewing, and once the lease expires another worker claims the
+  document again (the dead worker committed nothing of it: a commit is one
+  transaction, and it checks the lease first).
+- A document that fails goes back to the queue after ``retry_after_s`` and
+  is given up (``failed``, the dead letter) after ``max_attempts`` tries;
+  ``kgrag retry`` tries it again later.
+- When nothing is left to claim, the worker writes the deferred summaries
+  (one worker at a time); ``exit_when_idle`` then ends it once the queue
+  is empty and no other worker holds a lease.
+
+Workers hold the writer lease *shared*: operations on the whole workspace
+(rebuild, repair) wait for them, and they for those.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kgrag.errors import ConfigError, WorkdirBusyError
+from kgrag.llm.ledger import document_context
+from kgrag.pipeline.indexer import Indexer, TurnHooks
+from kgrag.types import DocRecord, DocStatus
+
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerOptions:
+    """How a worker takes and keeps its documents."""
+
+    concurrency: int = 4  # documents in flight
+    lease_s: float = 60.0  # a lease not renewed for this long expires
+    poll_s: float = 1.0  # wait between looks at an empty queue
+    max_attempts: int = 3  # tries before a document is given up
+    retry_after_s: float = 5.0  # a failed document waits this long before its next try
+    exit_when_idle: bool = False
+
+
+@dataclass
+class WorkerReport:
+    owner: str
+    processed: list[str] = field(default_factory=list)
+    retried: list[str] = field(default_factory=list)  # failed, back in the queue
+    given_up: list[tuple[str, str]] = field(default_factory=list)  # (doc id, error)
+    lost: list[str] = field(default_factory=list)  # leases another worker took over
+    summaries: int = 0
+    seconds: float = 0.0
+
+
+def worker_name() -> str:
+    """A name no other worker has: host, pid and a random suffix."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+class QueueHooks(TurnHooks):
+    """Record writes that hold only while this worker's lease does."""
+
+    def __init__(self, storage: Storage, queue: Any, worker: Worker):
+        super().__init__(storage)
+        self.queue, self.worker = queue, worker
+
+    async def started(self, record: DocRecord) -> None:
+        await self.queue.started(self.worker.owner, record)
+
+    async def guard(self, record: DocRecord) -> None:
+        await self.queue.guard(self.worker.owner, record.id)
+
+    async def failed(self, record: DocRecord, error: BaseException) -> None:
+        await self.worker.fail(record, f"{type(error).__name__}: {error}")
+
+
+class Worker:
+    """One worker process's loop (see the module docstring)."""
+
+    def __init__(self, indexer: Indexer, options: WorkerOptions, owner: str | None = None):
+        self.indexer, self.storage = indexer, indexer.storage
+        self.queue = getattr(self.storage, "queue", None)
+        if self.queue is None:
+            raise ConfigError(
+                f"the {self.storage.name} storage has no work queue; workers need "
+                "storage = postgres (the embedded store has one writer: use kgrag index)"
+            )
+        self.options = options
+        self.owner = owner or worker_name()
+        self.report = WorkerReport(self.owner)
+        self._attempts: dict[str, int] = {}
+        self._held: set[str] = set()
+        self.hooks = QueueHooks(self.storage, self.queue, self)
+
+    async def run(self) -> WorkerReport:
+        started = time.perf_counter()
+        async with self.storage.writer(shared=True), self._renewing():  # type: ignore[call-arg]
+            try:
+                while True:
+                    await asyncio.gather(*(self._slot() for _ in range(self.options.concurrency)))
+                    await self._finish()
+                    if self.options.exit_when_idle and await self._idle():
+                        break
+                    await asyncio.sleep(self.options.poll_s)
+            finally:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self.queue.release_all(self.owner))
+        self.report.seconds = time.perf_counter() - started
+        return self.report
+
+    async def _slot(self) -> None:
+        """Claim and process documents one at a time until none is left to claim."""
+        while claimed := await self.queue.claim(self.owner, 1, self.options.lease_s):
+            for record, attempt in claimed:
+                self._attempts[record.id] = attempt
+                if attempt > self.options.max_attempts:
+                    await self.fail(record, "its worker stopped before finishing (lease expired)")
+                    continue
+                self._held.add(record.id)
+                try:
+                    await self._process(record)
+                finally:
+                    self._held.discard(record.id)
+
+    async def _process(self, record: DocRecord) -> None:
+        task = asyncio.create_task(
+            self.indexer.process_records([record], self.hooks),
+            context=document_context(record.id),
+        )
+        done = await task
+        self.report.processed += done.processed
+        self.report.lost += done.lost
+
+    async def fail(self, record: DocRecord, error: str) -> None:
+        """Back to the queue for another try, or given up after the last one."""
+        attempt = self._attempts.get(record.id, self.options.max_attempts)
+        record.updated_at = time.time()
+        if attempt < self.options.max_attempts:
+            record.status, record.error = DocStatus.PENDING, f"attempt {attempt}: {error}"
+            if await self.queue.settle(self.owner, record, self.options.retry_after_s):
+                self.report.retried.append(record.id)
+            return
+        record.status = DocStatus.FAILED
+        record.error = f"{error} (gave up after {attempt} attempt(s))"
+        if await self.queue.settle(self.owner, record, None):
+            self.report.given_up.append((record.id, record.error))
+
+    async def _finish(self) -> None:
+        """The deferred summaries, unless another worker is writing them now."""
+        try:
+            async with self.storage.finishing():  # type: ignore[attr-defined]
+                self.report.summaries += await self.indexer.applier.finish()
+        except WorkdirBusyError:
+            return
+
+    async def _idle(self) -> bool:
+        counts = await self.queue.counts()
+        pending = await self.indexer.applier.pending.count()
+        return counts.pending == counts.leased == counts.expired == pending == 0
+
+    @contextlib.asynccontextmanager
+    async def _renewing(self) -> AsyncIterator[None]:
+        """Renew the leases of the documents in flight, every third of a lease."""
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(self.options.lease_s / 3)
+                with contextlib.suppress(Exception):  # the next round tries again
+                    await self.queue.renew(self.owner, sorted(self._held), self.options.lease_s)
+
+        task = asyncio.create_task(renew())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
