@@ -113,5 +113,5 @@ async def _upsert(conn: Any, rows: list[tuple[str, str, bytes]]) -> None:
 
 async def namespaces(conn: Any) -> list[str]:
     """Every key-value namespace holding a key, sorted."""
-    cur = await conn.execute('SELECT DISTINCT ns FROM kv ORDER BY ns COLLATE "C"')
+    cur = await conn.execute("SELECT DISTINCT ns FROM kv ORDER BY ns")  # ns is COLLATE "C"
     return [row[0] for row in await cur.fetchall()]
