@@ -64,7 +64,7 @@ def start_worker(cwd: Path, env: dict[str, str], *flags: str) -> subprocess.Pope
 
 def finish(procs: list[subprocess.Popen], timeout: float = 600) -> None:
     for proc in procs:
-        out, err = proc.communicate(timeout=timeout)
+        _out, err = proc.communicate(timeout=timeout)
         assert proc.returncode == 0, f"worker exited {proc.returncode}:\n{err[-3000:]}"
 
 
@@ -141,3 +141,68 @@ def test_the_worker_needs_a_store_with_a_queue(tmp_path):
     out = kgrag("worker", "--workdir", tmp_path / "w", "--exit-when-idle", cwd=tmp_path)
     assert out.returncode == 2
     assert "storage = postgres" in out.stderr
+
+
+async def _consistent(rag) -> int:
+    """Checks one moment of the index: every chunk's document is whole and processed.
+
+    Commits only add here and each is one transaction, so reading the chunks
+    first and the statuses after must find every chunk's document processed,
+    with all its chunks stored: a half-merged document fails this.
+    """
+    from kgrag.pipeline.facts import CHUNKS
+    from kgrag.types import DocStatus
+
+    chunks = rag.storage.kv(CHUNKS)
+    rows = dict(zip(keys := await chunks.keys(), await chunks.get_many(keys), strict=True))
+    processed = {r.id: r for r in await rag.storage.doc_status.by_status(DocStatus.PROCESSED)}
+    for cid, row in rows.items():
+        assert row is not None
+        for doc in row["doc_ids"]:
+            assert doc in processed, f"chunk {cid} is stored but {doc} is not processed"
+            missing = set(processed[doc].chunk_ids) - set(rows)
+            assert not missing, f"{doc} is processed without its chunks {sorted(missing)}"
+    return len(processed)
+
+
+async def _query_loop(settings, workers: list[subprocess.Popen]) -> tuple[int, int]:
+    from kgrag.api import KGRag
+    from kgrag.query.param import QueryParam
+
+    rag = KGRag(settings)
+    await rag.open(create=True)
+    queries, seen = 0, set()
+    try:
+        while any(w.poll() is None for w in workers) or queries < 3:
+            for mode in ("local", "global", "mix", "naive", "ppr"):
+                param = QueryParam(mode=mode, only_need_context=True)
+                await rag.query("What did Ada Lovelace do in London?", param=param)
+                queries += 1
+            seen.add(await _consistent(rag))
+    finally:
+        await rag.close()
+    return queries, len(seen)
+
+
+def test_queries_during_indexing_see_whole_documents_only(corpus, pg_dsn, tmp_path):
+    from kgrag.config import Settings
+
+    docs, reference = corpus
+    workspace = fresh_workspace()
+    env = pg_env(pg_dsn, workspace)
+    ok("enqueue", "--workdir", tmp_path / "pg", docs, cwd=tmp_path, env=env)
+    workers = [start_worker(tmp_path, env, "--concurrency", "2") for _ in range(3)]
+    from pipeline.cli_processes import FAKE_ENV
+
+    settings = Settings(
+        workdir=tmp_path / "pg",
+        storage="postgres",
+        postgres_dsn=pg_dsn,
+        postgres_workspace=workspace,
+        **{k.removeprefix("KGRAG_").lower(): v for k, v in FAKE_ENV.items()},
+    )
+    queries, moments = asyncio.run(_query_loop(settings, workers))
+    finish(workers)
+    assert queries >= 15
+    assert moments >= 2, "every query ran before or after the indexing, not during it"
+    assert export(tmp_path / "pg", tmp_path, env=env) == reference
