@@ -216,6 +216,7 @@ def _print_status(status: dict, as_json: bool) -> int:
         f"built by: {', '.join(g['built_by']) or 'nothing yet'}"
     )
     print(f"embedding: {status['embedding']}")
+    _print_queue(status.get("storage") or {})
     if status.get("settings"):
         print(describe_built_with(built_with(status["settings"])))
     for path, reason in (status.get("rejected_inputs") or {}).items():
@@ -232,6 +233,16 @@ def _print_status(status: dict, as_json: bool) -> int:
             f"  completion {row.get('completion_tokens', 0):>8}  {call_time(row)}"
         )
     return 0
+
+
+def _print_queue(storage: dict) -> None:
+    queue = storage.get("queue")
+    if queue:
+        print(
+            f"storage: {storage['backend']} workspace {storage.get('workspace')}; queue: "
+            f"{queue['pending']} pending, {queue['leased']} leased by workers, "
+            f"{queue['expired']} with an expired lease"
+        )
 
 
 def call_time(row: dict) -> str:

@@ -42,7 +42,23 @@ async def index_status(
         "settings": await manifest.load(storage),
         "llm": costs,
         "llm_all_time": await storage.get_meta("ledger") or {},
+        "storage": await _storage(storage),
     }
+
+
+async def _storage(storage: Storage) -> dict[str, Any]:
+    """The backend, and its work queue where it has one (leases held by workers)."""
+    out: dict[str, Any] = {"backend": storage.name}
+    queue = getattr(storage, "queue", None)
+    if queue is not None:
+        counts = await queue.counts()
+        out["queue"] = {
+            "pending": counts.pending,
+            "leased": counts.leased,
+            "expired": counts.expired,
+        }
+        out["workspace"] = getattr(storage, "workspace", None)
+    return out
 
 
 def _warnings(processed: list[DocRecord]) -> list[dict[str, Any]]:
