@@ -18,6 +18,7 @@ from kgrag.errors import (
     EntityNotFoundError,
     ExtractionError,
     KGRagError,
+    LeaseLostError,
     LoaderError,
     MergeNotFoundError,
     ModelError,
@@ -33,6 +34,7 @@ from kgrag.errors import (
 from kgrag.llm.adapters import adapt_chat, adapt_embedding, adapt_rerank
 from kgrag.llm.limiter import Limits
 from kgrag.pipeline.report import IndexReport
+from kgrag.pipeline.worker import WorkerOptions, WorkerReport
 from kgrag.query.answer.stream import AnswerStream
 from kgrag.query.param import QueryParam, QueryResult
 from kgrag.sync import SyncAnswerStream, SyncKGRag
@@ -52,6 +54,7 @@ __all__ = [
     "IndexReport",
     "KGRag",
     "KGRagError",
+    "LeaseLostError",
     "Limits",
     "LoaderError",
     "MergeNotFoundError",
@@ -69,6 +72,8 @@ __all__ = [
     "SyncKGRag",
     "UnknownBackendError",
     "WorkdirBusyError",
+    "WorkerOptions",
+    "WorkerReport",
     "adapt_chat",
     "adapt_embedding",
     "adapt_rerank",

@@ -24,8 +24,10 @@ if TYPE_CHECKING:
     from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.llm.limiter import Limits
     from kgrag.pipeline.changes import ChangeStats
+    from kgrag.pipeline.enqueue import EnqueueReport
     from kgrag.pipeline.progress import ProgressSink
     from kgrag.pipeline.report import IndexReport
+    from kgrag.pipeline.worker import WorkerOptions, WorkerReport
     from kgrag.query.answer.stream import AnswerStream
     from kgrag.query.param import QueryParam, QueryResult
     from kgrag.resolve.report import ResolutionReport
@@ -137,6 +139,14 @@ class SyncKGRag(SyncCurationMethods):
 
     def retry_failed(self, progress: ProgressSink | None = None) -> IndexReport:
         return self._run(self._rag.retry_failed(progress))
+
+    def enqueue_paths(
+        self, paths: Iterable[str | Path], *, metadata: dict[str, Any] | None = None
+    ) -> tuple[EnqueueReport, list[str]]:
+        return self._run(self._rag.enqueue_paths(paths, metadata=metadata))
+
+    def work(self, options: WorkerOptions | None = None) -> WorkerReport:
+        return self._run(self._rag.work(options))
 
     def delete(
         self, ids: Iterable[str] = (), *, paths: Iterable[str] = (), purge_cache: bool = False
