@@ -1,0 +1,320 @@
+"""Vector namespaces in pgvector: one table and one HNSW index per namespace.
+
+``vector_spaces`` lists each namespace with its id and dimension (fixed by
+its first upsert); its rows live in ``vec_<id>(id, vec vector(dim), meta)``.
+The first upsert creates both in its own transaction: it claims the name
+with ``INSERT ... ON CONFLICT DO NOTHING``, so of two processes creating the
+same namespace at once the second waits for the first to commit and then
+uses its table. The HNSW index is built in that same write, after its rows
+are in (building over rows is several times faster than inserting into
+the graph one by one); later rows join the index as they are written.
+
+Vectors are L2-normalised on upsert (as in the embedded store), so the
+cosine similarity is the inner product: the index is ``vector_ip_ops``,
+queries order by ``<#>`` (negative inner product) and a zero vector scores
+0 against everything, as it does there.
+
+Search is exact below :data:`EXACT_ROWS` rows (a sequential scan, chosen
+from the table's size without counting) and an HNSW scan above, with
+``hnsw.ef_search = max(40, 2 * top_k)`` and strict-order iterative scans so
+rows deleted but not yet vacuumed never cut a result short.
+
+Vectors travel in pgvector's binary format (``int16 dim, int16 0`` and
+``dim`` big-endian float32), both ways: parameters through a binary
+dumper, results through ``vector_send``.
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kgrag.storage.base import VectorHit
+from kgrag.storage.postgres import codec
+from kgrag.storage.postgres.db import Database, chunked
+from kgrag.storage.sqlite.vectors import _as_matrix, _check_dim, _dedupe
+
+EXACT_ROWS = 10_000  # namespaces smaller than this are searched exactly
+EF_SEARCH_MIN, EF_SEARCH_MAX = 40, 1000  # pgvector refuses ef_search above 1000
+INDEX_MEMORY_MAX = 1 << 30  # most maintenance_work_mem asked for an index build
+_BATCH = 2000  # rows per statement when reading by id
+_PAGE = 8192
+
+DDL = """
+CREATE TABLE IF NOT EXISTS vector_spaces (
+    id  INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    ns  TEXT COLLATE "C" NOT NULL UNIQUE,
+    dim INTEGER NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Space:
+    table: str
+    dim: int
+
+
+@dataclass(frozen=True, slots=True)
+class Packed:
+    """One vector in pgvector's binary format (sent as a binary parameter)."""
+
+    data: bytes
+
+
+class PgVectorStore:
+    """One vector namespace (see the module docstring)."""
+
+    def __init__(self, db: Database, namespace: str):
+        self.namespace = namespace
+        self._db = db
+
+    # -- writes ----------------------------------------------------------------
+
+    async def upsert(
+        self, ids: list[str], vectors: np.ndarray, metas: list[dict[str, Any]]
+    ) -> None:
+        """Insert or replace vectors (normalised) with their metadata."""
+        ids = list(ids)
+        if not ids and not metas:
+            return
+        ids, rows, metas = _dedupe(ids, _as_matrix(vectors, len(ids)), metas)
+        order = sorted(range(len(ids)), key=ids.__getitem__)
+        packed = pack(rows)
+        cells = [(ids[i], packed[i], codec.encode(dict(metas[i]))) for i in order]
+        await self._db.write(self._write, rows.shape[1], cells)
+
+    async def _write(self, conn: Any, dim: int, cells: list[tuple[str, Packed, bytes]]) -> None:
+        space, created = await self._claim(conn, dim)
+        _adapt(conn)
+        async with conn.cursor() as cur:
+            await cur.executemany(
+                f"INSERT INTO {space.table} (id, vec, meta) VALUES (%s, %b::vector, %s) "
+                "ON CONFLICT (id) DO UPDATE SET vec = EXCLUDED.vec, meta = EXCLUDED.meta",
+                cells,
+            )
+        if created:
+            await _build_index(conn, space, len(cells))
+
+    async def delete(self, ids: Iterable[str]) -> None:
+        """Remove ``ids`` (unknown ids are ignored)."""
+        wanted = sorted(set(ids))
+        if wanted:
+            await self._db.write(self._delete, wanted)
+
+    async def _delete(self, conn: Any, ids: list[str]) -> None:
+        space = await self._space(conn)
+        if space is not None:
+            for part in chunked(ids, _BATCH):
+                await conn.execute(f"DELETE FROM {space.table} WHERE id = ANY(%s)", (part,))
+
+    # -- reads -----------------------------------------------------------------
+
+    async def query(
+        self, vector: np.ndarray, top_k: int, threshold: float | None = None
+    ) -> list[VectorHit]:
+        """The ``top_k`` most similar vectors (cosine), best first."""
+        query = _as_matrix(vector, 1)[0]
+        if top_k <= 0:
+            return []
+        return await self._db.read(self._query, query, int(top_k), threshold)
+
+    async def _query(
+        self, conn: Any, query: np.ndarray, top_k: int, threshold: float | None
+    ) -> list[VectorHit]:
+        found = await self._plan(conn, top_k)
+        if found is None:
+            return []
+        space, exact = found
+        _check_dim(self.namespace, space.dim, query.shape[0])
+        _adapt(conn)
+        cur = await conn.execute(
+            search_sql(space.table, exact), (pack(query[None, :])[0], top_k), binary=True
+        )
+        hits = []
+        for id_, d, cell in await cur.fetchall():
+            score = min(1.0, max(-1.0, -d))  # rounding can overshoot 1
+            if threshold is None or score >= threshold:
+                hits.append(VectorHit(id_, score, codec.decode(cell)))
+        return hits
+
+    async def _plan(self, conn: Any, top_k: int) -> tuple[Space, bool] | None:
+        """The namespace and whether to search it exactly; sets the HNSW scan options."""
+        ef_search = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, 2 * top_k))
+        cur = await conn.execute(
+            "SELECT s.id, s.dim, c.reltuples, c.relpages, pg_relation_size(c.oid), "
+            "set_config('hnsw.ef_search', %s, true), "
+            "set_config('hnsw.iterative_scan', 'strict_order', true) "
+            "FROM vector_spaces s LEFT JOIN pg_class c ON c.oid = to_regclass('vec_' || s.id) "
+            "WHERE s.ns = %s",
+            (str(ef_search), self.namespace),
+        )
+        row = await cur.fetchone()
+        if row is None:
+            return None
+        space_id, dim, reltuples, relpages, size = row[:5]
+        rows = estimate_rows(dim, reltuples, relpages, size)
+        return Space(f"vec_{space_id}", dim), rows < EXACT_ROWS
+
+    async def get_vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """Stored (normalised) vectors of the ``ids`` that exist, as float32."""
+        return await self._db.read(self._get_vectors, list(dict.fromkeys(ids)))
+
+    async def _get_vectors(self, conn: Any, ids: list[str]) -> dict[str, np.ndarray]:
+        space = await self._space(conn)
+        if space is None:
+            return {}
+        out: dict[str, np.ndarray] = {}
+        for part in chunked(ids, _BATCH):
+            cur = await conn.execute(
+                f"SELECT id, vector_send(vec) FROM {space.table} WHERE id = ANY(%s)",
+                (part,),
+                binary=True,
+            )
+            found = await cur.fetchall()
+            if found:
+                rows = unpack([row[1] for row in found], space.dim)
+                out.update(zip([row[0] for row in found], rows, strict=True))
+        return out
+
+    async def get_metas(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Metadata of the ``ids`` that exist."""
+        return await self._db.read(self._get_metas, list(dict.fromkeys(ids)))
+
+    async def _get_metas(self, conn: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
+        space = await self._space(conn)
+        if space is None:
+            return {}
+        out = {}
+        for part in chunked(ids, _BATCH):
+            cur = await conn.execute(
+                f"SELECT id, meta FROM {space.table} WHERE id = ANY(%s)", (part,), binary=True
+            )
+            for id_, cell in await cur.fetchall():
+                out[id_] = codec.decode(cell)
+        return out
+
+    async def count(self) -> int:
+        """Number of stored vectors."""
+        return await self._db.read(self._count)
+
+    async def _count(self, conn: Any) -> int:
+        space = await self._space(conn)
+        if space is None:
+            return 0
+        return (await (await conn.execute(f"SELECT count(*) FROM {space.table}")).fetchone())[0]
+
+    async def ids(self) -> list[str]:
+        """Every stored id, sorted."""
+        return await self._db.read(self._ids)
+
+    async def _ids(self, conn: Any) -> list[str]:
+        space = await self._space(conn)
+        if space is None:
+            return []
+        cur = await conn.execute(f"SELECT id FROM {space.table} ORDER BY id", binary=True)
+        return [row[0] for row in await cur.fetchall()]
+
+    # -- the namespace's table -------------------------------------------------
+
+    async def _space(self, conn: Any) -> Space | None:
+        cur = await conn.execute(
+            "SELECT id, dim FROM vector_spaces WHERE ns = %s", (self.namespace,)
+        )
+        row = await cur.fetchone()
+        return None if row is None else Space(f"vec_{row[0]}", row[1])
+
+    async def _claim(self, conn: Any, dim: int) -> tuple[Space, bool]:
+        """The namespace's table (created, without its index, if new) and whether it is new."""
+        space = await self._space(conn)
+        created = False
+        if space is None:
+            cur = await conn.execute(
+                "INSERT INTO vector_spaces (ns, dim) VALUES (%s, %s) "
+                "ON CONFLICT (ns) DO NOTHING RETURNING id",
+                (self.namespace, dim),
+            )
+            row = await cur.fetchone()
+            if row is not None:
+                space, created = Space(f"vec_{row[0]}", dim), True
+                await conn.execute(
+                    f'CREATE TABLE {space.table} (id TEXT COLLATE "C" PRIMARY KEY, '
+                    f"vec vector({dim}) NOT NULL, meta BYTEA NOT NULL)"
+                )
+            else:  # another transaction created it meanwhile (and has committed)
+                space = await self._space(conn)
+                assert space is not None
+        _check_dim(self.namespace, space.dim, dim)
+        return space, created
+
+
+async def _build_index(conn: Any, space: Space, rows: int) -> None:
+    """The HNSW index of a new table, over the rows just written."""
+    memory = min(INDEX_MEMORY_MAX, rows * (4 * space.dim + 1024))
+    await conn.execute(  # raise maintenance_work_mem for this build only, never lower it
+        "SELECT set_config('maintenance_work_mem', GREATEST(setting::bigint, %s) || 'kB', true) "
+        "FROM pg_settings WHERE name = 'maintenance_work_mem'",
+        (memory // 1024,),
+    )
+    await conn.execute(
+        f"CREATE INDEX {space.table}_hnsw ON {space.table} USING hnsw (vec vector_ip_ops)"
+    )
+
+
+def search_sql(table: str, exact: bool) -> str:
+    """The top-k statement (parameters: the query vector, k); distance ``d`` is ``-score``."""
+    # the function form of <#> is an expression no index serves: a sequential scan
+    distance = "vector_negative_inner_product(vec, %s::vector)" if exact else "vec <#> %s::vector"
+    return f"SELECT id, {distance} AS d, meta FROM {table} ORDER BY d LIMIT %s"
+
+
+def estimate_rows(dim: int, reltuples: float, relpages: int, size: int) -> float:
+    """The table's row count as the planner would guess it, from its size on disk."""
+    pages = size / _PAGE
+    if relpages > 0 and reltuples >= 0:
+        return reltuples / relpages * pages
+    inline = 4 * dim + 8 if dim <= 480 else 20  # longer vectors are TOASTed out of line
+    return pages * _PAGE / (inline + 96)
+
+
+def pack(rows: np.ndarray) -> list[Packed]:
+    """Each row of ``rows`` (float32) in pgvector's binary format."""
+    header = struct.pack(">HH", rows.shape[1], 0)
+    body = np.ascontiguousarray(rows, dtype=">f4")
+    return [Packed(header + body[i].tobytes()) for i in range(rows.shape[0])]
+
+
+def unpack(cells: list[bytes], dim: int) -> np.ndarray:
+    """Rows of float32 from ``vector_send`` cells of dimension ``dim``."""
+    raw = np.frombuffer(b"".join(cells), np.uint8).reshape(len(cells), 4 + 4 * dim)
+    return np.ascontiguousarray(raw[:, 4:]).view(">f4").astype(np.float32)
+
+
+def _adapt(conn: Any) -> None:
+    """Let ``conn`` send :class:`Packed` values as binary parameters."""
+    conn.adapters.register_dumper(Packed, _dumper())
+
+
+@functools.cache
+def _dumper() -> type:
+    from psycopg.adapt import Dumper
+    from psycopg.pq import Format
+
+    class PackedDumper(Dumper):
+        format = Format.BINARY  # oid 0: the server takes the type from the ::vector cast
+
+        def dump(self, obj: Any) -> bytes:
+            return obj.data
+
+    return PackedDumper
+
+
+async def namespaces(conn: Any) -> list[str]:
+    """Every vector namespace ever created, sorted."""
+    cur = await conn.execute("SELECT ns FROM vector_spaces ORDER BY ns")
+    return [row[0] for row in await cur.fetchall()]

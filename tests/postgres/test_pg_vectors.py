@@ -1,0 +1,149 @@
+"""The pgvector store beyond the conformance suite: the HNSW path, wire format, races."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from kgrag.storage.postgres.vectors import EXACT_ROWS, estimate_rows, namespaces, search_sql
+
+
+def _unit32(rows: np.ndarray) -> np.ndarray:
+    rows = np.asarray(rows, np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+async def _table(storage, namespace: str) -> str:
+    async with storage.db.connection() as conn:
+        cur = await conn.execute("SELECT id FROM vector_spaces WHERE ns = %s", (namespace,))
+        return f"vec_{(await cur.fetchone())[0]}"
+
+
+async def _plan_text(storage, sql: str, query: np.ndarray) -> str:
+    from kgrag.storage.postgres.vectors import _adapt, pack
+
+    async with storage.db.connection() as conn:
+        _adapt(conn)
+        cur = await conn.execute("EXPLAIN " + sql, (pack(query[None, :])[0], 10))
+        return "\n".join(row[0] for row in await cur.fetchall())
+
+
+@pytest.fixture
+async def big(pg_storage):
+    """A namespace above EXACT_ROWS (12,000 clustered 8-d vectors), written in one upsert."""
+    rng = np.random.default_rng(7)
+    centres = rng.standard_normal((40, 8))
+    rows = centres[rng.integers(0, 40, 12_000)] + 0.3 * rng.standard_normal((12_000, 8))
+    ids = [f"v{i:05d}" for i in range(len(rows))]
+    vs = pg_storage.vectors("big")
+    await vs.upsert(ids, rows, [{"i": i} for i in range(len(ids))])
+    return vs, ids, _unit32(rows), rng
+
+
+async def test_pg_vectors_large_namespace_searches_the_hnsw_index(pg_storage, big):
+    vs, _, unit, rng = big
+    table = await _table(pg_storage, "big")
+    query = unit[0]
+    assert f"{table}_hnsw" in await _plan_text(pg_storage, search_sql(table, False), query)
+    assert f"{table}_hnsw" not in await _plan_text(pg_storage, search_sql(table, True), query)
+    async with pg_storage.db.connection() as conn:
+        cur = await conn.execute(
+            "SELECT reltuples, relpages, pg_relation_size(oid) FROM pg_class WHERE relname = %s",
+            (table,),
+        )
+        estimate = estimate_rows(8, *(await cur.fetchone()))
+    assert EXACT_ROWS < estimate and 0.8 * 12_000 <= estimate <= 1.25 * 12_000
+    found = total = 0
+    near = unit[rng.integers(0, len(unit), 10)] + 0.1 * rng.standard_normal((10, 8))
+    for q in _unit32(near):  # queries near the data, as a question's embedding is
+        hits = await vs.query(q, 20)
+        best = set(np.argsort(-(unit @ q), kind="stable")[:20])
+        found += len({int(h.id[1:]) for h in hits} & best)
+        total += 20
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+        assert hits[0].meta == {"i": int(hits[0].id[1:])}
+    assert found / total >= 0.95
+
+
+async def test_pg_vectors_deleted_rows_never_cut_a_result_short(pg_storage, big):
+    vs, ids, unit, _ = big
+    query = unit[123]
+    nearest = np.argsort(-(unit @ query), kind="stable")
+    await vs.delete([ids[i] for i in nearest[:100]])  # dead rows stay in the graph until vacuum
+    hits = await vs.query(query, 40)
+    assert len(hits) == 40
+    got = {int(h.id[1:]) for h in hits}
+    assert not got & set(nearest[:100].tolist())
+    assert len(got & set(nearest[100:140].tolist())) >= 36
+
+
+async def test_pg_vectors_round_trip_exactly_across_batches(pg_storage):
+    vs = pg_storage.vectors("many")
+    rows = np.random.default_rng(3).standard_normal((4500, 5))
+    ids = [f"id{i}" for i in range(len(rows))]
+    await vs.upsert(ids, rows, [{} for _ in ids])
+    got = await vs.get_vectors([*reversed(ids), "missing"])
+    assert sorted(got) == sorted(ids)
+    assert all(v.dtype == np.float32 and v.shape == (5,) for v in got.values())
+    np.testing.assert_array_equal(np.stack([got[i] for i in ids]), _unit32(rows))
+    assert await vs.ids() == sorted(ids)
+
+
+async def test_pg_vectors_zero_vector_scores_zero(pg_storage):
+    vs = pg_storage.vectors("zero")
+    await vs.upsert(["z", "x"], np.array([[0.0, 0.0], [1.0, 0.0]]), [{}, {}])
+    hits = await vs.query(np.array([-1.0, 0.0]), 5)
+    assert [(h.id, h.score) for h in hits] == [("z", 0.0), ("x", -1.0)]
+
+
+async def test_pg_vectors_namespaces_are_listed_sorted_with_their_index(pg_storage):
+    for name in ["é", "b", "B", "a"]:
+        await pg_storage.vectors(name).upsert(["k"], np.ones((1, 3)), [{}])
+    await pg_storage.vectors("b").upsert(["k2"], np.ones((1, 3)), [{}])
+    assert await pg_storage.db.read(namespaces) == sorted(["é", "b", "B", "a"])
+    table = await _table(pg_storage, "b")
+    async with pg_storage.db.connection() as conn:
+        cur = await conn.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s", (table,))
+        defs = [row[0] for row in await cur.fetchall()]
+    assert any("USING hnsw (vec vector_ip_ops)" in d for d in defs)
+
+
+async def _until_waiting_on_lock(storage, fragment: str) -> None:
+    """Return once some backend waits on a lock in a statement containing ``fragment``."""
+    for _ in range(500):
+        async with storage.db.connection() as conn:
+            cur = await conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND query LIKE %s",
+                (f"%{fragment}%",),
+            )
+            if (await cur.fetchone())[0]:
+                return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"nobody waited on a lock in {fragment!r}")
+
+
+async def test_pg_vectors_two_transactions_create_one_namespace(pg_storage):
+    vs = pg_storage.vectors("raced")
+    first_wrote, release = asyncio.Event(), asyncio.Event()
+
+    async def first():
+        async with pg_storage.transaction():
+            await vs.upsert(["a"], np.array([[1.0, 0.0, 0.0]]), [{"by": 1}])
+            first_wrote.set()
+            await release.wait()
+
+    async def second():
+        await first_wrote.wait()
+        async with pg_storage.transaction():
+            await vs.upsert(["b"], np.array([[0.0, 1.0, 0.0]]), [{"by": 2}])
+
+    tasks = [asyncio.create_task(first()), asyncio.create_task(second())]
+    await _until_waiting_on_lock(pg_storage, "INSERT INTO vector_spaces")
+    release.set()
+    await asyncio.gather(*tasks)
+    assert await vs.ids() == ["a", "b"]
+    assert await pg_storage.db.read(namespaces) == ["raced"]
+    assert (await vs.query(np.array([0.0, 1.0, 0.0]), 1))[0].meta == {"by": 2}
