@@ -34,7 +34,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.errors import ConfigError, WorkdirBusyError
 from kgrag.llm.ledger import document_context
@@ -42,7 +42,7 @@ from kgrag.pipeline.indexer import Indexer, TurnHooks
 from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:
-    from kgrag.storage.base import Storage
+    from kgrag.storage.base import Storage, WorkQueue
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,7 @@ def worker_name() -> str:
 class QueueHooks(TurnHooks):
     """Record writes that hold only while this worker's lease does."""
 
-    def __init__(self, storage: Storage, queue: Any, worker: Worker):
+    def __init__(self, storage: Storage, queue: WorkQueue, worker: Worker):
         super().__init__(storage)
         self.queue, self.worker = queue, worker
 
@@ -95,12 +95,13 @@ class Worker:
 
     def __init__(self, indexer: Indexer, options: WorkerOptions, owner: str | None = None):
         self.indexer, self.storage = indexer, indexer.storage
-        self.queue = getattr(self.storage, "queue", None)
-        if self.queue is None:
+        queue: WorkQueue | None = getattr(self.storage, "queue", None)
+        if queue is None:
             raise ConfigError(
                 f"the {self.storage.name} storage has no work queue; workers need "
                 "storage = postgres (the embedded store has one writer: use kgrag index)"
             )
+        self.queue = queue
         self.options = options
         self.owner = owner or worker_name()
         self.report = WorkerReport(self.owner)
@@ -110,7 +111,7 @@ class Worker:
 
     async def run(self) -> WorkerReport:
         started = time.perf_counter()
-        async with self.storage.writer(shared=True), self._renewing():  # type: ignore[call-arg]
+        async with self.storage.writer(shared=True), self._renewing():
             try:
                 while True:
                     await asyncio.gather(*(self._slot() for _ in range(self.options.concurrency)))

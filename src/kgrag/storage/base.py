@@ -135,6 +135,35 @@ class LexicalIndex(Protocol):
     async def count(self) -> int: ...
 
 
+@dataclass(frozen=True, slots=True)
+class QueueCounts:
+    """What a work queue holds now."""
+
+    pending: int
+    leased: int  # processing under a live lease
+    expired: int  # processing whose lease ran out (claimable)
+
+
+@runtime_checkable
+class WorkQueue(Protocol):
+    """Leases on queued documents, for many workers (a backend with many writers).
+
+    Offered as ``storage.queue`` by backends that have one (postgres).
+    """
+
+    async def claim(self, owner: str, limit: int, lease_s: float) -> list[tuple[DocRecord, int]]:
+        """Up to ``limit`` claimable documents, each with its attempt number."""
+
+    async def renew(self, owner: str, ids: list[str], lease_s: float) -> set[str]: ...
+    async def started(self, owner: str, record: DocRecord) -> None: ...
+    async def guard(self, owner: str, doc_id: str) -> None:
+        """Inside a commit's transaction: raise LeaseLostError unless still held."""
+
+    async def settle(self, owner: str, record: DocRecord, retry_after_s: float | None) -> bool: ...
+    async def release_all(self, owner: str) -> int: ...
+    async def counts(self) -> QueueCounts: ...
+
+
 class Storage(Protocol):
     """One backend instance serving every role for one workdir/workspace."""
 

@@ -23,10 +23,10 @@ commits a version that was replaced while it worked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from kgrag.errors import LeaseLostError
+from kgrag.storage.base import QueueCounts
 from kgrag.storage.postgres import codec
 from kgrag.storage.postgres.db import Database
 from kgrag.types import DocRecord
@@ -46,15 +46,6 @@ SET status = 'processing', lease_owner = %s,
 FROM picked WHERE d.id = picked.id
 RETURNING d.data, d.attempts
 """
-
-
-@dataclass(frozen=True, slots=True)
-class QueueCounts:
-    """What the queue holds now."""
-
-    pending: int
-    leased: int  # processing under a live lease
-    expired: int  # processing whose lease ran out (claimable)
 
 
 class PgWorkQueue:
