@@ -98,16 +98,31 @@ async def test_pg_vectors_zero_vector_scores_zero(pg_storage):
     assert [(h.id, h.score) for h in hits] == [("z", 0.0), ("x", -1.0)]
 
 
-async def test_pg_vectors_namespaces_are_listed_sorted_with_their_index(pg_storage):
+async def test_pg_vectors_namespaces_are_listed_sorted(pg_storage):
     for name in ["é", "b", "B", "a"]:
         await pg_storage.vectors(name).upsert(["k"], np.ones((1, 3)), [{}])
     await pg_storage.vectors("b").upsert(["k2"], np.ones((1, 3)), [{}])
     assert await pg_storage.db.read(namespaces) == sorted(["é", "b", "B", "a"])
-    table = await _table(pg_storage, "b")
-    async with pg_storage.db.connection() as conn:
+
+
+async def _index_defs(storage, namespace: str) -> list[str]:
+    table = await _table(storage, namespace)
+    async with storage.db.connection() as conn:
         cur = await conn.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s", (table,))
-        defs = [row[0] for row in await cur.fetchall()]
-    assert any("USING hnsw (vec vector_ip_ops)" in d for d in defs)
+        return [row[0] for row in await cur.fetchall()]
+
+
+async def test_pg_vectors_the_write_reaching_the_exact_limit_builds_the_index(pg_storage):
+    vs, rng = pg_storage.vectors("growing"), np.random.default_rng(5)
+    first = EXACT_ROWS - 1
+    await vs.upsert([f"v{i}" for i in range(first)], rng.standard_normal((first, 8)), [{}] * first)
+    assert not any("hnsw" in d for d in await _index_defs(pg_storage, "growing"))
+    await vs.upsert(["w1", "w2"], rng.standard_normal((2, 8)), [{}, {}])
+    assert any(
+        "USING hnsw (vec vector_ip_ops)" in d for d in await _index_defs(pg_storage, "growing")
+    )
+    await vs.upsert(["w3"], rng.standard_normal((1, 8)), [{}])  # already indexed: nothing new
+    assert await vs.count() == EXACT_ROWS + 2
 
 
 async def _until_waiting_on_lock(storage, fragment: str) -> None:
