@@ -11,7 +11,7 @@ import pytest
 
 from kgrag.errors import ConfigError
 from kgrag.server.accounts import Accounts, add_account
-from kgrag.server.throttle import LoginThrottle
+from kgrag.server.throttle import LoginThrottle, MemoryLog
 from kgrag.server.tokens import TokenSigner, check_secret
 
 from .conftest import StartServer
@@ -183,22 +183,23 @@ def test_tokens_name_their_user_and_expire() -> None:
     assert signer.verify("not.a.token") is None
 
 
-def test_repeated_failures_for_one_user_wait_then_may_try_again() -> None:
+async def test_repeated_failures_for_one_user_wait_then_may_try_again() -> None:
     now = [1000.0]
     throttle = LoginThrottle(max_failures=3, window_s=60, clock=lambda: now[0])
+    log = MemoryLog()
     for _ in range(3):
-        assert throttle.wait_s("10.0.0.1", "alice") == 0
-        throttle.failed("10.0.0.1", "alice")
-    assert throttle.wait_s("10.0.0.1", "alice") == 60
-    assert throttle.wait_s("10.0.0.2", "alice") == 0  # another address
-    assert throttle.wait_s("10.0.0.1", "bob") == 0  # another user
+        assert await throttle.wait_s(log, "10.0.0.1", "alice") == 0
+        await throttle.failed(log, "10.0.0.1", "alice")
+    assert await throttle.wait_s(log, "10.0.0.1", "alice") == 60
+    assert await throttle.wait_s(log, "10.0.0.2", "alice") == 0  # another address
+    assert await throttle.wait_s(log, "10.0.0.1", "bob") == 0  # another user
     now[0] += 45
-    assert throttle.wait_s("10.0.0.1", "alice") == 15
+    assert await throttle.wait_s(log, "10.0.0.1", "alice") == 15
     now[0] += 15
-    assert throttle.wait_s("10.0.0.1", "alice") == 0
-    throttle.failed("10.0.0.2", "alice")
-    throttle.succeeded("10.0.0.2", "alice")
-    assert throttle._failures.get(("10.0.0.2", "alice")) is None
+    assert await throttle.wait_s(log, "10.0.0.1", "alice") == 0
+    await throttle.failed(log, "10.0.0.2", "alice")
+    await throttle.succeeded(log, "10.0.0.2", "alice")
+    assert log.failures.get(("10.0.0.2", "alice")) is None
 
 
 @pytest.mark.parametrize("server", ["accounts"], indirect=True)
@@ -214,3 +215,17 @@ def test_login_answers_429_after_the_failures_even_with_the_right_password(serve
         assert refused.status_code == 429 and int(refused.headers["retry-after"]) > 3500
         admin = client.post("/login", data={"username": ADMIN[0], "password": ADMIN[1]})
         assert admin.status_code == 200
+
+
+def test_failed_logins_count_on_every_server_of_one_store(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    shared = tmp_path / "shared"
+    servers = [start_server("accounts", workdir=shared) for _ in range(2)]
+    for served in servers:
+        served.app.state.login_throttle = LoginThrottle(max_failures=2, window_s=3600)
+    wrong = {"username": ALICE[0], "password": "x" * 9}
+    for served in servers:  # one failure on each server: two for the pair
+        assert httpx.post(f"{served.base_url}/login", data=wrong).status_code == 401
+    right = {"username": ALICE[0], "password": ALICE[1]}
+    assert httpx.post(f"{servers[0].base_url}/login", data=right).status_code == 429

@@ -2,9 +2,18 @@
 
 The default workspace is the server's folder itself (``--workdir``), so a
 folder indexed with ``kgrag index`` is served as it is; a named workspace
-``NAME`` lives in ``<workdir>/workspaces/NAME``. Names are short ASCII
+``NAME`` keeps its files (uploads) in ``<workdir>/workspaces/NAME``. On the
+embedded store its index is there too; on PostgreSQL it is a PostgreSQL
+workspace of its own (:mod:`kgrag.server.pg_workspaces`), so every server
+process on the database serves the same workspaces. Names are short ASCII
 words (letters, digits, ``-`` and ``_``): a name can never reach outside
 the folder.
+
+Each request's instance is checked against the index's record first
+(:func:`kgrag.server.following.behind`, one meta read): when a run in any
+process settled settings the instance lacks, a fresh instance serves from
+then on and the old one is closed with the server (requests may still use
+it).
 """
 
 from __future__ import annotations
@@ -17,6 +26,8 @@ from pathlib import Path
 from kgrag.api import KGRag
 from kgrag.config import Settings
 from kgrag.errors import KGRagError
+from kgrag.server import pg_workspaces as pg
+from kgrag.server.following import behind
 
 DEFAULT = "default"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -39,6 +50,8 @@ class Workspaces:
     settings: Settings
     create: bool = True  # named workspaces are created on first use
     _open: dict[str, KGRag] = field(default_factory=dict)
+    _retired: list[KGRag] = field(default_factory=list)  # replaced while requests may use them
+    _bases: dict[str, Settings] = field(default_factory=dict)  # settings_for, by name
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def folder(self, name: str) -> Path:
@@ -46,41 +59,60 @@ class Workspaces:
             return Path(self.settings.workdir)
         return Path(self.settings.workdir) / "workspaces" / check_name(name)
 
-    def names(self) -> list[str]:
+    def settings_for(self, name: str) -> Settings:
+        """The settings that open workspace ``name`` (made once per name)."""
+        if name not in self._bases:
+            self._bases[name] = self._settings_for(name)
+        return self._bases[name]
+
+    def _settings_for(self, name: str) -> Settings:
+        folder = self.folder(name)
+        if name == DEFAULT or not pg.on_postgres(self.settings):
+            return self.settings.with_overrides(workdir=folder)
+        workspace = pg.workspace_of(pg.base_workspace(self.settings), name)
+        if len(workspace) > pg.MAX_WORKSPACE:
+            raise WorkspaceError(
+                f"workspace name {name!r} is too long for PostgreSQL workspace {workspace!r} "
+                f"(at most {pg.MAX_WORKSPACE} characters)"
+            )
+        return self.settings.with_overrides(workdir=folder, postgres_workspace=workspace)
+
+    async def names(self) -> list[str]:
+        """The default workspace and every named one: folders here, and schemas on PostgreSQL."""
         root = Path(self.settings.workdir) / "workspaces"
-        named = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-        return [DEFAULT, *(n for n in named if _NAME.match(n))]
+        named = {p.name for p in root.iterdir() if p.is_dir()} if root.is_dir() else set()
+        if pg.on_postgres(self.settings):
+            rag = await self.get(DEFAULT)
+            named |= set(await pg.stored_names(rag.storage, pg.base_workspace(self.settings)))
+        return [DEFAULT, *(n for n in sorted(named) if _NAME.match(n) and n != DEFAULT)]
+
+    async def exists(self, name: str) -> bool:
+        if name == DEFAULT or self.folder(name).exists():
+            return True
+        return pg.on_postgres(self.settings) and name in await self.names()
 
     async def get(self, name: str) -> KGRag:
-        """The open index of workspace ``name`` (created when allowed)."""
+        """The open index of workspace ``name`` (created when allowed), as recorded now."""
         check_name(name)
+        rag = self._open.get(name)
+        if rag is not None and not await behind(rag, self.settings_for(name)):
+            return rag
+        if rag is None and not self.create and not await self.exists(name):
+            raise WorkspaceError(f"no workspace {name!r}")
         async with self._lock:
-            if name not in self._open:
-                folder = self.folder(name)
-                if name != DEFAULT and not folder.exists() and not self.create:
-                    raise WorkspaceError(f"no workspace {name!r}")
-                rag = KGRag(self.settings.with_overrides(workdir=folder))
-                await rag.open(create=True)
-                self._open[name] = rag
-            return self._open[name]
-
-    async def reopen(self, name: str) -> KGRag | None:
-        """Serve workspace ``name`` from a fresh instance; the one it replaces (still open).
-
-        For when the index's recorded settings changed under the open
-        instance (its first indexing run settles the language): requests
-        from now on get the new instance, and the caller closes the old one
-        once no request can be using it.
-        """
-        check_name(name)
-        async with self._lock:
-            rag = KGRag(self.settings.with_overrides(workdir=self.folder(name)))
-            await rag.open(create=True)
-            old, self._open[name] = self._open.get(name), rag
-            return old
+            current = self._open.get(name)
+            if current is not None and current is not rag:
+                return current  # another request opened it meanwhile
+            fresh = KGRag(self.settings_for(name))
+            await fresh.open(create=True)
+            if rag is not None:
+                self._retired.append(rag)
+            self._open[name] = fresh
+            return fresh
 
     async def close(self) -> None:
         async with self._lock:
-            for rag in self._open.values():
+            for rag in [*self._open.values(), *self._retired]:
                 await rag.close()
             self._open.clear()
+            self._retired.clear()

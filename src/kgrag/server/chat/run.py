@@ -60,7 +60,9 @@ def request_workspace(request: Request, principal: Principal) -> str | None:
     return name
 
 
-def visible_workspaces(request: Request, principal: Principal) -> list[tuple[str | None, str]]:
+async def visible_workspaces(
+    request: Request, principal: Principal
+) -> list[tuple[str | None, str]]:
     """The workspaces to list as models: (the name's workspace part, the workspace).
 
     When the request names its workspace, only that one, with no workspace
@@ -70,7 +72,7 @@ def visible_workspaces(request: Request, principal: Principal) -> list[tuple[str
     named = request_workspace(request, principal)
     if named is not None:
         return [(None, named)]
-    spaces = [n for n in deps.workspaces(request).names() if principal.may_use(n)]
+    spaces = [n for n in await deps.workspaces(request).names() if principal.may_use(n)]
     return [(None if n == DEFAULT else n, n) for n in spaces]
 
 

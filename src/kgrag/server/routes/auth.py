@@ -3,7 +3,8 @@
 ``/login`` takes ``username`` and ``password`` as a form (LightRAG's web
 UI) or as JSON, and answers ``{access_token, token_type, auth_mode}``;
 repeated failures for one user from one address get 429
-(:mod:`kgrag.server.throttle`).
+(:mod:`kgrag.server.throttle`), counted in the default workspace's store so
+that every server process on it counts them together.
 Without accounts there is nothing to log in to: with auth off the answer
 says ``auth_mode: disabled`` and carries no token; with API keys only it
 is 401. ``/auth-status`` says whether accounts are configured and whether
@@ -17,7 +18,8 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 
-from kgrag.server.throttle import LoginThrottle
+from kgrag.server.throttle import NAMESPACE, LoginThrottle, StoredLog
+from kgrag.server.workspaces import DEFAULT
 
 router = APIRouter(tags=["auth"])
 
@@ -52,13 +54,14 @@ async def login(request: Request) -> dict[str, str]:
     if auth is None:
         return {"access_token": "", "token_type": BEARER, "auth_mode": "disabled"}
     throttle, address = _throttle(request), _address(request)
-    if wait := throttle.wait_s(address, user):
+    log = await _failures(request, throttle)
+    if wait := await throttle.wait_s(log, address, user):
         raise HTTPException(429, "too many failed logins", {"Retry-After": str(ceil(wait))})
     token = auth.login(user, password)
     if token is None:
-        throttle.failed(address, user)
+        await throttle.failed(log, address, user)
         raise HTTPException(401, "wrong user name or password", {"WWW-Authenticate": "Bearer"})
-    throttle.succeeded(address, user)
+    await throttle.succeeded(log, address, user)
     return {"access_token": token, "token_type": BEARER, "auth_mode": "enabled"}
 
 
@@ -69,6 +72,12 @@ def _throttle(request: Request) -> LoginThrottle:
         state.login_throttle = LoginThrottle()
     throttle: LoginThrottle = state.login_throttle
     return throttle
+
+
+async def _failures(request: Request, throttle: LoginThrottle) -> StoredLog:
+    """Where failed logins are counted: the default workspace's store."""
+    rag = await request.app.state.workspaces.get(DEFAULT)
+    return StoredLog(rag.storage.kv(NAMESPACE), throttle.window_s)
 
 
 def _address(request: Request) -> str:

@@ -52,7 +52,7 @@ async def delete_document(
     fn = doc_jobs.delete_docs(
         body.doc_ids, inputs_of(ws), delete_file=body.delete_file, purge_cache=body.delete_llm_cache
     )
-    job = jobs.submit(ws.name, "delete", f"Deleting {len(body.doc_ids)} document(s)", fn)
+    job = await jobs.submit(ws.name, "delete", f"Deleting {len(body.doc_ids)} document(s)", fn)
     message = (
         f"Document deletion for {len(body.doc_ids)} documents has been initiated. "
         "Processing will continue in background."
@@ -65,7 +65,7 @@ async def clear_documents(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, 
     """Delete every document the index holds now (files in the input folder stay)."""
     ids = [r.id for r in await all_records(ws.rag.storage)]
     fn = doc_jobs.delete_docs(ids, inputs_of(ws), delete_file=False, purge_cache=False)
-    job = jobs.submit(ws.name, "delete", f"Clearing {len(ids)} document(s)", fn)
+    job = await jobs.submit(ws.name, "delete", f"Clearing {len(ids)} document(s)", fn)
     outcome = await job.outcome()
     return {
         "status": "success",
@@ -78,7 +78,7 @@ async def _toggle(
     body: DocIds, ws: CurrentWorkspace, jobs: CurrentJobs, disabled: bool
 ) -> dict[str, Any]:
     word = "Disabling" if disabled else "Enabling"
-    job = jobs.submit(
+    job = await jobs.submit(
         ws.name,
         "disable",
         f"{word} {len(body.doc_ids)} document(s)",
@@ -101,7 +101,7 @@ async def enable(body: DocIds, ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[
 @router.post("/reprocess_failed")
 async def reprocess_failed(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
     """Retry failed documents and those with chunk warnings, in the background."""
-    job = jobs.submit(
+    job = await jobs.submit(
         ws.name, "reprocess", "Reprocessing failed documents", doc_jobs.reprocess_failed()
     )
     return accepted(

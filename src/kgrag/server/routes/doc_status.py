@@ -2,8 +2,9 @@
 
 Everything here reads through the workspace's shared instance, so it
 shows committed state; a track's documents that the index does not hold
-yet show as ``pending`` while their job waits or runs, refused files as
-``failed`` with the loader's reason.
+yet show as ``pending`` while their job waits or runs (in this process or
+another one on the same store), refused files as ``failed`` with the
+loader's reason.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from pydantic import BaseModel, Field, field_validator
 
 from kgrag.lifecycle.documents import all_records
 from kgrag.server import doc_views as views
-from kgrag.server import tracks
+from kgrag.server import job_record, tracks
 from kgrag.server.deps import CurrentWorkspace, Workspace
-from kgrag.server.jobs import CurrentJobs, Jobs, WorkQueue
+from kgrag.server.jobs import CurrentJobs, Jobs
+from kgrag.server.pipeline_view import HISTORY, pipeline_view
 from kgrag.types import DocStatus
 
 router = APIRouter(prefix="/documents", tags=["documents"])
@@ -88,14 +90,15 @@ async def documents(ws: CurrentWorkspace) -> dict[str, Any]:
 
 
 async def _track(ws: Workspace, jobs: Jobs, track_id: str) -> tuple[tracks.Track, bool]:
-    """The track and whether its job has ended; 404 for an unknown id."""
+    """The track and whether its job has ended (in any process); 404 for an unknown id."""
     job = jobs.by_track(ws.name, track_id)
     if job is not None and job.track is not None:
         return job.track, job.finished
     stored = await tracks.load(ws.rag.storage, track_id)
     if stored is None:
         raise HTTPException(404, f"no track {track_id!r} in workspace {ws.name!r}")
-    return stored, True
+    record = await jobs.view(ws.name, ws.rag.storage, stored.job_id) if stored.job_id else None
+    return stored, record is None or job_record.finished(record)
 
 
 async def _track_docs(ws: Workspace, track: tracks.Track, ended: bool) -> list[dict[str, Any]]:
@@ -139,27 +142,7 @@ async def scan_status(track_id: str, ws: CurrentWorkspace, jobs: CurrentJobs) ->
     return await track_status(track_id, ws, jobs)
 
 
-def pipeline_view(queue: WorkQueue) -> dict[str, Any]:
-    """LightRAG's pipeline status fields, and kgrag's ``job``, ``queued`` and ``progress``."""
-    job = queue.current
-    history = list(queue.messages)
-    return {
-        "autoscanned": False,
-        "busy": job is not None,
-        "job_name": job.title if job else "",
-        "job_start": views.iso(job.started_at) if job else None,
-        "docs": job.progress.documents if job else 0,
-        "batchs": 1 if job else 0,
-        "cur_batch": 1 if job else 0,
-        "request_pending": bool(queue.waiting),
-        "latest_message": history[-1] if history else "",
-        "history_messages": history,
-        "job": job.to_dict() if job else None,
-        "queued": [j.to_dict() for j in queue.waiting],
-        "progress": job.progress.to_dict() if job else None,
-    }
-
-
 @router.get("/pipeline_status")
 async def pipeline_status(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
-    return pipeline_view(jobs.queue(ws.name))
+    """Whether a job runs in any process on the workspace's store, what waits, what was done."""
+    return pipeline_view(await jobs.recent(ws.name, ws.rag.storage, HISTORY))

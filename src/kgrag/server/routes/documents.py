@@ -80,12 +80,12 @@ def _documents(body: InsertTexts) -> list[Document]:
     return docs
 
 
-def _insert(ws: Workspace, jobs: CurrentJobs, docs: list[Document]) -> dict[str, Any]:
+async def _insert(ws: Workspace, jobs: CurrentJobs, docs: list[Document]) -> dict[str, Any]:
     track = Track(new_track_id("insert"))
     for doc in docs:
         track.plan(doc.id, doc.file_path, doc.metadata)
     fn = doc_jobs.index_texts(docs, track)
-    job = jobs.submit(ws.name, "insert", f"Indexing {len(docs)} text(s)", fn, track)
+    job = await jobs.submit(ws.name, "insert", f"Indexing {len(docs)} text(s)", fn, track)
     word = "Text" if len(docs) == 1 else "Texts"
     return accepted(
         job, "success", f"{word} successfully received. Processing will continue in background."
@@ -100,14 +100,14 @@ async def insert_text(body: InsertText, ws: CurrentWorkspace, jobs: CurrentJobs)
         metadata=[body.metadata or {}],
         ids=[body.id] if body.id else None,
     )
-    return _insert(ws, jobs, _documents(many))
+    return await _insert(ws, jobs, _documents(many))
 
 
 @own.post("/texts")
 async def insert_texts(
     body: InsertTexts, ws: CurrentWorkspace, jobs: CurrentJobs
 ) -> dict[str, Any]:
-    return _insert(ws, jobs, _documents(body))
+    return await _insert(ws, jobs, _documents(body))
 
 
 async def _save_all(given: list[FormFile], ws: Workspace) -> list[Saved]:
@@ -153,7 +153,7 @@ async def upload(
     saved = await _save_all([*(file or []), *(files or [])], ws)
     track, batch = _file_job(ws, saved)
     title = f"Indexing {len(saved)} uploaded file(s)"
-    job = jobs.submit(ws.name, "upload", title, doc_jobs.index_files(batch, track), track)
+    job = await jobs.submit(ws.name, "upload", title, doc_jobs.index_files(batch, track), track)
     names = ", ".join(repr(s.original_name) for s in saved)
     message = f"File(s) {names} uploaded successfully. Processing will continue in background."
     return accepted(job, "success", message, files=[s.path.name for s in saved])
@@ -165,7 +165,7 @@ async def scan(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
     inputs = inputs_of(ws)
     track = Track(new_track_id("scan"))
     batch = doc_jobs.FileBatch([inputs], inputs)
-    job = jobs.submit(
+    job = await jobs.submit(
         ws.name, "scan", "Scanning the input folder", doc_jobs.index_files(batch, track), track
     )
     return accepted(
@@ -218,7 +218,7 @@ async def supersede(
     else:
         track, fn = await _supersede_text(request, old.id, ws)
     fn = doc_jobs.retiring(fn, old.source or old.file_path, inputs_of(ws))
-    job = jobs.submit(ws.name, "supersede", f"Superseding {old.id}", fn, track)
+    job = await jobs.submit(ws.name, "supersede", f"Superseding {old.id}", fn, track)
     return accepted(
         job,
         "success",

@@ -3,7 +3,10 @@
 ``GET /jobs/{job_id}?wait=S`` answers when the job has ended or after
 ``S`` seconds (at most 60), whichever comes first; ``status`` is then
 ``queued``, ``running``, ``succeeded``, ``failed`` or ``cancelled``. A
-job of another workspace is 404, as an unknown one.
+job of another workspace is 404, as an unknown one. Any server process on
+the workspace's store answers for a job another one runs (its record is
+in the store); a job whose process stopped before it ended reads as
+``cancelled``.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ async def recent_jobs(
     ws: CurrentWorkspace, jobs: CurrentJobs, limit: int = Query(50, ge=1, le=1000)
 ) -> dict[str, Any]:
     """The workspace's jobs, newest first."""
-    return {"jobs": [j.to_dict() for j in jobs.recent(ws.name)[:limit]]}
+    return {"jobs": await jobs.recent(ws.name, ws.rag.storage, limit)}
 
 
 @router.get("/{job_id}")
@@ -33,9 +36,7 @@ async def get_job(
     jobs: CurrentJobs,
     wait: float = Query(0.0, ge=0.0, le=60.0, description="seconds to wait for the job to end"),
 ) -> dict[str, Any]:
-    job = jobs.get(ws.name, job_id)
+    job = await jobs.view(ws.name, ws.rag.storage, job_id, wait)
     if job is None:
         raise HTTPException(404, f"no job {job_id!r} in workspace {ws.name!r}")
-    if wait and not job.finished:
-        await job.wait(wait)
-    return job.to_dict()
+    return job

@@ -43,10 +43,10 @@ def _error(exc: KGRagError) -> JSONResponse:
     return JSONResponse({"error": str(exc)}, status_code=status_of(exc))
 
 
-def _models(request: Request, principal: Principal) -> list[tuple[str, float]]:
+async def _models(request: Request, principal: Principal) -> list[tuple[str, float]]:
     return [
         (model_name(part, LATEST), modified_at(request, space))
-        for part, space in visible_workspaces(request, principal)
+        for part, space in await visible_workspaces(request, principal)
     ]
 
 
@@ -59,7 +59,7 @@ async def version(principal: Caller) -> dict[str, str]:
 async def tags(request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
     """The models: one per workspace the caller may use."""
     try:
-        return {"models": [shape.model_entry(n, t) for n, t in _models(request, principal)]}
+        return {"models": [shape.model_entry(n, t) for n, t in await _models(request, principal)]}
     except KGRagError as exc:
         return _error(exc)
 
@@ -67,7 +67,7 @@ async def tags(request: Request, principal: Caller) -> dict[str, Any] | JSONResp
 @router.get("/ps", response_model=None)
 async def running(request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
     try:
-        return {"models": [shape.running_entry(n, t) for n, t in _models(request, principal)]}
+        return {"models": [shape.running_entry(n, t) for n, t in await _models(request, principal)]}
     except KGRagError as exc:
         return _error(exc)
 

@@ -42,10 +42,10 @@ def _error(exc: KGRagError) -> JSONResponse:
     return JSONResponse(shape.error(status_of(exc), str(exc)), status_code=status_of(exc))
 
 
-def _models(request: Request, principal: Principal) -> list[dict[str, Any]]:
+async def _models(request: Request, principal: Principal) -> list[dict[str, Any]]:
     """Each visible workspace as ``kgrag[/W]`` (mix) and once per mode."""
     listed = []
-    for part, space in visible_workspaces(request, principal):
+    for part, space in await visible_workspaces(request, principal):
         created = modified_at(request, space)
         for mode in (None, *MODES[1:]):
             listed.append(shape.model_entry(model_name(part, mode), created))
@@ -55,7 +55,7 @@ def _models(request: Request, principal: Principal) -> list[dict[str, Any]]:
 @router.get("/models", response_model=None)
 async def models(request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
     try:
-        return {"object": "list", "data": _models(request, principal)}
+        return {"object": "list", "data": await _models(request, principal)}
     except KGRagError as exc:
         return _error(exc)
 
