@@ -279,7 +279,8 @@ class KGRag(CurationMethods):
         for doc in loaded.documents:
             doc.metadata = dict(metadata or {})
         async with self.writing(shared=True):
-            await self._settle_settings(loaded.documents)
+            async with self.storage.serial():  # two first runs record one set of settings
+                await self._settle_settings(loaded.documents)
             queued = await self.indexer.enqueue(loaded.documents)
         return queued, [str(e) for e in loaded.errors]
 
