@@ -1,6 +1,8 @@
 """Key-value namespaces: one ``kv`` table keyed by (namespace, key).
 
 Values are JSON in ``bytea`` cells (:mod:`~kgrag.storage.postgres.codec`).
+Keys are their UTF-8 bytes (``bytea``): PostgreSQL text cannot hold NUL,
+which a key may, and bytes sort as Python sorts strings.
 Lists of keys travel as one array parameter (``= ANY(%s)``); upserts go in
 key order, so concurrent transactions writing the same keys queue instead
 of deadlocking.
@@ -17,7 +19,7 @@ from kgrag.storage.postgres.db import Database, chunked
 DDL = """
 CREATE TABLE IF NOT EXISTS kv (
     ns    TEXT COLLATE "C" NOT NULL,
-    key   TEXT COLLATE "C" NOT NULL,
+    key   BYTEA NOT NULL,
     value BYTEA NOT NULL,
     PRIMARY KEY (ns, key)
 );
@@ -37,23 +39,23 @@ class PgKVStore:
     async def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]:
         """Values in the order of ``keys`` (``None`` where absent)."""
         keys = list(keys)
-        found = await self._db.read(self._select, list(dict.fromkeys(keys)))
+        found = await self._db.read(self._select, [_b(k) for k in dict.fromkeys(keys)])
         return [found.get(key) for key in keys]
 
     async def upsert(self, items: Mapping[str, dict[str, Any]]) -> None:
-        rows = [(self.namespace, key, codec.encode(items[key])) for key in sorted(items)]
+        rows = [(self.namespace, _b(key), codec.encode(items[key])) for key in sorted(items)]
         if rows:
             await self._db.write(_upsert, rows)
 
     async def delete(self, keys: Iterable[str]) -> None:
-        wanted = sorted(set(keys))
+        wanted = [_b(k) for k in sorted(set(keys))]
         if wanted:
             await self._db.write(self._delete, wanted)
 
     async def missing(self, keys: Iterable[str]) -> set[str]:
         """The keys among ``keys`` that are not stored."""
         wanted = list(dict.fromkeys(keys))
-        present = await self._db.read(self._present, wanted)
+        present = await self._db.read(self._present, [_b(k) for k in wanted])
         return set(wanted) - present
 
     async def keys(self) -> list[str]:
@@ -65,7 +67,7 @@ class PgKVStore:
 
     # -- SQL ---------------------------------------------------------------------
 
-    async def _select(self, conn: Any, keys: list[str]) -> dict[str, Any]:
+    async def _select(self, conn: Any, keys: list[bytes]) -> dict[str, Any]:
         out = {}
         for part in chunked(keys):
             cur = await conn.execute(
@@ -73,36 +75,42 @@ class PgKVStore:
                 (self.namespace, part),
             )
             for key, cell in await cur.fetchall():
-                out[key] = codec.decode(cell)
+                out[_s(key)] = codec.decode(cell)
         return out
 
-    async def _present(self, conn: Any, keys: list[str]) -> set[str]:
+    async def _present(self, conn: Any, keys: list[bytes]) -> set[str]:
         out: set[str] = set()
         for part in chunked(keys):
             cur = await conn.execute(
                 "SELECT key FROM kv WHERE ns = %s AND key = ANY(%s)", (self.namespace, part)
             )
-            out.update(row[0] for row in await cur.fetchall())
+            out.update(_s(row[0]) for row in await cur.fetchall())
         return out
 
     async def _keys(self, conn: Any) -> list[str]:
-        cur = await conn.execute(
-            'SELECT key FROM kv WHERE ns = %s ORDER BY key COLLATE "C"', (self.namespace,)
-        )
-        return [row[0] for row in await cur.fetchall()]
+        cur = await conn.execute("SELECT key FROM kv WHERE ns = %s ORDER BY key", (self.namespace,))
+        return [_s(row[0]) for row in await cur.fetchall()]
 
     async def _count(self, conn: Any) -> int:
         cur = await conn.execute("SELECT COUNT(*) FROM kv WHERE ns = %s", (self.namespace,))
         return (await cur.fetchone())[0]
 
-    async def _delete(self, conn: Any, keys: list[str]) -> None:
+    async def _delete(self, conn: Any, keys: list[bytes]) -> None:
         for part in chunked(keys):
             await conn.execute(
                 "DELETE FROM kv WHERE ns = %s AND key = ANY(%s)", (self.namespace, part)
             )
 
 
-async def _upsert(conn: Any, rows: list[tuple[str, str, bytes]]) -> None:
+def _b(key: str) -> bytes:
+    return key.encode("utf-8", "surrogatepass")
+
+
+def _s(cell: bytes | memoryview) -> str:
+    return bytes(cell).decode("utf-8", "surrogatepass")
+
+
+async def _upsert(conn: Any, rows: list[tuple[str, bytes, bytes]]) -> None:
     async with conn.cursor() as cur:
         await cur.executemany(
             "INSERT INTO kv (ns, key, value) VALUES (%s, %s, %s) "
