@@ -165,7 +165,7 @@ async def migrate(
         report = MigrationReport(src, dst, counts, {}, resumed=progress.started())
         report.already_done = progress.finished
         if not progress.finished:
-            await _copy(source, target, progress, options, report)
+            await _Run(source, target, options, report).copy(progress)
         report.target_counts = await steps.count_roles(target)
         report.target_counts["meta"] = await steps.meta_matching(source, target)
         if options.verify:
@@ -211,50 +211,45 @@ async def _start(target: Storage, fresh: Progress, options: MigrateOptions, labe
     return fresh
 
 
-async def _copy(
-    source: Storage,
-    target: Storage,
-    progress: Progress,
-    options: MigrateOptions,
-    report: MigrationReport,
-) -> None:
-    """Run every step not finished yet, then mark the migration finished."""
-    for step in await steps.plan(source, target):
-        if step.name in progress.done:
-            continue
-        progress = await _copy_step(source, target, step, progress, options, report)
-        progress = replace(progress, done=(*progress.done, step.name), step=None, after=None)
-        await target.set_meta(steps.MIGRATION_KEY, progress.record())
-    await target.set_meta(steps.MIGRATION_KEY, replace(progress, finished=True).record())
+@dataclass(slots=True)
+class _Run:
+    """One run's two stores, its options and the report it fills in."""
 
+    source: Storage
+    target: Storage
+    options: MigrateOptions
+    report: MigrationReport
 
-async def _copy_step(
-    source: Storage,
-    target: Storage,
-    step: steps.Step,
-    progress: Progress,
-    options: MigrateOptions,
-    report: MigrationReport,
-) -> Progress:
-    """Copy one step's keys after its cursor, one committed batch at a time."""
-    keys = await step.keys(source)
-    cursor = progress.cursor(step.name)
-    start = 0 if cursor is None else bisect_right(keys, cursor)
-    report.copied.setdefault(step.name, 0)
-    for at in range(start, len(keys), options.batch_size):
-        part = keys[at : at + options.batch_size]
-        payload = await step.read(source, part)
-        progress = replace(progress, step=step.name, after=part[-1])
-        async with target.transaction():
-            await step.write(target, payload)
-            await target.set_meta(steps.MIGRATION_KEY, progress.record())
-        report.copied[step.name] += len(part)
-        report.batches += 1
-        if options.on_batch is not None:
-            options.on_batch(
-                Batch(step.name, part[0], part[-1], len(part), at + len(part), len(keys))
-            )
-    return progress
+    async def copy(self, progress: Progress) -> None:
+        """Run every step not finished yet, then mark the migration finished."""
+        for step in await steps.plan(self.source, self.target):
+            if step.name in progress.done:
+                continue
+            progress = await self.copy_step(step, progress)
+            progress = replace(progress, done=(*progress.done, step.name), step=None, after=None)
+            await self.target.set_meta(steps.MIGRATION_KEY, progress.record())
+        await self.target.set_meta(steps.MIGRATION_KEY, replace(progress, finished=True).record())
+
+    async def copy_step(self, step: steps.Step, progress: Progress) -> Progress:
+        """Copy one step's keys after its cursor, one committed batch at a time."""
+        keys, size, report = await step.keys(self.source), self.options.batch_size, self.report
+        cursor = progress.cursor(step.name)
+        report.copied.setdefault(step.name, 0)
+        for at in range(0 if cursor is None else bisect_right(keys, cursor), len(keys), size):
+            part = keys[at : at + size]
+            payload = await step.read(self.source, part)
+            progress = replace(progress, step=step.name, after=part[-1])
+            async with self.target.transaction():
+                await step.write(self.target, payload)
+                await self.target.set_meta(steps.MIGRATION_KEY, progress.record())
+            report.copied[step.name] += len(part)
+            report.batches += 1
+            if self.options.on_batch is not None:
+                done = at + len(part)
+                self.options.on_batch(
+                    Batch(step.name, part[0], part[-1], len(part), done, len(keys))
+                )
+        return progress
 
 
 async def same_export(one: Storage, two: Storage) -> bool:
