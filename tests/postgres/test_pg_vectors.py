@@ -162,3 +162,15 @@ async def test_pg_vectors_two_transactions_create_one_namespace(pg_storage):
     assert await vs.ids() == ["a", "b"]
     assert await pg_storage.db.read(namespaces) == ["raced"]
     assert (await vs.query(np.array([0.0, 1.0, 0.0]), 1))[0].meta == {"by": 2}
+
+
+async def test_pg_vectors_a_deferred_index_is_built_after_the_bulk_load(pg_storage):
+    from kgrag.storage.postgres.vectors import PgVectorStore, build_indexes
+
+    vs = PgVectorStore(pg_storage.db, "bulk", defer_index=True)
+    rng, n = np.random.default_rng(9), EXACT_ROWS + 5
+    await vs.upsert([f"v{i}" for i in range(n)], rng.standard_normal((n, 8)), [{}] * n)
+    assert not any("hnsw" in d for d in await _index_defs(pg_storage, "bulk"))
+    assert await pg_storage.db.write(build_indexes) == ["bulk"]
+    assert any("USING hnsw" in d for d in await _index_defs(pg_storage, "bulk"))
+    assert await pg_storage.db.write(build_indexes) == []  # nothing left to build

@@ -74,9 +74,10 @@ class Packed:
 class PgVectorStore:
     """One vector namespace (see the module docstring)."""
 
-    def __init__(self, db: Database, namespace: str):
+    def __init__(self, db: Database, namespace: str, *, defer_index: bool = False):
         self.namespace = namespace
         self._db = db
+        self.defer_index = defer_index  # bulk loads: build_indexes() afterwards
 
     # -- writes ----------------------------------------------------------------
 
@@ -102,25 +103,8 @@ class PgVectorStore:
                 "ON CONFLICT (id) DO UPDATE SET vec = EXCLUDED.vec, meta = EXCLUDED.meta",
                 cells,
             )
-        await self._index_when_large(conn, space)
-
-    async def _index_when_large(self, conn: Any, space: Space) -> None:
-        """Build the HNSW index once the table holds :data:`EXACT_ROWS` rows."""
-        cur = await conn.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM {space.table} LIMIT %s) t "
-            "WHERE NOT (SELECT indexed FROM vector_spaces WHERE ns = %s)",
-            (EXACT_ROWS, self.namespace),
-        )
-        rows = (await cur.fetchone())[0]
-        if rows < EXACT_ROWS:
-            return
-        cur = await conn.execute(  # of two writers crossing the line at once, one builds
-            "UPDATE vector_spaces SET indexed = true WHERE ns = %s AND NOT indexed RETURNING id",
-            (self.namespace,),
-        )
-        if await cur.fetchone() is not None:
-            cur = await conn.execute(f"SELECT count(*) FROM {space.table}")
-            await _build_index(conn, space, (await cur.fetchone())[0])
+        if not self.defer_index:
+            await index_when_large(conn, self.namespace, space)
 
     async def delete(self, ids: Iterable[str]) -> None:
         """Remove ``ids`` (unknown ids are ignored)."""
@@ -272,6 +256,37 @@ class PgVectorStore:
                 assert space is not None
         _check_dim(self.namespace, space.dim, dim)
         return space, created
+
+
+async def index_when_large(conn: Any, namespace: str, space: Space) -> None:
+    """Build the HNSW index once the table holds :data:`EXACT_ROWS` rows."""
+    cur = await conn.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM {space.table} LIMIT %s) t "
+        "WHERE NOT (SELECT indexed FROM vector_spaces WHERE ns = %s)",
+        (EXACT_ROWS, namespace),
+    )
+    rows = (await cur.fetchone())[0]
+    if rows < EXACT_ROWS:
+        return
+    cur = await conn.execute(  # of two writers crossing the line at once, one builds
+        "UPDATE vector_spaces SET indexed = true WHERE ns = %s AND NOT indexed RETURNING id",
+        (namespace,),
+    )
+    if await cur.fetchone() is not None:
+        cur = await conn.execute(f"SELECT count(*) FROM {space.table}")
+        await _build_index(conn, space, (await cur.fetchone())[0])
+
+
+async def build_indexes(conn: Any) -> list[str]:
+    """The HNSW index of every namespace large enough and without one (after a bulk load)."""
+    cur = await conn.execute("SELECT ns, id, dim FROM vector_spaces WHERE NOT indexed ORDER BY ns")
+    built = []
+    for ns, space_id, dim in await cur.fetchall():
+        await index_when_large(conn, ns, Space(f"vec_{space_id}", dim))
+        check = await conn.execute("SELECT indexed FROM vector_spaces WHERE ns = %s", (ns,))
+        if (await check.fetchone())[0]:
+            built.append(ns)
+    return built
 
 
 async def _build_index(conn: Any, space: Space, rows: int) -> None:
