@@ -111,7 +111,14 @@ def _build(spec: Spec, other: Spec, workspace: str | None) -> Any:
     )
     if name is None:
         raise ConfigError("name the postgres workspace: --workspace NAME or postgres:DSN#NAME")
-    return open_storage("postgres", beside or Path.cwd(), dsn=spec.where, workspace=name)
+    # vectors are copied without their HNSW index, which is built once at the end (run)
+    return open_storage(
+        "postgres",
+        beside or Path.cwd(),
+        dsn=spec.where,
+        workspace=name,
+        defer_vector_index=True,
+    )
 
 
 @asynccontextmanager
@@ -150,6 +157,9 @@ async def run(args: argparse.Namespace, settings: Any) -> int:
     )
     async with _opened(args) as (source, target):
         report = await migrate(source, target, options)
+        build = getattr(target, "build_vector_indexes", None)
+        if build is not None:  # also after a resumed or finished run: builds what is missing
+            await build()
     print(json.dumps(report.to_dict(), ensure_ascii=False) if args.json else render(report))
     return OK if report.ok else FAILED
 
