@@ -16,9 +16,11 @@ does not change it.
 - A document that fails goes back to the queue after ``retry_after_s`` and
   is given up (``failed``, the dead letter) after ``max_attempts`` tries;
   ``kgrag retry`` tries it again later.
-- When nothing is left to claim, the worker writes the deferred summaries
-  (one worker at a time); ``exit_when_idle`` then ends it once the queue
-  is empty and no other worker holds a lease.
+- When the queue has run dry (nothing pending, no document leased by any
+  worker), a worker writes the deferred summaries, one worker at a time:
+  summarising while another worker still commits documents would summarise
+  the keys those touch twice. ``exit_when_idle`` then ends it once nothing
+  is left.
 
 Workers hold the writer lease *shared*: operations on the whole workspace
 (rebuild, repair) wait for them, and they for those.
@@ -115,7 +117,9 @@ class Worker:
             try:
                 while True:
                     await asyncio.gather(*(self._slot() for _ in range(self.options.concurrency)))
-                    await self._finish()
+                    counts = await self.queue.counts()
+                    if counts.pending == counts.leased == 0:  # others' documents touch keys too
+                        await self._finish()
                     if self.options.exit_when_idle and await self._idle():
                         break
                     await asyncio.sleep(self.options.poll_s)
