@@ -29,6 +29,7 @@ the multilingual local embedder, whose default depends on the language.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import re
 from collections.abc import Sequence
@@ -322,25 +323,52 @@ async def _has_documents(storage: Storage) -> bool:
 # -- starting afresh -----------------------------------------------------------------------
 
 
-def is_new(storage: Any, workdir: Path) -> tuple[bool, bool]:
+async def exists(storage: Any) -> bool | None:
+    """Whether ``storage`` holds an index; ``None`` for a backend that cannot tell.
+
+    ``exists()`` is a plain call on the embedded store (a file) and a
+    coroutine on a server (a query); both are accepted here.
+    """
+    probe = getattr(storage, "exists", None)
+    if probe is None:
+        return None
+    found = probe()
+    return bool(await found) if inspect.isawaitable(found) else bool(found)
+
+
+async def destroy(storage: Any) -> None:
+    """Delete the (closed) store's index, where the backend can (``destroy()``)."""
+    delete = getattr(storage, "destroy", None)
+    if delete is not None:
+        done = delete()
+        if inspect.isawaitable(done):
+            await done
+
+
+async def is_new(storage: Any, workdir: Path) -> tuple[bool, bool]:
     """Whether opening ``storage`` would create its index, and the workdir folder too.
 
-    A backend without ``exists()`` (not file-based) is never new.
+    A backend that cannot tell (no ``exists()``) is never new.
     """
-    exists = getattr(storage, "exists", None)
-    if exists is None or exists():
+    if await exists(storage) is not False:
         return False, False
-    return True, not workdir.exists()
+    return True, not _there(workdir)
 
 
-def discard(storage: Any, workdir: Path, folder_too: bool) -> None:
+async def discard(storage: Any, workdir: Path, folder_too: bool) -> None:
     """Delete an index just created (and closed) by a failed open, and its new folder."""
-    destroy = getattr(storage, "destroy", None)
-    if destroy is not None:
-        destroy()
+    await destroy(storage)
     if folder_too:
-        with contextlib.suppress(OSError):  # not empty: something else lives there
-            workdir.rmdir()
+        _remove_empty(workdir)
+
+
+def _there(folder: Path) -> bool:
+    return folder.exists()
+
+
+def _remove_empty(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # not empty: something else lives there
+        folder.rmdir()
 
 
 async def reset_if_changed(settings: Settings, on_wait: Any = None) -> list[str]:
@@ -352,8 +380,7 @@ async def reset_if_changed(settings: Settings, on_wait: Any = None) -> list[str]
     from kgrag.storage.registry import storage_for
 
     storage = storage_for(settings)
-    exists = getattr(storage, "exists", None)
-    if exists is None or not exists():
+    if not await exists(storage):
         return []
     await storage.open()
     try:
@@ -361,7 +388,7 @@ async def reset_if_changed(settings: Settings, on_wait: Any = None) -> list[str]
         if found:
             async with storage.writer(wait=settings.wait_for_writer, on_wait=on_wait):
                 await storage.close()
-                storage.destroy()
+                await destroy(storage)
     finally:
         await storage.close()
     return [f"{name} {old!r} -> {new!r}" for name, old, new in found]

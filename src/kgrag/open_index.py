@@ -92,7 +92,7 @@ async def open_index(settings: Settings, given: Given, *, create: bool) -> OpenI
     from kgrag.storage.registry import storage_for
 
     storage = given.storage or storage_for(settings)
-    new, new_folder = manifest.is_new(storage, Path(settings.workdir))
+    new, new_folder = await manifest.is_new(storage, Path(settings.workdir))
     if new and not create:
         raise NoIndexError(settings.workdir)
     await storage.open()
@@ -101,7 +101,7 @@ async def open_index(settings: Settings, given: Given, *, create: bool) -> OpenI
     except BaseException:
         await storage.close()
         if new:
-            manifest.discard(storage, Path(settings.workdir), new_folder)
+            await manifest.discard(storage, Path(settings.workdir), new_folder)
         raise
     return opened
 

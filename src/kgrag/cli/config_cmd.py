@@ -78,8 +78,7 @@ async def _remembered(settings: Settings) -> dict[str, Any] | None:
     from kgrag.storage.registry import storage_for
 
     storage: Storage = storage_for(settings)
-    exists = getattr(storage, "exists", None)
-    if exists is None or not exists():
+    if not await manifest.exists(storage):
         return None
     await storage.open()
     try:

@@ -237,17 +237,12 @@ class ChatService:
         scope: asyncio.Timeout | None,
         call: _Call,
     ) -> ChatResult:
-        role = request.role
         key = cache_key(self.identity, request)
-        hit = await self._cached(key, accept)
-        if hit is not None:
-            self.ledger.record_hit(role, model=self.identity)
-            return hit
         flight = self._inflight.get(key)
         if flight is not None:
             shared = await self._follow(flight, scope)
             if shared is not None and _accepted(accept, shared):
-                self.ledger.record_hit(role, model=self.identity)
+                self.ledger.record_hit(request.role, model=self.identity)
                 return dataclasses.replace(shared, cached=True)
         return await self._lead(key, request, accept, tag, call)
 
@@ -282,13 +277,22 @@ class ChatService:
         tag: str | None,
         call: _Call,
     ) -> ChatResult:
-        """Make the call others with the same key wait for; cache it if accepted."""
+        """Read the cache, else make the call; others with the same key wait for either.
+
+        The flight is registered before the cache is read: a store whose reads
+        may overtake a commit in flight (a server) must not let a second
+        request miss both the cache and the flight of the first.
+        """
         flight = _Flight()
         self._inflight.setdefault(key, flight)
         if self._bound is not None and self._reached:
             flight.reach()  # the model has answered this query: followers need no bound
         shared: ChatResult | None = None
         try:
+            shared = await self._cached(key, accept)
+            if shared is not None:
+                self.ledger.record_hit(request.role, model=self.identity)
+                return shared
             result = await call(request, flight.reach)
             if _accepted(accept, result):
                 if self.cache is not None:

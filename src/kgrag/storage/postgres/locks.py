@@ -1,6 +1,6 @@
 """Workspace-wide locks of the PostgreSQL backend: session advisory locks.
 
-A lock is ``pg_advisory_lock(hashtext(schema), slot)`` held on a pooled
+A lock is ``pg_advisory_lock(hashtext(schema name), slot)`` held on a pooled
 connection of its own for the whole block, so it spans transactions and
 the server frees it when the holder's connection ends, however the
 holder dies (``kill -9`` closes the socket; a vanished machine is found
@@ -15,8 +15,8 @@ Slots:
 - :data:`SERIAL`: the read-plan-write section of a change
   (``Storage.serial()``), exclusive and short: what one change reads, the
   next one sees;
-- :data:`FINISH`: writing the deferred summaries, tried without waiting
-  (a worker that finds it held leaves the summaries to the holder).
+- :class:`KeyClaims`: single keys (the deferred summaries), tried without
+  waiting, so workers share them out.
 
 Within a process the in-process layer of :class:`~kgrag.storage.lease.WriterLease`
 applies first: the holding task and tasks it starts re-enter without
@@ -36,7 +36,6 @@ from kgrag.storage.lease import MAX_POLL_S, POLL_S, WriterLease
 
 WRITER = 1
 SERIAL = 2
-FINISH = 3
 
 OnWait = Callable[[str], None] | None
 
@@ -67,15 +66,18 @@ class AdvisoryLock:
                 yield
             finally:
                 unlock = "pg_advisory_unlock_shared" if shared else "pg_advisory_unlock"
-                await asyncio.shield(conn.execute(self._call(unlock)))
+                await asyncio.shield(self._call(conn, unlock))
 
-    def _call(self, function: str) -> str:
-        return f"SELECT {function}(hashtext(current_schema()), {self.slot})"
+    async def _call(self, conn: Any, function: str) -> bool:
+        # keyed by the schema's name, not current_schema(): the key must not change
+        # when the workspace is deleted under the lease (kgrag index --reset-if-...)
+        sql = f"SELECT {function}(hashtext(%s), {self.slot})"
+        return bool((await (await conn.execute(sql, (self.db.schema,))).fetchone())[0])
 
     async def _acquire(self, conn: Any, wait: bool, on_wait: OnWait, shared: bool) -> None:
         attempt = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
         delay, told = POLL_S, False
-        while not (await (await conn.execute(self._call(attempt))).fetchone())[0]:
+        while not await self._call(conn, attempt):
             busy = f"{self.db.schema} is {self.what} by {await self._holders(conn)}"
             if not wait:
                 raise WorkdirBusyError(f"{busy}; wait for it or run again without --no-wait")
@@ -91,10 +93,43 @@ class AdvisoryLock:
                 "SELECT a.application_name, a.client_addr FROM pg_locks l "
                 "JOIN pg_stat_activity a ON a.pid = l.pid "
                 "WHERE l.locktype = 'advisory' AND l.granted "
-                "AND l.classid = hashtext(current_schema())::oid "
+                "AND l.classid = hashtext(%s)::oid "
                 "AND l.objid = %s AND l.objsubid = 2",
-                (self.slot,),
+                (self.db.schema, self.slot),
             )
         ).fetchall()
         names = sorted({str(r[0] or r[1] or "?") for r in rows})
         return ", ".join(names) if names else "another process"
+
+
+class KeyClaims:
+    """Session advisory locks on single keys, taken without waiting (see :meth:`claim`)."""
+
+    def __init__(self, db: Any):
+        self.db = db
+
+    @asynccontextmanager
+    async def claim(self, keys: list[str], limit: int) -> AsyncIterator[list[str]]:
+        """Up to ``limit`` of ``keys`` that no other holder has, locked for the block.
+
+        Several workers writing the deferred summaries each get a share of
+        the keys: none waits for another, none does a key twice.
+        """
+        async with self.db.connection() as conn:
+            cur = await conn.execute(
+                "SELECT k FROM unnest(%s::text[]) WITH ORDINALITY AS t(k, i) "
+                "WHERE pg_try_advisory_lock(hashtextextended(%s || chr(31) || k, 0)) "
+                "ORDER BY i LIMIT %s",
+                (keys, self.db.schema, limit),
+            )
+            mine = [row[0] for row in await cur.fetchall()]
+            try:
+                yield mine
+            finally:
+                await asyncio.shield(
+                    conn.execute(
+                        "SELECT pg_advisory_unlock(hashtextextended(%s || chr(31) || k, 0)) "
+                        "FROM unnest(%s::text[]) AS k",
+                        (self.db.schema, mine),
+                    )
+                )

@@ -88,3 +88,9 @@ async def _stored_version(conn: Any, schema: str) -> int | None:
 async def drop_schema(conn: Any, schema: str) -> None:
     """Delete the workspace: its schema and every table in it."""
     await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+async def schema_exists(conn: Any, schema: str) -> bool:
+    """Whether the workspace's schema exists (nothing is created)."""
+    cur = await conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,))
+    return await cur.fetchone() is not None
