@@ -35,7 +35,7 @@ from kgrag.storage.postgres.kv import namespaces as kv_namespaces
 from kgrag.storage.postgres.lexical import PgLexicalIndex
 from kgrag.storage.postgres.locks import FINISH, SERIAL, WRITER, AdvisoryLock
 from kgrag.storage.postgres.queue import PgWorkQueue
-from kgrag.storage.postgres.schema import drop_schema, ensure_schema
+from kgrag.storage.postgres.schema import drop_schema, ensure_schema, schema_exists
 from kgrag.storage.postgres.vectors import PgVectorStore
 from kgrag.storage.postgres.vectors import namespaces as vector_namespaces
 
@@ -111,10 +111,17 @@ class PostgresStorage:
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.close()
 
+    async def exists(self) -> bool:
+        """Whether the workspace holds an index (its schema); opening creates one."""
+        return bool(await self._db.once(schema_exists, self.schema))
+
+    async def destroy(self) -> None:
+        """Delete the whole workspace (schema and rows), open or closed; opening creates it anew."""
+        await self._db.once(drop_schema, self.schema)
+
     async def drop(self) -> None:
-        """Delete the whole workspace (schema and rows); it is empty when next opened."""
-        async with self._db.connection() as conn:
-            await drop_schema(conn, self.schema)
+        """Delete the whole workspace and close."""
+        await self.destroy()
         await self.close()
 
     def transaction(self) -> AbstractAsyncContextManager[None]:
