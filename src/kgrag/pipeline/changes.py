@@ -66,6 +66,7 @@ from kgrag.pipeline.facts import (
     FactsCache,
     PendingSummaries,
     StoredChunk,
+    parse_support_key,
     support_key,
 )
 from kgrag.pipeline.vectors import GraphVectors
@@ -214,10 +215,22 @@ class ChangeApplier:
         return provisional(plans.plan.all(), self.policy)
 
     async def finish(self, batch: int = 256) -> int:
-        """Summarise every key whose summary was deferred; returns how many."""
+        """Summarise every key whose summary was deferred; returns how many.
+
+        A store with many writers (``claim_keys``) shares the keys out: each
+        caller takes a batch nobody else holds, so workers finishing at once
+        split the work; keys others hold are left to them.
+        """
+        claim = getattr(self.storage, "claim_keys", None)
         done = 0
-        while keys := await self.pending.next(batch):
-            done += await self._finish_keys(keys)
+        while keys := await self.pending.next(batch if claim is None else 1 << 30):
+            if claim is None:
+                done += await self._finish_keys(keys)
+                continue
+            async with claim([support_key(k) for k in keys], batch) as mine:
+                if not mine:
+                    break
+                done += await self._finish_keys([parse_support_key(k) for k in mine])
         return done
 
     async def _finish_keys(self, keys: list[Key]) -> int:

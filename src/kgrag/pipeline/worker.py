@@ -17,10 +17,10 @@ does not change it.
   is given up (``failed``, the dead letter) after ``max_attempts`` tries;
   ``kgrag retry`` tries it again later.
 - When the queue has run dry (nothing pending, no document leased by any
-  worker), a worker writes the deferred summaries, one worker at a time:
-  summarising while another worker still commits documents would summarise
-  the keys those touch twice. ``exit_when_idle`` then ends it once nothing
-  is left.
+  worker), the workers write the deferred summaries, each a share of the
+  keys (:meth:`~kgrag.pipeline.changes.ChangeApplier.finish`): summarising
+  while another worker still commits documents would summarise the keys
+  those touch twice. ``exit_when_idle`` then ends it once nothing is left.
 
 Workers hold the writer lease *shared*: operations on the whole workspace
 (rebuild, repair) wait for them, and they for those.
@@ -38,7 +38,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kgrag.errors import ConfigError, WorkdirBusyError
+from kgrag.errors import ConfigError
 from kgrag.llm.ledger import document_context
 from kgrag.pipeline.indexer import Indexer, TurnHooks
 from kgrag.types import DocRecord, DocStatus
@@ -167,12 +167,8 @@ class Worker:
             self.report.given_up.append((record.id, record.error))
 
     async def _finish(self) -> None:
-        """The deferred summaries, unless another worker is writing them now."""
-        try:
-            async with self.storage.finishing():  # type: ignore[attr-defined]
-                self.report.summaries += await self.indexer.applier.finish()
-        except WorkdirBusyError:
-            return
+        """This worker's share of the deferred summaries (workers split them by key)."""
+        self.report.summaries += await self.indexer.applier.finish()
 
     async def _idle(self) -> bool:
         counts = await self.queue.counts()
