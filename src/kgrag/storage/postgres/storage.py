@@ -33,13 +33,13 @@ from kgrag.storage.postgres.graph import PgGraphStore
 from kgrag.storage.postgres.kv import PgKVStore
 from kgrag.storage.postgres.kv import namespaces as kv_namespaces
 from kgrag.storage.postgres.lexical import PgLexicalIndex
-from kgrag.storage.postgres.locks import FINISH, SERIAL, WRITER, AdvisoryLock
+from kgrag.storage.postgres.locks import SERIAL, WRITER, AdvisoryLock, KeyClaims
 from kgrag.storage.postgres.queue import PgWorkQueue
 from kgrag.storage.postgres.schema import drop_schema, ensure_schema, schema_exists
-from kgrag.storage.postgres.vectors import PgVectorStore
+from kgrag.storage.postgres.vectors import PgVectorStore, build_indexes
 from kgrag.storage.postgres.vectors import namespaces as vector_namespaces
 
-_OPTIONS = {"dsn", "workspace", "pool_min", "pool_max", "lexical"}
+_OPTIONS = {"dsn", "workspace", "pool_min", "pool_max", "lexical", "defer_vector_index"}
 _NAME = re.compile(r"^[a-z0-9_]{1,48}$")
 SCHEMA_PREFIX = "kgrag_"
 
@@ -83,8 +83,9 @@ class PostgresStorage:
         self._db.on_open(lambda conn: ensure_schema(conn, self.schema, self._db.label))
         self._writer = AdvisoryLock(self._db, WRITER, what="being written")
         self._serial = AdvisoryLock(self._db, SERIAL, what="merging a change")
-        self._finishing = AdvisoryLock(self._db, FINISH, what="writing summaries")
+        self._claims = KeyClaims(self._db)
         self._queue = PgWorkQueue(self._db)
+        self._defer_index = bool(options.get("defer_vector_index", False))
         self._kv: dict[str, PgKVStore] = {}
         self._vectors: dict[str, PgVectorStore] = {}
         self._graph = PgGraphStore(self._db)
@@ -141,9 +142,9 @@ class PostgresStorage:
         """The read-plan-write section of a change, one at a time across processes."""
         return self._serial.hold()
 
-    def finishing(self) -> AbstractAsyncContextManager[None]:
-        """Writing the deferred summaries: one worker at a time, the others skip (busy)."""
-        return self._finishing.hold(wait=False)
+    def claim_keys(self, keys: list[str], limit: int) -> AbstractAsyncContextManager[list[str]]:
+        """Up to ``limit`` of ``keys`` no other process holds, for the block (summaries)."""
+        return self._claims.claim(keys, limit)
 
     @property
     def queue(self) -> PgWorkQueue:
@@ -159,8 +160,14 @@ class PostgresStorage:
 
     def vectors(self, namespace: str) -> PgVectorStore:
         if namespace not in self._vectors:
-            self._vectors[namespace] = PgVectorStore(self._db, namespace)
+            self._vectors[namespace] = PgVectorStore(
+                self._db, namespace, defer_index=self._defer_index
+            )
         return self._vectors[namespace]
+
+    async def build_vector_indexes(self) -> list[str]:
+        """After a bulk load (``defer_vector_index``): every missing HNSW index."""
+        return await self._db.write(build_indexes)
 
     @property
     def graph(self) -> PgGraphStore:
