@@ -22,12 +22,20 @@ Tables:
   Writers queue on it; commits of a change run inside ``serial()`` anyway.
 
 Scores are FTS5's ``bm25()`` (k1 = 1.2, b = 0.75, an idf of at least
-1e-6), positive, computed in one statement.
+1e-6), positive, summed in SQL over the postings of the query's terms. A
+term in half the entries or more has that floor idf, so it adds less than
+``(k1 + 1) * 1e-6`` to any score: when the other terms alone give
+``top_k`` entries scoring above what the common terms could add, the
+common terms are scored only on the entries that could still make the
+top (their postings are counted, not read twice). The result is the same
+as scoring every posting, at a fraction of the work for questions full
+of "what", "the" and "of". All statements of a search read one snapshot.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 import unicodedata
 from collections import Counter
@@ -40,6 +48,7 @@ from kgrag.storage.postgres.db import Database, chunked
 from kgrag.storage.sqlite.lexical import MAX_QUERY_TERMS, query_terms, tokenize
 
 K1, B = 1.2, 0.75
+_MIN_IDF = 1e-6
 
 DDL = """
 CREATE TABLE IF NOT EXISTS lexical_docs (
@@ -62,13 +71,15 @@ CREATE TABLE IF NOT EXISTS lexical_totals (
 );
 """
 
-_ASCII_TERM = re.compile(r"[^\W_]+")
-_TERM = re.compile(r"[\w\ue000-\uf8ff]+")  # after _fold_table(): "_" is a space
 # combining marks FTS5 drops from inside a term (others end the term)
 _DROPPED = (
     *range(0x300, 0x305), *range(0x306, 0x30D), 0x30F, 0x311, 0x31B,
     *range(0x323, 0x329), 0x32D, 0x32E, 0x330, 0x331,
 )  # fmt: skip
+_ASCII_TERM = re.compile(r"[a-zA-Z0-9]+")
+# letters, digits, private-use characters and the dropped marks (folded away afterwards);
+# "_" is a separator too, replaced by a space first (a class with \w and without "_" is slow)
+_TERM = re.compile("[\\w\ue000-\uf8ff" + "".join(map(chr, _DROPPED)) + "]+")
 _UNFOLDED = {0x1E0, 0x1E1}  # Latin letters FTS5 keeps as they are
 
 
@@ -76,7 +87,6 @@ _UNFOLDED = {0x1E0, 0x1E1}  # Latin letters FTS5 keeps as they are
 def _fold_table() -> dict[int, int | None]:
     """``str.translate`` table: FTS5's diacritic removal and case folds."""
     table: dict[int, int | None] = dict.fromkeys(_DROPPED)
-    table[ord("_")] = ord(" ")
     for cp in range(0x80, 0x2200):
         if cp in table or cp in _UNFOLDED or 0x13A0 <= cp < 0x1400 or 0x1C80 <= cp < 0x1C90:
             continue
@@ -98,18 +108,42 @@ def _fold(char: str) -> str:
 
 def terms(text: str) -> list[str]:
     """The terms of ``text``, in order, as the FTS5 index of the embedded backend sees them."""
-    tokens = tokenize(text)
-    if tokens.isascii():
-        return _ASCII_TERM.findall(tokens)
-    return _TERM.findall(tokens.translate(_fold_table()))
+    return _split(tokenize(text))
 
 
 def search_terms(query: str) -> list[str]:
     """Distinct terms of ``query`` (at most :data:`MAX_QUERY_TERMS`)."""
     out: dict[str, None] = {}
-    for word in query_terms(query):
-        out.update(dict.fromkeys(terms(word)))
+    for word in query_terms(query):  # already tokenized: FTS5 only splits the quoted word
+        out.update(dict.fromkeys(_split(word)))
     return list(out)[:MAX_QUERY_TERMS]
+
+
+def _split(tokens: str) -> list[str]:
+    """FTS5's unicode61 terms of tokenized text."""
+    if tokens.isascii():
+        return _ASCII_TERM.findall(tokens)
+    table = _fold_table()
+    found = _TERM.findall(tokens.replace("_", " "))
+    return [t for t in (w if w.isascii() else w.translate(table) for w in found) if t]
+
+
+@dataclass(frozen=True, slots=True)
+class _Weights:
+    """BM25 of one query: each found term's weight, (k1 + 1) * idf, and the length terms."""
+
+    w: dict[str, float]
+    a: float  # k1 * (1 - b)
+    c: float  # k1 * b / average length
+
+    def split(self) -> tuple[list[str], list[str]]:
+        """(rare, common): common terms are in half the entries or more (the idf floor)."""
+        floor = (K1 + 1.0) * _MIN_IDF
+        rare = [t for t, w in self.w.items() if w > floor]
+        return rare, [t for t in self.w if self.w[t] <= floor]
+
+    def params(self, terms: list[str], **more: Any) -> dict[str, Any]:
+        return {"a": self.a, "c": self.c, "terms": terms, "ws": [self.w[t] for t in terms], **more}
 
 
 @dataclass(slots=True)
@@ -181,6 +215,7 @@ WITH u AS (
 INSERT INTO lexical_terms (term, doc, tf, len)
 SELECT p.term, new.doc, p.tf::int, new.len
 FROM new JOIN u USING (id), unnest(new.terms, string_to_array(u.tfs, ' ')) AS p(term, tf)
+ORDER BY p.term, new.doc
 """
 
 _REMOVE_POSTINGS = """
@@ -194,22 +229,36 @@ ON CONFLICT (one) DO UPDATE
 SET n = lexical_totals.n + EXCLUDED.n, total = lexical_totals.total + EXCLUDED.total
 """
 
-_SEARCH = f"""
-WITH tot AS (
-    SELECT n::float8 AS n, total::float8 / NULLIF(n, 0) AS avgdl FROM lexical_totals
-), p AS (
-    SELECT doc, tf, len, count(*) OVER (PARTITION BY term) AS df
-    FROM lexical_terms WHERE term = ANY(%s)
-), s AS (
-    SELECT p.doc, sum(
-        GREATEST(ln(GREATEST((tot.n - p.df + 0.5) / (p.df + 0.5), 1.0)), 1e-6)
-        * p.tf * {K1 + 1.0}::float8
-        / (p.tf + {K1}::float8 * ({1.0 - B}::float8 + {B}::float8 * p.len / tot.avgdl))
-    ) AS score
-    FROM p CROSS JOIN tot GROUP BY p.doc ORDER BY score DESC NULLS LAST, p.doc LIMIT %s
-)
-SELECT d.id, s.score FROM s JOIN lexical_docs d ON d.doc = s.doc ORDER BY s.score DESC, d.id
+_FREQUENCIES = """
+SELECT n, total, f.terms, f.dfs FROM lexical_totals, (
+    SELECT array_agg(term) AS terms, array_agg(df) AS dfs FROM (
+        SELECT term, count(*) AS df FROM lexical_terms WHERE term = ANY(%s) GROUP BY term
+    ) AS g
+) AS f
 """
+
+# BM25 sums over the postings of the given terms, each term weighted by (k1 + 1) * idf
+_SUMS = """
+SELECT t.doc, sum(q.w * t.tf / (t.tf + %(a)s + %(c)s * t.len)) AS score
+FROM unnest(%(terms)s::text[], %(ws)s::float8[]) AS q(term, w)
+CROSS JOIN LATERAL (
+    SELECT doc, tf, len FROM lexical_terms t WHERE t.term = q.term {docs}
+) AS t
+GROUP BY t.doc
+"""
+
+_TOP = f"""
+SELECT d.id, s.score FROM ({_SUMS.format(docs="")} ORDER BY score DESC, t.doc LIMIT %(k)s) AS s
+JOIN lexical_docs d ON d.doc = s.doc ORDER BY s.score DESC, d.id
+"""
+
+_CANDIDATES = f"""
+WITH r AS ({_SUMS.format(docs="")}),
+kth AS (SELECT score FROM r ORDER BY score DESC OFFSET %(k)s - 1 LIMIT 1)
+SELECT r.doc, r.score, kth.score FROM r, kth WHERE r.score >= kth.score - %(margin)s
+"""
+
+_PROBE = _SUMS.format(docs="AND t.doc = ANY(%(docs)s)")
 
 
 async def _add(conn: Any, batch: _Batch) -> None:
@@ -235,15 +284,56 @@ async def _remove(conn: Any, ids: list[str]) -> tuple[int, int]:
         if not rows:
             continue
         gone, gone_terms = gone + len(rows), gone_terms + sum(row[1] for row in rows)
-        postings = [(term, row[0]) for row in rows for term in row[2]]
+        postings = sorted((term, row[0]) for row in rows for term in row[2])  # index order
         for block in chunked(postings, 50_000):
             await conn.execute(_REMOVE_POSTINGS, ([t for t, _ in block], [d for _, d in block]))
     return gone, gone_terms
 
 
 async def _search(conn: Any, wanted: list[str], top_k: int) -> list[tuple[str, float]]:
-    cur = await conn.execute(_SEARCH, (wanted, top_k))
+    weights = await _weights(conn, wanted)
+    if weights is None:
+        return []
+    rare, common = weights.split()
+    if rare and common:
+        hits = await _pruned(conn, weights, (rare, common), top_k)
+        if hits is not None:
+            return hits
+    cur = await conn.execute(_TOP, weights.params(list(weights.w), k=top_k))
     return [(id_, float(score)) for id_, score in await cur.fetchall()]
+
+
+async def _weights(conn: Any, wanted: list[str]) -> _Weights | None:
+    """The query's weights, or ``None`` when no entry holds any of its terms."""
+    row = await (await conn.execute(_FREQUENCIES, (wanted,))).fetchone()
+    if row is None or not row[2] or not row[0]:
+        return None
+    n, total, found, dfs = row
+    ratio = {t: (n - df + 0.5) / (df + 0.5) for t, df in zip(found, dfs, strict=True)}
+    w = {t: (K1 + 1.0) * max(math.log(max(r, 1.0)), _MIN_IDF) for t, r in ratio.items()}
+    return _Weights(w, K1 * (1.0 - B), K1 * B * n / max(total, 1))
+
+
+async def _pruned(
+    conn: Any, weights: _Weights, split: tuple[list[str], list[str]], top_k: int
+) -> list[tuple[str, float]] | None:
+    """The top ``top_k`` scoring the common terms on candidates only (``None``: not sure)."""
+    rare, common = split
+    margin = sum(weights.w[t] for t in common)  # more than common terms add to any score
+    cur = await conn.execute(_CANDIDATES, weights.params(rare, k=top_k, margin=margin))
+    rows = await cur.fetchall()
+    if not rows or rows[0][2] < margin:
+        return None  # entries holding only common terms could make the top
+    scores = {doc: score for doc, score, _ in rows}
+    cur = await conn.execute(_PROBE, weights.params(common, docs=sorted(scores)))
+    for doc, score in await cur.fetchall():
+        scores[doc] += score
+    best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:top_k]
+    cur = await conn.execute(
+        "SELECT doc, id FROM lexical_docs WHERE doc = ANY(%s)", ([doc for doc, _ in best],)
+    )
+    ids = dict(await cur.fetchall())
+    return sorted(((ids[doc], float(score)) for doc, score in best), key=lambda h: (-h[1], h[0]))
 
 
 async def _ids(conn: Any) -> list[str]:
