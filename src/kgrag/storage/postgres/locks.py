@@ -32,7 +32,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from kgrag.errors import WorkdirBusyError
-from kgrag.storage.lease import MAX_POLL_S, POLL_S, WriterLease
+from kgrag.storage.lease import WriterLease
 
 WRITER = 1
 SERIAL = 2
@@ -61,7 +61,11 @@ class AdvisoryLock:
             return
         local = self._shared_local if shared else self._local
         async with local.hold(), self.db.connection() as conn:
-            await self._acquire(conn, wait, on_wait, shared)
+            try:
+                await self._acquire(conn, wait, on_wait, shared)
+            except BaseException:  # cancelled while waiting: the lock may have been granted
+                await conn.close()  # ending the session frees it; the pool drops the connection
+                raise
             try:
                 yield
             finally:
@@ -75,17 +79,23 @@ class AdvisoryLock:
         return bool((await (await conn.execute(sql, (self.db.schema,))).fetchone())[0])
 
     async def _acquire(self, conn: Any, wait: bool, on_wait: OnWait, shared: bool) -> None:
-        attempt = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
-        delay, told = POLL_S, False
-        while not await self._call(conn, attempt):
-            busy = f"{self.db.schema} is {self.what} by {await self._holders(conn)}"
-            if not wait:
-                raise WorkdirBusyError(f"{busy}; wait for it or run again without --no-wait")
-            if not told and on_wait is not None:
-                on_wait(f"{busy}; waiting until it finishes")
-                told = True
-            await asyncio.sleep(delay)
-            delay = min(delay * 1.5, MAX_POLL_S)
+        """Take the lock; when busy, fail (``wait=False``) or queue for it on the server.
+
+        Waiting is ``pg_advisory_lock`` itself, not polling: the server hands
+        the lock to the next waiter the moment it is freed, which matters for
+        the change section, taken by every commit of every worker.
+        """
+        suffix = "_shared" if shared else ""
+        if await self._call(conn, f"pg_try_advisory_lock{suffix}"):
+            return
+        busy = f"{self.db.schema} is {self.what} by {await self._holders(conn)}"
+        if not wait:
+            raise WorkdirBusyError(f"{busy}; wait for it or run again without --no-wait")
+        if on_wait is not None:
+            on_wait(f"{busy}; waiting until it finishes")
+        await conn.execute(
+            f"SELECT pg_advisory_lock{suffix}(hashtext(%s), {self.slot})", (self.db.schema,)
+        )
 
     async def _holders(self, conn: Any) -> str:
         rows = await (
