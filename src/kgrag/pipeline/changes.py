@@ -144,6 +144,9 @@ Extract = Callable[[Chunk], Awaitable[Extraction]]
 Embed = Callable[[list[str]], Awaitable[np.ndarray]]
 
 
+CLAIM_BATCH = 16  # deferred summaries a worker takes at a time (stores with many writers)
+
+
 class ChangeApplier:
     """Applies :class:`Change` objects to one storage (see the module docstring)."""
 
@@ -227,7 +230,8 @@ class ChangeApplier:
             if claim is None:
                 done += await self._finish_keys(keys)
                 continue
-            async with claim([support_key(k) for k in keys], batch) as mine:
+            # small shares, so that every worker finishing now gets some
+            async with claim([support_key(k) for k in keys], CLAIM_BATCH) as mine:
                 if not mine:
                     break
                 done += await self._finish_keys([parse_support_key(k) for k in mine])
