@@ -17,9 +17,10 @@ Tables:
   postings again when it is removed);
 - ``lexical_terms``: the postings, (term, doc) with the term's count in
   the entry and the entry's length, so scoring needs no other table;
-- ``lexical_totals``: one row, the number of entries and of terms, kept
-  in the same statement batch as every change (no ``COUNT(*)`` per query).
-  Writers queue on it; commits of a change run inside ``serial()`` anyway.
+- ``lexical_totals``: one row, the number of entries and of terms, changed
+  by the same write as the entries (no ``COUNT(*)`` per query). Writers
+  queue on that row until they commit; the commits of changes run one at a
+  time inside ``serial()`` anyway.
 
 Scores are FTS5's ``bm25()`` (k1 = 1.2, b = 0.75, an idf of at least
 1e-6), positive, summed in SQL over the postings of the query's terms. A
@@ -81,6 +82,8 @@ _ASCII_TERM = re.compile(r"[a-zA-Z0-9]+")
 # "_" is a separator too, replaced by a space first (a class with \w and without "_" is slow)
 _TERM = re.compile("[\\w\ue000-\uf8ff" + "".join(map(chr, _DROPPED)) + "]+")
 _UNFOLDED = {0x1E0, 0x1E1}  # Latin letters FTS5 keeps as they are
+# Cherokee and the old Cyrillic letter forms: case folds newer than FTS5's tables
+_NO_FOLDS = (range(0x13A0, 0x1400), range(0x1C80, 0x1C90))
 
 
 @cache
@@ -88,7 +91,7 @@ def _fold_table() -> dict[int, int | None]:
     """``str.translate`` table: FTS5's diacritic removal and case folds."""
     table: dict[int, int | None] = dict.fromkeys(_DROPPED)
     for cp in range(0x80, 0x2200):
-        if cp in table or cp in _UNFOLDED or 0x13A0 <= cp < 0x1400 or 0x1C80 <= cp < 0x1C90:
+        if cp in table or cp in _UNFOLDED or any(cp in r for r in _NO_FOLDS):
             continue
         folded = _fold(chr(cp))
         if folded != chr(cp):
