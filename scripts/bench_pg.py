@@ -75,7 +75,7 @@ def main() -> int:
     p.add_argument("--latency", type=float, default=0.0)
     p.add_argument("--workers", type=int, nargs="*", default=[])
     p.add_argument("--per-worker-llm", type=int, default=4, help="KGRAG_LLM_MAX_ASYNC per worker")
-    p.add_argument("--concurrency", type=int, default=4, help="documents in flight per worker")
+    p.add_argument("--concurrency", type=int, default=8, help="documents in flight per worker")
     p.add_argument("--only-workers", action="store_true", help="skip kgrag and kgrag_pg")
     p.add_argument("--no-query", action="store_true")
     p.add_argument("--no-peer", action="store_true")

@@ -30,7 +30,12 @@ def add_parsers(sub: Any, common: Any, writer: Any) -> None:
     writer(p)
     p = sub.add_parser("worker", help="index queued documents (one of many workers)")
     common(p)
-    p.add_argument("--concurrency", type=int, default=4, help="documents in flight (default 4)")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=8,
+        help="documents in flight (default 8; more than KGRAG_LLM_MAX_ASYNC keeps every call busy)",
+    )
     p.add_argument("--lease", type=float, default=60.0, help="lease seconds (default 60)")
     p.add_argument(
         "--max-attempts", type=int, default=3, help="tries before a document is given up"

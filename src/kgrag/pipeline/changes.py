@@ -144,7 +144,7 @@ Extract = Callable[[Chunk], Awaitable[Extraction]]
 Embed = Callable[[list[str]], Awaitable[np.ndarray]]
 
 
-CLAIM_BATCH = 16  # deferred summaries a worker takes at a time (stores with many writers)
+CLAIM_BATCH = 8  # deferred summaries a worker takes at a time (stores with many writers)
 
 
 class ChangeApplier:

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 class WorkerOptions:
     """How a worker takes and keeps its documents."""
 
-    concurrency: int = 4  # documents in flight
+    concurrency: int = 8  # documents in flight: more than LLM slots, so none idles
     lease_s: float = 60.0  # a lease not renewed for this long expires
     poll_s: float = 1.0  # wait between looks at an empty queue
     max_attempts: int = 3  # tries before a document is given up
