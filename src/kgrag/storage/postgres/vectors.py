@@ -17,8 +17,8 @@ cosine similarity is the inner product: the index is ``vector_ip_ops``,
 queries order by ``<#>`` (negative inner product) and a zero vector scores
 0 against everything, as it does there.
 
-Search is exact below :data:`EXACT_ROWS` rows (a sequential scan, chosen
-from the table's size without counting) and an HNSW scan above, with
+Search is exact until the namespace has its index (a sequential scan) and
+an HNSW scan after, with
 ``hnsw.ef_search = max(40, 2 * top_k)`` and strict-order iterative scans so
 rows deleted but not yet vacuumed never cut a result short.
 
@@ -46,7 +46,6 @@ EXACT_ROWS = 10_000  # namespaces smaller than this are searched exactly
 EF_SEARCH_MIN, EF_SEARCH_MAX = 40, 1000  # pgvector refuses ef_search above 1000
 INDEX_MEMORY_MAX = 1 << 30  # most maintenance_work_mem asked for an index build
 _BATCH = 2000  # rows per statement when reading by id
-_PAGE = 8192
 
 DDL = """
 CREATE TABLE IF NOT EXISTS vector_spaces (
@@ -149,22 +148,24 @@ class PgVectorStore:
         return hits
 
     async def _plan(self, conn: Any, top_k: int) -> tuple[Space, bool] | None:
-        """The namespace and whether to search it exactly; sets the HNSW scan options."""
+        """The namespace and whether to search it exactly; sets the HNSW scan options.
+
+        Exactly until its index exists: the write that brings the table to
+        :data:`EXACT_ROWS` rows builds it (a planner estimate of the row count
+        lags behind a bulk load, so it is not asked).
+        """
         ef_search = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, 2 * top_k))
         cur = await conn.execute(
-            "SELECT s.id, s.dim, c.reltuples, c.relpages, pg_relation_size(c.oid), "
-            "set_config('hnsw.ef_search', %s, true), "
+            "SELECT id, dim, indexed, set_config('hnsw.ef_search', %s, true), "
             "set_config('hnsw.iterative_scan', 'strict_order', true) "
-            "FROM vector_spaces s LEFT JOIN pg_class c ON c.oid = to_regclass('vec_' || s.id) "
-            "WHERE s.ns = %s",
+            "FROM vector_spaces WHERE ns = %s",
             (str(ef_search), self.namespace),
         )
         row = await cur.fetchone()
         if row is None:
             return None
-        space_id, dim, reltuples, relpages, size = row[:5]
-        rows = estimate_rows(dim, reltuples, relpages, size)
-        return Space(f"vec_{space_id}", dim), rows < EXACT_ROWS
+        space_id, dim, indexed = row[:3]
+        return Space(f"vec_{space_id}", dim), not indexed
 
     async def get_vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored (normalised) vectors of the ``ids`` that exist, as float32."""
@@ -307,15 +308,6 @@ def search_sql(table: str, exact: bool) -> str:
     # the function form of <#> is an expression no index serves: a sequential scan
     distance = "vector_negative_inner_product(vec, %s::vector)" if exact else "vec <#> %s::vector"
     return f"SELECT id, {distance} AS d, meta FROM {table} ORDER BY d LIMIT %s"
-
-
-def estimate_rows(dim: int, reltuples: float, relpages: int, size: int) -> float:
-    """The table's row count as the planner would guess it, from its size on disk."""
-    pages = size / _PAGE
-    if relpages > 0 and reltuples >= 0:
-        return reltuples / relpages * pages
-    inline = 4 * dim + 8 if dim <= 480 else 20  # longer vectors are TOASTed out of line
-    return pages * _PAGE / (inline + 96)
 
 
 def pack(rows: np.ndarray) -> list[Packed]:
