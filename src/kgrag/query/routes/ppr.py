@@ -245,15 +245,17 @@ def _top(scores: np.ndarray, n: int, first: list[int] | None = None) -> np.ndarr
     Scores equal to 12 decimals tie; ties go to the index earlier in
     ``first``, then to the lower index.
     """
-    n = min(n, int(np.count_nonzero(scores > 0)))
+    positive = np.flatnonzero(scores > 0)  # a walk's mass is mostly zeros: rank the rest
+    n = min(n, len(positive))
     if n <= 0:
         return np.zeros(0, dtype=np.int64)
-    rounded = np.round(scores, 12)
+    rounded = np.round(scores[positive], 12)
     cut = np.partition(rounded, len(rounded) - n)[len(rounded) - n]
-    part = np.flatnonzero(rounded >= cut)
+    keep = rounded >= cut
+    part, values = positive[keep], rounded[keep]
     where = {j: r for r, j in enumerate(first or ())}
     rank = np.array([where.get(int(j), len(where)) for j in part], dtype=np.int64)
-    return part[np.lexsort((part, rank, -rounded[part]))][:n]
+    return part[np.lexsort((part, rank, -values))][:n]
 
 
 def _allowed_chunk_mass(ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray) -> np.ndarray:
