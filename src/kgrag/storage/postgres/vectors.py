@@ -19,7 +19,9 @@ queries order by ``<#>`` (negative inner product) and a zero vector scores
 
 Search is exact until the namespace has its index (a sequential scan) and
 an HNSW scan after, with
-``hnsw.ef_search = max(40, 2 * top_k)`` and strict-order iterative scans so
+``hnsw.ef_search = max(100, 5 * top_k)`` (200 for a top-40: recall@40 0.75
+against 0.55 at 80 on a 1M-vector benchmark, 8 ms) and strict-order
+iterative scans so
 rows deleted but not yet vacuumed never cut a result short.
 
 Vectors travel in pgvector's binary format (``int16 dim, int16 0`` and
@@ -43,7 +45,8 @@ from kgrag.storage.postgres.db import Database, chunked
 from kgrag.storage.sqlite.vectors import _as_matrix, _check_dim, _dedupe
 
 EXACT_ROWS = 10_000  # namespaces smaller than this are searched exactly
-EF_SEARCH_MIN, EF_SEARCH_MAX = 40, 1000  # pgvector refuses ef_search above 1000
+EF_SEARCH_MIN, EF_SEARCH_MAX = 100, 1000  # pgvector refuses ef_search above 1000
+EF_PER_HIT = 5  # ef_search per result asked for (docs/postgres.md, "At scale")
 INDEX_MEMORY_MAX = 1 << 30  # most maintenance_work_mem asked for an index build
 _BATCH = 2000  # rows per statement when reading by id
 
@@ -154,7 +157,7 @@ class PgVectorStore:
         :data:`EXACT_ROWS` rows builds it (a planner estimate of the row count
         lags behind a bulk load, so it is not asked).
         """
-        ef_search = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, 2 * top_k))
+        ef_search = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, EF_PER_HIT * top_k))
         cur = await conn.execute(
             "SELECT id, dim, indexed, set_config('hnsw.ef_search', %s, true), "
             "set_config('hnsw.iterative_scan', 'strict_order', true) "
