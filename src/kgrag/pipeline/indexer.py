@@ -307,7 +307,6 @@ class Indexer:
         record.status, record.error, record.updated_at = DocStatus.PROCESSED, None, time.time()
 
 
-
 @dataclass(slots=True)
 class _Turn:
     """One document's place in a run."""
