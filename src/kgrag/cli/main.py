@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -195,58 +196,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+# command -> the module (kgrag.cli.<name>) whose ``run(args, settings)`` carries it out
+_RUNNERS = {
+    **dict.fromkeys(("index", "retry", "status"), "index_cmd"),
+    **dict.fromkeys(
+        ("entity", "relation", "merges", "unmerge", "split", "splits", "unsplit"), "curate_cmd"
+    ),
+    **dict.fromkeys(("enqueue", "worker"), "worker_cmd"),
+    "query": "query_cmd",
+    "import": "import_cmd",
+    "migrate": "migrate_cmd",
+    "dedupe": "dedupe_cmd",
+    "cost": "cost_cmd",
+    "eval": "eval_cmd",
+    "serve": "serve_cmd",
+    "mcp": "mcp_cmd",
+}
+
+
 async def _dispatch(args: argparse.Namespace, settings: Any) -> int:
-    if args.command in ("index", "retry", "status"):
-        from kgrag.cli import index_cmd
-
-        return await index_cmd.run(args, settings)
-    if args.command == "query":
-        from kgrag.cli import query_cmd
-
-        return await query_cmd.run(args, settings)
-    if args.command == "import":
-        from kgrag.cli import import_cmd
-
-        return await import_cmd.run(args, settings)
-    if args.command in ("entity", "relation", "merges", "unmerge", "split", "splits", "unsplit"):
-        from kgrag.cli import curate_cmd
-
-        return await curate_cmd.run(args, settings)
-    if args.command in ("enqueue", "worker"):
-        from kgrag.cli import worker_cmd
-
-        return await worker_cmd.run(args, settings)
-    if args.command == "migrate":
-        from kgrag.cli import migrate_cmd
-
-        return await migrate_cmd.run(args, settings)
-    if args.command == "dedupe":
-        from kgrag.cli import dedupe_cmd
-
-        return await dedupe_cmd.run(args, settings)
-    if args.command == "cost":
-        from kgrag.cli import cost_cmd
-
-        return await cost_cmd.run(args, settings)
-    if args.command == "eval":
-        from kgrag.cli import eval_cmd
-
-        return await eval_cmd.run(args, settings)
-    if args.command == "serve":
-        from kgrag.cli import serve_cmd
-
-        return await serve_cmd.run(args, settings)
-    if args.command == "mcp":
-        from kgrag.cli import mcp_cmd
-
-        return await mcp_cmd.run(args, settings)
     if args.command == "config":
         from kgrag.cli import config_cmd
 
         return await config_cmd.run(args, settings, flag_overrides(args))
-    from kgrag.cli import docs_cmd
-
-    return await docs_cmd.run(args, settings)
+    module = importlib.import_module(f"kgrag.cli.{_RUNNERS.get(args.command, 'docs_cmd')}")
+    return await module.run(args, settings)
 
 
 if __name__ == "__main__":  # pragma: no cover
