@@ -87,7 +87,7 @@ class TurnHooks:
 
     async def failed(self, record: DocRecord, error: BaseException) -> None:
         """The document failed with ``error``."""
-        record.status, record.error = DocStatus.FAILED, _describe(error)
+        record.status, record.error = DocStatus.FAILED, describe_error(error)
         record.updated_at = time.time()
         await self.storage.doc_status.upsert([record])
 
@@ -206,7 +206,7 @@ class Indexer:
                 report.lost.append(record.id)  # another worker has it now
             elif error is not None:
                 await turn.hooks.failed(record, error)
-                report.failed.append((record.id, record.file_path, _describe(error)))
+                report.failed.append((record.id, record.file_path, describe_error(error)))
             else:
                 report.processed.append(record.id)
         progress.document_done(error is None)
@@ -334,5 +334,6 @@ async def _gather_all(coros: list) -> list:
         raise
 
 
-def _describe(error: BaseException) -> str:
+def describe_error(error: BaseException) -> str:
+    """``Type: message``, as a failed document's record says it."""
     return f"{type(error).__name__}: {error}"

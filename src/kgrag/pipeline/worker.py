@@ -39,8 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kgrag.errors import ConfigError
-from kgrag.llm.ledger import document_context
-from kgrag.pipeline.indexer import Indexer, TurnHooks
+from kgrag.pipeline.indexer import Indexer, TurnHooks, describe_error
 from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:
@@ -89,7 +88,7 @@ class QueueHooks(TurnHooks):
         await self.queue.guard(self.worker.owner, record.id)
 
     async def failed(self, record: DocRecord, error: BaseException) -> None:
-        await self.worker.fail(record, f"{type(error).__name__}: {error}")
+        await self.worker.fail(record, describe_error(error))
 
 
 class Worker:
@@ -136,21 +135,17 @@ class Worker:
                 self._attempts[record.id] = attempt
                 if attempt > self.options.max_attempts:
                     await self.fail(record, "its worker stopped before finishing (lease expired)")
+                    self._attempts.pop(record.id, None)
                     continue
                 self._held.add(record.id)
                 try:
-                    await self._process(record)
+                    # its model calls count for the document (the indexer's task context)
+                    done = await self.indexer.process_records([record], self.hooks)
                 finally:
                     self._held.discard(record.id)
-
-    async def _process(self, record: DocRecord) -> None:
-        task = asyncio.create_task(
-            self.indexer.process_records([record], self.hooks),
-            context=document_context(record.id),
-        )
-        done = await task
-        self.report.processed += done.processed
-        self.report.lost += done.lost
+                    self._attempts.pop(record.id, None)
+                self.report.processed += done.processed
+                self.report.lost += done.lost
 
     async def fail(self, record: DocRecord, error: str) -> None:
         """Back to the queue for another try, or given up after the last one."""

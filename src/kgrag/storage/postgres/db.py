@@ -140,10 +140,6 @@ class Database:
             pool, self._pool = self._pool, None
             await pool.close()
 
-    @property
-    def is_open(self) -> bool:
-        return self._pool is not None
-
     async def once(self, fn: Fn, *args: Any) -> Any:
         """Run ``fn(conn, *args)`` in autocommit, open or not (closed: on a connection of its own).
 
