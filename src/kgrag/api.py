@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     import datetime as dt
 
     from kgrag.extract.base import Extractor
+    from kgrag.ingest.loaders import LoadReport
     from kgrag.lifecycle.check import CheckReport
     from kgrag.lifecycle.cost_report import CostReport
     from kgrag.lifecycle.importing.model import ImportReport
@@ -225,21 +226,27 @@ class KGRag(CurationMethods):
         ``replace``: the id (or path) of a document the loaded file supersedes
         although its source differs (exactly one file must be given).
         """
-        from kgrag.ingest.options import LoadOptions
         from kgrag.lifecycle.rejected import note_rejected
 
-        loaded = load_paths([str(p) for p in paths], LoadOptions.from_settings(self.settings))
+        loaded = self._load(paths, metadata)
         errors = [str(e) for e in loaded.errors]
         if strict and errors:
             return IndexReport(load_errors=errors)
-        for doc in loaded.documents:
-            doc.metadata = dict(metadata or {})
         if replace is not None:
             await self._mark_replacement(loaded.documents, replace)
         report = await self.index_documents(loaded.documents, progress=progress)
         report.load_errors = errors
         await note_rejected(self.storage, loaded)
         return report
+
+    def _load(self, paths: Iterable[str | Path], metadata: dict[str, Any] | None) -> LoadReport:
+        """Files and folders loaded under the settings' limits, each with ``metadata``."""
+        from kgrag.ingest.options import LoadOptions
+
+        loaded = load_paths([str(p) for p in paths], LoadOptions.from_settings(self.settings))
+        for doc in loaded.documents:
+            doc.metadata = dict(metadata or {})
+        return loaded
 
     async def _mark_replacement(self, docs: list[Document], replace: str) -> None:
         from kgrag.lifecycle.documents import resolve
@@ -273,11 +280,7 @@ class KGRag(CurationMethods):
 
         Returns what was queued and the load errors (files that cannot be used).
         """
-        from kgrag.ingest.options import LoadOptions
-
-        loaded = load_paths([str(p) for p in paths], LoadOptions.from_settings(self.settings))
-        for doc in loaded.documents:
-            doc.metadata = dict(metadata or {})
+        loaded = self._load(paths, metadata)
         async with self.writing(shared=True):
             async with self.storage.serial():  # two first runs record one set of settings
                 await self._settle_settings(loaded.documents)
