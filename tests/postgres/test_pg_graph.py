@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from kgrag.storage.base import edge_key
+from support.postgres import until_waiting_on_lock
 
 
 async def _degree_rows(storage) -> int:
@@ -63,21 +64,6 @@ async def test_pg_graph_degree_rows_vanish_at_zero(pg_storage):
     assert await g.node_degrees(["a", "b", "c"]) == {"a": 0, "b": 0, "c": 0}
 
 
-async def _until_waiting_on_lock(storage, fragment: str) -> None:
-    """Return once some backend waits on a lock in a statement containing ``fragment``."""
-    for _ in range(500):
-        async with storage.db.connection() as conn:
-            cur = await conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                "AND query LIKE %s",
-                (f"%{fragment}%",),
-            )
-            if (await cur.fetchone())[0]:
-                return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"nobody waited on a lock in {fragment!r}")
-
-
 async def _race(storage, first_write, second_write, fragment: str) -> None:
     """``first_write`` in an open transaction, ``second_write`` waiting on its rows, then both commit."""
     wrote, release = asyncio.Event(), asyncio.Event()
@@ -94,7 +80,7 @@ async def _race(storage, first_write, second_write, fragment: str) -> None:
             await second_write()
 
     tasks = [asyncio.create_task(first()), asyncio.create_task(second())]
-    await _until_waiting_on_lock(storage, fragment)
+    await until_waiting_on_lock(storage, fragment)
     release.set()
     await asyncio.gather(*tasks)
 

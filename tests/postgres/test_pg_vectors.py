@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from kgrag.storage.postgres.vectors import EXACT_ROWS, namespaces, search_sql
+from support.postgres import until_waiting_on_lock
 
 
 def _unit32(rows: np.ndarray) -> np.ndarray:
@@ -121,21 +122,6 @@ async def test_pg_vectors_the_write_reaching_the_exact_limit_builds_the_index(pg
     assert await vs.count() == EXACT_ROWS + 2
 
 
-async def _until_waiting_on_lock(storage, fragment: str) -> None:
-    """Return once some backend waits on a lock in a statement containing ``fragment``."""
-    for _ in range(500):
-        async with storage.db.connection() as conn:
-            cur = await conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                "AND query LIKE %s",
-                (f"%{fragment}%",),
-            )
-            if (await cur.fetchone())[0]:
-                return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"nobody waited on a lock in {fragment!r}")
-
-
 async def test_pg_vectors_two_transactions_create_one_namespace(pg_storage):
     vs = pg_storage.vectors("raced")
     first_wrote, release = asyncio.Event(), asyncio.Event()
@@ -152,7 +138,7 @@ async def test_pg_vectors_two_transactions_create_one_namespace(pg_storage):
             await vs.upsert(["b"], np.array([[0.0, 1.0, 0.0]]), [{"by": 2}])
 
     tasks = [asyncio.create_task(first()), asyncio.create_task(second())]
-    await _until_waiting_on_lock(pg_storage, "INSERT INTO vector_spaces")
+    await until_waiting_on_lock(pg_storage, "INSERT INTO vector_spaces")
     release.set()
     await asyncio.gather(*tasks)
     assert await vs.ids() == ["a", "b"]

@@ -8,6 +8,7 @@ instead (each test still gets a workspace of its own).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import Iterator
@@ -36,3 +37,18 @@ def server(folder: Path) -> Iterator[str]:
 def fresh_workspace(prefix: str = "t") -> str:
     """A workspace name no test used before."""
     return f"{prefix}{uuid.uuid4().hex[:12]}"
+
+
+async def until_waiting_on_lock(storage, fragment: str) -> None:
+    """Return once some backend waits on a lock in a statement containing ``fragment``."""
+    for _ in range(500):
+        async with storage.db.connection() as conn:
+            cur = await conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND query LIKE %s",
+                (f"%{fragment}%",),
+            )
+            if (await cur.fetchone())[0]:
+                return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"nobody waited on a lock in {fragment!r}")
