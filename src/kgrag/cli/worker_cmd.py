@@ -26,7 +26,13 @@ def add_parsers(sub: Any, common: Any, writer: Any) -> None:
     p = sub.add_parser("enqueue", help="queue files and folders for workers, without indexing")
     common(p)
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument(
+        "--meta",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="metadata stored with every document queued (repeatable)",
+    )
     writer(p)
     p = sub.add_parser("worker", help="index queued documents (one of many workers)")
     common(p)
