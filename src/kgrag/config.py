@@ -231,8 +231,16 @@ class Settings(BaseSettings):
         _load.DEFAULT_ZIP_MAX_TOTAL_BYTES,
         ge=1,
         description=(
-            "Zip-based files (.docx, ...) that would inflate to more bytes are refused before "
-            "anything is inflated."
+            "Zip-based files (.docx, ...) that would inflate to more bytes are refused: from the"
+            " declared sizes first, then counted as members inflate."
+        ),
+    )
+    zip_max_member_bytes: int = Field(
+        _load.DEFAULT_ZIP_MAX_MEMBER_BYTES,
+        ge=1,
+        description=(
+            "One member of a zip-based file may inflate to at most this many bytes (counted as it"
+            " inflates, whatever the archive declares)."
         ),
     )
     zip_max_ratio: float = Field(

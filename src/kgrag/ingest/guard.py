@@ -4,12 +4,14 @@
   (``stat``, before a byte is read);
 * :func:`read_bounded` — read it, never more than the limit even if it grew;
 * :func:`check_zip` — the decompression budgets of a zip-based format
-  (.docx today; any format registered as zip-based): entry count, total
-  uncompressed size and compression ratio, all from the archive's end
-  record and central directory, before anything is inflated. Python's
-  :mod:`zipfile` never inflates an entry beyond the size the central
-  directory declares (it stops and fails the CRC), so the declared sizes
-  bound what any later reader can allocate;
+  (.docx, .pptx, .xlsx, .epub, .odt; any format registered as zip-based):
+  entry count, total and per-member uncompressed size and compression
+  ratio, all from the archive's end record and central directory, before
+  anything is inflated. Those sizes are only *declared*: a forged
+  directory can claim 4,000 bytes for a gigabyte, and :mod:`zipfile`
+  inflates a whole member in one call before it notices. The formats
+  therefore read members only through :class:`~kgrag.ingest.archive.Archive`,
+  which counts what really inflates and stops at the same budgets;
 * :func:`check_text` — the extracted text within ``max_document_chars``.
 
 Every refusal is a :class:`~kgrag.errors.LoaderError` naming the file and
@@ -120,6 +122,17 @@ def check_zip(path: Path, options: LoadOptions, kind: str) -> None:
             infos = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         raise LoaderError(str(path), f"unreadable or corrupt {kind}: {exc}") from exc
+    check_zip_infos(path, infos, options, kind)
+
+
+def check_zip_infos(
+    path: Path, infos: list[zipfile.ZipInfo], options: LoadOptions, kind: str
+) -> None:
+    """The budgets against the sizes a central directory declares.
+
+    Declared sizes can lie; :class:`~kgrag.ingest.archive.Archive` counts
+    what really inflates.
+    """
     _check_entries(path, len(infos), options, kind)
     _check_sizes(path, infos, options, kind)
 
@@ -142,6 +155,14 @@ def _check_sizes(path: Path, infos: list[zipfile.ZipInfo], options: LoadOptions,
             f"{kind} archive would inflate to {size_text(total)}, over "
             f"the {size_text(options.zip_max_total_bytes)} limit "
             "(zip_max_total_bytes)",
+        )
+    biggest = max(infos, key=lambda i: i.file_size, default=None)
+    if biggest is not None and biggest.file_size > options.zip_max_member_bytes:
+        raise LoaderError(
+            str(path),
+            f"{kind} archive member {biggest.filename!r} would inflate to "
+            f"{size_text(biggest.file_size)}, over the "
+            f"{size_text(options.zip_max_member_bytes)} limit (zip_max_member_bytes)",
         )
     for ratio, what in _ratios(infos, total):
         if ratio > options.zip_max_ratio:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from kgrag.errors import LoaderError
 from kgrag.ingest import guard
+from kgrag.ingest.archive import Archive
 from kgrag.ingest.blocks import Block, Parsed
 from kgrag.ingest.encoding import UndecodableError, decode_bytes
 from kgrag.ingest.formats.code import LANGUAGES, parse_code
@@ -134,7 +135,8 @@ def load_pdf(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
 
 def load_docx(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
     """Paragraphs and tables of a .docx file, in document order, in blocks."""
-    return Loaded("").parsed(parse_docx(path, str(path)))
+    archive = Archive(path, options, ".docx")
+    return Loaded("").parsed(parse_docx(archive, str(path), _check(path, options)))
 
 
 def _check(path: Path, options: LoadOptions) -> Check:

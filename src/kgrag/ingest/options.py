@@ -22,6 +22,7 @@ MiB = 1024 * 1024
 DEFAULT_MAX_FILE_BYTES = 100 * MiB
 DEFAULT_MAX_DOCUMENT_CHARS = 50_000_000
 DEFAULT_ZIP_MAX_TOTAL_BYTES = 256 * MiB
+DEFAULT_ZIP_MAX_MEMBER_BYTES = 256 * MiB
 DEFAULT_ZIP_MAX_RATIO = 100.0
 DEFAULT_ZIP_MAX_ENTRIES = 10_000
 
@@ -32,14 +33,16 @@ class LoadOptions:
 
     ``encoding``: read every text / HTML file with this codec (a byte order
     mark still wins); ``None`` detects it. The ``zip_*`` budgets apply to
-    every zip-based format (.docx today) and are checked from the archive's
-    central directory before anything is inflated.
+    every zip-based format (.docx, .pptx, .xlsx, .epub, .odt): checked
+    against the central directory before anything is inflated, then
+    against what really inflates (:mod:`kgrag.ingest.archive`).
     """
 
     encoding: str | None = None
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     max_document_chars: int = DEFAULT_MAX_DOCUMENT_CHARS
     zip_max_total_bytes: int = DEFAULT_ZIP_MAX_TOTAL_BYTES
+    zip_max_member_bytes: int = DEFAULT_ZIP_MAX_MEMBER_BYTES
     zip_max_ratio: float = DEFAULT_ZIP_MAX_RATIO
     zip_max_entries: int = DEFAULT_ZIP_MAX_ENTRIES
     follow_symlinks: bool = False
@@ -51,6 +54,7 @@ class LoadOptions:
             "max_file_bytes",
             "max_document_chars",
             "zip_max_total_bytes",
+            "zip_max_member_bytes",
             "zip_max_entries",
             "zip_max_ratio",
         ):
@@ -65,6 +69,7 @@ class LoadOptions:
             max_file_bytes=settings.max_file_bytes,
             max_document_chars=settings.max_document_chars,
             zip_max_total_bytes=settings.zip_max_total_bytes,
+            zip_max_member_bytes=settings.zip_max_member_bytes,
             zip_max_ratio=settings.zip_max_ratio,
             zip_max_entries=settings.zip_max_entries,
             follow_symlinks=settings.follow_symlinks,

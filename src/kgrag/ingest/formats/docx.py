@@ -1,4 +1,10 @@
-"""DOCX through python-docx: headings by style, list items, tables, page breaks.
+"""DOCX through python-docx's element classes: headings by style, lists, tables, pages.
+
+``word/document.xml`` is never held whole: :mod:`.docx_parts` streams it
+from the bounded archive reader into a pull parser and hands over each
+top-level paragraph or table as soon as it is complete, then drops it;
+python-docx's ``Paragraph`` and ``Table`` read those elements exactly as
+they would in a whole document. The text budget is checked run by run.
 
 The flat text is the one the plain loader always produced (every
 non-blank paragraph and table on its own line, cells joined by ``" | "``),
@@ -20,10 +26,19 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from kgrag.errors import LoaderError
+from kgrag.ingest.archive import Archive
 from kgrag.ingest.blocks import BlockBuilder, Parsed
+from kgrag.ingest.formats.docx_parts import (
+    W_TBL,
+    body_items,
+    docx_parts,
+    has_rendered_breaks,
+    read_styles,
+)
+from kgrag.ingest.formats.tabular import Check
 
 
 def _style_heading(style: Any) -> int | None:
@@ -55,11 +70,11 @@ class _Styles:
     each call, which made large files crawl.)
     """
 
-    def __init__(self, document: Any):
+    def __init__(self, styles: Any):
         from docx.enum.style import WD_STYLE_TYPE
 
-        self.by_id = {s.style_id: s for s in document.styles if s.type == WD_STYLE_TYPE.PARAGRAPH}
-        self.default = document.styles.default(WD_STYLE_TYPE.PARAGRAPH)
+        self.by_id = {s.style_id: s for s in styles if s.type == WD_STYLE_TYPE.PARAGRAPH}
+        self.default = styles.default(WD_STYLE_TYPE.PARAGRAPH)
         self.cache: dict[str | None, tuple[int | None, int | None]] = {}
 
     def levels(self, p: Any) -> tuple[int | None, int | None]:
@@ -110,12 +125,18 @@ def _hard_break(paragraph: Any) -> bool:
     return bool(paragraph._p.xpath('./w:r/w:br[@w:type="page"] | ./w:pPr/w:pageBreakBefore'))
 
 
+def _leading(rendered_break: Any) -> bool:
+    """No text before the break in its paragraph (python-docx gives no fragment then)."""
+    fragment = rendered_break.preceding_paragraph_fragment
+    return fragment is None or not fragment.text.strip()
+
+
 class _Pages:
     """Page numbering from rendered breaks, or unnumbered hard breaks."""
 
-    def __init__(self, document: Any, builder: BlockBuilder):
+    def __init__(self, rendered: bool, builder: BlockBuilder):
         self.b = builder
-        self.rendered = bool(document.element.body.xpath(".//w:lastRenderedPageBreak"))
+        self.rendered = rendered
         self.page = 1
         if self.rendered:
             builder.page_break(1)
@@ -124,7 +145,7 @@ class _Pages:
         """A break at the start of ``paragraph`` (before any of its text)."""
         if self.rendered:
             breaks = paragraph.rendered_page_breaks
-            if breaks and not breaks[0].preceding_paragraph_fragment.text.strip():
+            if breaks and _leading(breaks[0]):
                 self.page += 1
                 self.b.page_break(self.page)
 
@@ -132,9 +153,7 @@ class _Pages:
         """Breaks inside or at the end of ``paragraph``: the next block starts a new page."""
         if self.rendered:
             breaks = paragraph.rendered_page_breaks
-            inner = len(breaks) - (
-                1 if breaks and not breaks[0].preceding_paragraph_fragment.text.strip() else 0
-            )
+            inner = len(breaks) - (1 if breaks and _leading(breaks[0]) else 0)
             if inner:
                 self.page += inner
                 self.b.page_break(self.page)
@@ -155,31 +174,34 @@ def _paragraph(b: BlockBuilder, paragraph: Any, styles: _Styles) -> None:
         b.paragraph(text)
 
 
-def parse_docx(source: Path | bytes | BinaryIO, name: str = "<docx>") -> Parsed:
-    """Blocks and flat text of a .docx file, in document order."""
-    import io
+def parse_docx(
+    source: Archive | Path | bytes, name: str = "<docx>", check: Check | None = None
+) -> Parsed:
+    """Blocks and flat text of a .docx file, in document order.
 
-    import docx
+    ``check(length)`` is called as the text grows, run by run (a size limit
+    that raises stops the reading early).
+    """
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
+    archive = Archive.of(source, name, ".docx")
+    check = check or (lambda length: None)
     try:
-        document = docx.Document(
-            io.BytesIO(source)
-            if isinstance(source, bytes)
-            else str(source)
-            if isinstance(source, Path)
-            else source
-        )
+        main, styles_part = docx_parts(archive)
         builder = BlockBuilder(joiner="\n")
-        pages, styles = _Pages(document, builder), _Styles(document)
-        for item in document.iter_inner_content():
-            if isinstance(item, Paragraph):
-                pages.before(item)
-                _paragraph(builder, item, styles)
-                pages.after(item)
-            elif isinstance(item, Table):
-                builder.table(table_rows(item))
-    except Exception as exc:  # zipfile / lxml / python-docx errors
+        pages = _Pages(has_rendered_breaks(archive, main), builder)
+        styles = _Styles(read_styles(archive, styles_part))
+        for item in body_items(archive, main, lambda pending: check(builder.length + pending)):
+            if item.tag == W_TBL:
+                builder.table(table_rows(Table(item, None)))  # type: ignore[arg-type]
+                continue
+            paragraph = Paragraph(item, None)  # type: ignore[arg-type]
+            pages.before(paragraph)
+            _paragraph(builder, paragraph, styles)
+            pages.after(paragraph)
+    except LoaderError:
+        raise
+    except Exception as exc:  # lxml syntax errors, KeyError for a missing part, ...
         raise LoaderError(name, f"unreadable or corrupt .docx: {exc}") from exc
     return builder.build()
