@@ -27,8 +27,8 @@ from kgrag.extract.parser import (
     parse_delimited,
     parse_extraction,
     parse_json,
-    strip_reasoning,
 )
+from kgrag.llm.reasoning import strip_reasoning
 from kgrag.types import ExtractedEntity, ExtractedRelation
 
 D = TUPLE_DELIMITER
@@ -41,7 +41,8 @@ names = st.text(alphabet="abcdefgXYZ 中文éß-.'", min_size=1, max_size=30).fi
 descs = st.text(alphabet="abcdefgXYZ 中文éß-.,'()", min_size=1, max_size=60).filter(
     lambda s: clean_description(s) == s and "complete" not in s
 )
-keywords = st.text(alphabet="abcXYZ 中文, ", max_size=30).map(normalize_keywords)
+# keywords are a required field: a relation always has some
+keywords = st.text(alphabet="abcXYZ 中文, ", max_size=30).map(normalize_keywords).filter(bool)
 
 
 def _records(description=descs, min_entities=0):

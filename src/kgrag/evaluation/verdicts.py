@@ -14,14 +14,14 @@ import re
 from typing import Any
 
 from kgrag.evaluation.reports import CRITERIA
+from kgrag.llm.reasoning import strip_reasoning
 
-_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _MAX_STARTS = 50  # "{" positions tried before giving up on a long reply
 
 
 def json_object(reply: str) -> dict[str, Any]:
     """The first JSON object in ``reply``, with its keys lower-cased."""
-    text = _THINK.sub("", reply)
+    text = strip_reasoning(reply)
     decoder = json.JSONDecoder()
     for n, match in enumerate(re.finditer(r"\{", text)):
         if n >= _MAX_STARTS:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -32,6 +31,7 @@ from kgrag.errors import ConfigError
 from kgrag.extract import prompts
 from kgrag.graph.merge import MergePlan
 from kgrag.graph.policy import MergePolicy
+from kgrag.llm.reasoning import strip_reasoning
 from kgrag.tokenizer import Tokenizer
 from kgrag.types import SEP
 
@@ -44,7 +44,6 @@ _PER_MESSAGE = 4
 _MARGIN = 16
 # Fewest tokens left for descriptions in one call (room for a few pairs).
 _MIN_BUDGET = 64
-_THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
 
 
 class Chat(Protocol):
@@ -136,7 +135,7 @@ class _Job:
     async def call(self, fragments: Sequence[str], fallback_tokens: int) -> str:
         """One LLM summary; an empty answer falls back to the joined fragments."""
         result = await self.chat.chat(self.messages(fragments), role="summary")
-        text = _THINK.sub("", getattr(result, "text", "") or "").strip()
+        text = strip_reasoning(getattr(result, "text", "") or "").strip()
         if text:
             return text
         return truncate_tokens(self.tokenizer, SEP.join(fragments), fallback_tokens)

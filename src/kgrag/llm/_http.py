@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import email.utils
 import json
-import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -35,8 +34,6 @@ from kgrag.errors import (
     ModelServerError,
     ModelTimeoutError,
 )
-
-_THINK_RE = re.compile(r"^\s*<think>.*?</think>\s*", re.S)
 
 
 def make_client(
@@ -76,11 +73,6 @@ def host_of(url: str) -> str:
     parts = urlsplit(url)
     host = parts.hostname or url
     return f"{host}:{parts.port}" if parts.port else host
-
-
-def strip_think(text: str) -> str:
-    """Drop a leading ``<think>...</think>`` block some reasoning models emit."""
-    return _THINK_RE.sub("", text, count=1) if text.lstrip().startswith("<think>") else text
 
 
 def retry_after(headers: httpx.Headers) -> float | None:

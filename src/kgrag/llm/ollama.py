@@ -17,6 +17,7 @@ from kgrag.errors import ModelResponseError
 from kgrag.llm import _http
 from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
 from kgrag.llm.http_provider import HTTPChatProvider, HTTPEmbeddingProvider
+from kgrag.llm.reasoning import strip_reasoning
 
 DEFAULT_BASE_URL = "http://localhost:11434"
 
@@ -67,7 +68,7 @@ class OllamaChatProvider(_OllamaURL, HTTPChatProvider):
             text = body["message"].get("content") or ""
         except (KeyError, TypeError, AttributeError) as exc:
             raise ModelResponseError(f"{self.identity}: no message in the answer") from exc
-        return _result(_http.strip_think(text), body, request)
+        return _result(strip_reasoning(text), body, request)
 
     async def stream(
         self, request: ChatRequest, usage: ChatResult | None = None

@@ -17,6 +17,7 @@ from kgrag.errors import ModelRequestError, ModelResponseError
 from kgrag.llm import _http
 from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
 from kgrag.llm.http_provider import HTTPChatProvider, HTTPEmbeddingProvider
+from kgrag.llm.reasoning import strip_reasoning
 
 if TYPE_CHECKING:
     from kgrag.config import Settings
@@ -57,7 +58,7 @@ class OpenAIChatProvider(HTTPChatProvider):
             raise ModelResponseError(f"{self.identity}: no choices in the answer") from exc
         usage = body.get("usage") or {}
         return ChatResult(
-            text=_http.strip_think(text),
+            text=strip_reasoning(text),
             prompt_tokens=int(usage.get("prompt_tokens") or _prompt_estimate(request)),
             completion_tokens=int(usage.get("completion_tokens") or approx_tokens(text)),
             finish_reason=choice.get("finish_reason"),

@@ -18,6 +18,10 @@ counts as a cache hit, so sharing follows caching: only an answer the
 leading caller would cache is shared, and a follower whose own judge
 rejects it makes its own call.
 
+Every answer loses the model's reasoning (:mod:`kgrag.llm.reasoning`):
+answers as they come from the provider (so the cache holds answers
+without it), cached ones, and streams piece by piece.
+
 A query takes a *bounded* view (:meth:`ChatService.bounded`): until the
 model has answered once in that query, each call must reach it (bring a
 first piece) within the bound, so an unreachable model costs one short
@@ -31,15 +35,16 @@ import copy
 import dataclasses
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import aclosing
 from typing import TypeVar
 
 from kgrag.errors import ModelError, ModelTimeoutError
-from kgrag.llm._http import strip_think
 from kgrag.llm.base import PRIORITY, ChatProvider, ChatRequest, ChatResult, RerankProvider, Role
 from kgrag.llm.cache import LLMCache, cache_key
 from kgrag.llm.embedding import EmbeddingService
 from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
+from kgrag.llm.reasoning import ReasoningFilter, strip_reasoning
 from kgrag.llm.retry import RetryPolicy, call_with_retry
 
 __all__ = ["Accept", "ChatService", "EmbeddingService", "RerankService"]
@@ -81,6 +86,26 @@ class _Flight:
         if not self.answer.done():
             self.answer.set_result(shared)
         self.news.set()
+
+
+def _without_reasoning(result: ChatResult) -> ChatResult:
+    """``result`` with its reasoning blocks taken out of the text."""
+    text = strip_reasoning(result.text)
+    return result if text == result.text else dataclasses.replace(result, text=text)
+
+
+async def _filtered(first: str | None, pieces: AsyncIterator[str]) -> AsyncGenerator[str, None]:
+    """A stream's pieces without reasoning; a block split across pieces never leaks."""
+    if first is None:
+        return
+    reply = ReasoningFilter()
+    if out := reply.feed(first):
+        yield out
+    async for piece in pieces:
+        if out := reply.feed(piece):
+            yield out
+    if out := reply.end():
+        yield out
 
 
 def _nothing() -> None:
@@ -251,7 +276,10 @@ class ChatService:
         if self.cache is None:
             return None
         hit = await self.cache.get(key)
-        if hit is not None and not _accepted(accept, hit):
+        if hit is None:
+            return None
+        hit = _without_reasoning(hit)  # cached by an older version that kept it
+        if not _accepted(accept, hit):
             await self.cache.discard(key)
             return None
         return hit
@@ -322,7 +350,7 @@ class ChatService:
                     ) from exc
                 usage["prompt_tokens"] = result.prompt_tokens
                 usage["completion_tokens"] = result.completion_tokens
-        return result
+        return _without_reasoning(result)
 
     async def _joined(
         self, request: ChatRequest, scope: asyncio.Timeout, reach: Callable[[], None]
@@ -332,7 +360,7 @@ class ChatService:
         Failures before the first piece are retried within the bound; then
         the bound is lifted and the rest must come within the per-call
         ``timeout``. The answer is what :meth:`_attempt` would give: the
-        joined text (a leading ``<think>`` block dropped), the stream's
+        joined text (reasoning blocks dropped), the stream's
         token counts and finish reason. The ledger records one call.
         """
         usage = ChatResult(text="")
@@ -358,7 +386,7 @@ class ChatService:
         finally:
             await self._end_stream(pieces, request.role, usage, start, failed)
         return ChatResult(
-            text=strip_think("".join(parts)),
+            text=strip_reasoning("".join(parts)),
             prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens,
             finish_reason=usage.finish_reason,
@@ -371,7 +399,7 @@ class ChatService:
         role: Role = "answer",
         max_tokens: int | None = None,
     ) -> AsyncGenerator[str, None]:
-        """Yield the answer in pieces (never cached).
+        """Yield the answer in pieces (never cached), without the model's reasoning.
 
         Failures before the first piece are retried; later ones propagate.
         The concurrency slot is held until the stream ends or is closed, so
@@ -391,9 +419,8 @@ class ChatService:
             pieces, first = await opening()
         failed = False
         try:
-            if first is not None:
-                yield first
-                async for piece in pieces:
+            async with aclosing(_filtered(first, pieces)) as answer:
+                async for piece in answer:
                     yield piece
         except Exception:
             failed = True
