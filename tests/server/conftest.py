@@ -9,6 +9,9 @@ indirectly with the auth to configure::
 
 ``start_server`` is the factory behind it (other settings, several servers
 in one test). Credentials and helpers: ``served.py``.
+
+Every test here is swept (``body_sweep.py``): a response body holding the
+absolute path of a test folder, or a model endpoint's address, fails it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from .body_sweep import BodySweep
 from .served import Served, serving
 
 StartServer = Callable[..., Served]
@@ -42,3 +46,23 @@ def start_server(tmp_path: Path) -> Iterator[StartServer]:
 def server(request: pytest.FixtureRequest, start_server: StartServer) -> Served:
     """A running server; parametrize indirectly with an auth mode (default ``none``)."""
     return start_server(getattr(request, "param", "none"))
+
+
+@pytest.fixture
+def body_sweep(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> BodySweep:
+    """Every response body this test reads (``forbid_address`` a model endpoint's address)."""
+    base = tmp_path_factory.getbasetemp()
+    sweep = BodySweep([str(base), str(base.resolve())])
+    sweep.install(monkeypatch)
+    return sweep
+
+
+@pytest.fixture(autouse=True)
+def _no_server_paths_or_upstreams(body_sweep: BodySweep) -> Iterator[None]:
+    """Fail a test whose server answered with a test folder's path or a model's address."""
+    yield
+    leaks = body_sweep.leaks()
+    if leaks:
+        pytest.fail("a response leaked a server path or a model address:\n" + "\n".join(leaks))

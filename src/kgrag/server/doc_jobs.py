@@ -118,7 +118,12 @@ def index_files(batch: FileBatch, track: Track) -> JobFn:
             report = await _index(rag, job, loaded.documents)
             async with rag.writing():
                 await note_rejected(rag.storage, loaded)
-            report.load_errors = [str(e) for e in loaded.errors]
+            # Named as the track names them (inside the input folder), never by server path.
+            report.load_errors = [
+                f"{p.file_path}: {track.errors[p.doc_id]}"
+                for p in track.docs
+                if p.doc_id in track.errors
+            ]
             return report_result(report)
         finally:
             await _save_track(rag, track, job)
