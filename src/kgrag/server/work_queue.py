@@ -1,5 +1,10 @@
 """One workspace's job queue in this process: its writer, and one task running the jobs in order.
 
+The queue, its writer and its jobs live on a thread of their own with its
+own event loop (:class:`~kgrag.server.job_thread.JobThread`): the server's
+loop only hands jobs over and wakes their waiters, so nothing a job does
+(parsing, chunking, embedding, extracting, committing) delays a request.
+
 The writer is a :class:`KGRag` of its own (a second connection to the
 index, opened on the first job). Before each job it takes the writer lease
 and checks the index's record (:func:`kgrag.server.following.behind`):
@@ -22,7 +27,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +36,7 @@ from kgrag.errors import KGRagError
 from kgrag.server import job_record, tracks
 from kgrag.server.following import behind
 from kgrag.server.job_record import BEAT_S, Job
+from kgrag.server.job_thread import JobThread, call_in, set_in
 
 if TYPE_CHECKING:
     from kgrag.config import Settings
@@ -38,7 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 JobFn = Callable[[KGRag, Job], Awaitable[dict[str, Any]]]
-After = Callable[[KGRag], Awaitable[None]]
+After = Callable[[KGRag], Coroutine[Any, Any, None]]
 PROGRESS_S = 1.0  # the beat's period
 
 
@@ -56,9 +62,15 @@ class WorkQueue:
         self._admitting = asyncio.Lock()  # submissions keep their order
         self._tasks: list[asyncio.Task[None]] = []
         self._written: dict[str, tuple[str, float]] = {}  # job id -> (record, when) last written
+        self._thread = JobThread(f"kgrag-jobs-{name}")
+        self._home: asyncio.AbstractEventLoop | None = None  # the server's loop
 
     async def submit(self, job: Job, fn: JobFn) -> Job:
         """Record the job (and its track) in the store, then queue it behind the earlier ones."""
+        self._home = asyncio.get_running_loop()
+        return await self._thread.call(self._admit(job, fn))
+
+    async def _admit(self, job: Job, fn: JobFn) -> Job:
         async with self._admitting:
             writer = await self._writer()
             if job.track is not None:
@@ -88,7 +100,7 @@ class WorkQueue:
             await self._record([job])
             async with self._holding() as writer:
                 job.result = await fn(writer, job)
-            await self._after(writer)
+            await call_in(self._home or asyncio.get_running_loop(), self._after(writer))
             job.status = "succeeded"
         except asyncio.CancelledError:
             job.status, job.error = "cancelled", "the server stopped before the job ended"
@@ -111,7 +123,7 @@ class WorkQueue:
             log.exception("could not record the end of job %s", job.id)
         finally:
             self._written.pop(job.id, None)
-            job.done.set()
+            set_in(self._home, job.done)
 
     async def _record(self, jobs: list[Job]) -> None:
         if self.writer is None or not jobs:
@@ -154,12 +166,20 @@ class WorkQueue:
 
     async def close(self) -> None:
         """Stop the tasks (a running job is cancelled), record what never ran, close the writer."""
+        if self._home is None:
+            return  # no job was ever submitted: nothing runs, nothing is open
+        try:
+            await self._thread.call(self._close())
+        finally:
+            await self._thread.close()
+
+    async def _close(self) -> None:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         for job in self.waiting:
             job.status, job.error = "cancelled", "the server stopped before the job ran"
-            job.done.set()
+            set_in(self._home, job.done)
         try:
             await self._record(list(self.waiting))
         except Exception:
