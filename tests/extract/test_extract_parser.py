@@ -81,10 +81,9 @@ def test_wrapped_rows_and_misprefixed_relation():
         ("Bo", "Person"),
         ("Cy", "Other"),
     ]
-    assert [(r.source, r.target, r.keywords) for r in ex.relations] == [
-        ("Alex", "Bo", "team"),
-        ("Bo", "Cy", ""),
-    ]
+    # a relation row without its keywords is a field short: rejected, never completed
+    assert [(r.source, r.target, r.keywords) for r in ex.relations] == [("Alex", "Bo", "team")]
+    assert ex.rejected == 1 and any("relation row with 3 fields" in w for w in ex.warnings)
 
 
 def test_bad_rows_are_dropped_with_reasons():
@@ -131,8 +130,10 @@ def test_json_variants():
         "'Bo', 'keywords': 'x', 'description': 'Frie"
     )
     ex = parse_json(broken, entity_types=TYPES)
-    assert _names(ex) == (["Alex"], [("Alex", "Bo")])
+    # the relation the reply stops in ("Frie") may be cut off: rejected, not kept
+    assert _names(ex) == (["Alex"], []) and ex.rejected == 1
     assert any("repaired" in w for w in ex.warnings)
+    assert any("'relation Alex - Bo': the JSON stops in it" in w for w in ex.warnings)
     assert parse_json('```json\n{"entities": [], "relationships": []}\n```').warnings == []
     bad_items = parse_json(
         '{"entities": ["Alex", {"name": 5}, {"name": "Bo"}], "relationships": {}}'

@@ -136,7 +136,8 @@ names = st.text(alphabet="abcdefgXYZ 中文éß-.'", min_size=1, max_size=30).fi
 descs = st.text(alphabet="abcdefgXYZ 中文éß-.,'()", min_size=1, max_size=60).filter(
     lambda s: clean_description(s) == s and "complete" not in s
 )
-keywords = st.text(alphabet="abcXYZ 中文, ", max_size=30).map(normalize_keywords)
+# keywords are a required field: a relation always has some
+keywords = st.text(alphabet="abcXYZ 中文, ", max_size=30).map(normalize_keywords).filter(bool)
 entities = st.builds(ExtractedEntity, names, st.sampled_from(TYPES), descs)
 relations = st.builds(ExtractedRelation, names, names, keywords, descs).filter(
     lambda r: r.source != r.target

@@ -20,11 +20,17 @@ is *unhealthy*, checked in this order, when:
    falls back to that format);
 4. it yields no entity and no relation while the parser warned (rows
    were dropped, or nothing could be read);
-5. the parser's warnings outnumber the records it kept (most rows dropped).
+5. the parser's warnings outnumber the records it kept (most rows dropped);
+6. the parser rejected a malformed record (a required field missing or
+   empty, a row of an unknown kind, a last row that may be cut off; see
+   :mod:`kgrag.extract.records`), however many others were well-formed.
 
 A reply with its completion marker (or closing JSON) and no records or
 warnings is healthy: the chunk has nothing to extract, and that costs one
-call. Unhealthy replies are never cached (the ``accept`` judge of
+call. A reply is healthy only when every record in it is well-formed:
+one rejected record makes the whole reply malformed, since the model that
+wrote it may have cut or shifted the records around it too. Unhealthy
+replies are never cached (the ``accept`` judge of
 :meth:`kgrag.llm.service.ChatService.chat`; an old cached one is dropped
 and asked again). The extractor then re-asks up to ``max_reasks`` times,
 with the same role: the conversation it sent plus one user turn saying
@@ -40,7 +46,10 @@ attempt is unhealthy, the attempt with the most records is kept (the
 earliest on a tie) and a warning names the attempts and reasons. A
 failed extract with no records skips gleaning; one with records is gleaned
 as usual (gleaning may recover what a cut-off reply lost); a failed glean
-ends gleaning. If the chunk ends with no records at all and a stage
+ends gleaning. The kept records are the well-formed ones: a rejected
+record never reaches the graph, healthy or not. ``Extraction.rejected``
+counts the records rejected in all the replies of the chunk, and the
+warnings above reach the document (``kgrag docs``, status). If the chunk ends with no records at all and a stage
 failed, ``Extraction.error`` says why. Everything is a deterministic function of the chunk text and the
 model's answers: no randomness, no timing.
 
@@ -59,7 +68,7 @@ from kgrag.config import DEFAULT_ENTITY_TYPES, Settings
 from kgrag.errors import ConfigError
 from kgrag.extract.fences import fence
 from kgrag.extract.formats import COMPLETION_MARKER, FORMATS, TUPLE_DELIMITER
-from kgrag.extract.parser import parse_extraction
+from kgrag.extract.parser import json_closes, parse_extraction
 from kgrag.extract.prompts import extraction_messages, gleaning_message
 from kgrag.ingest.ids import canonical_pair
 from kgrag.llm.base import ChatResult, Role
@@ -101,37 +110,11 @@ class ExtractorChat(Protocol):
     ) -> ChatResult: ...
 
 
-def _json_closes(text: str) -> bool | None:
-    """Whether the first JSON value in ``text`` closes; None when there is none.
-
-    Counts brackets outside double-quoted strings, so a cut-off object or
-    array (truncation) reads as unclosed.
-    """
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    if not starts:
-        return None
-    depth, in_string, escaped = 0, False, False
-    for ch in text[min(starts) :]:
-        if escaped:
-            escaped = False
-        elif in_string:
-            escaped, in_string = ch == "\\", ch != '"'
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return True
-    return False
-
-
 def _cut_off(text: str, fmt: str) -> str | None:
     """Why ``text`` looks cut off (rule 3 of the module docstring), or None."""
     if _MARKER.search(text):
         return None
-    closes = _json_closes(text)
+    closes = json_closes(text)
     if closes:
         return None
     if fmt == "json":
@@ -164,6 +147,8 @@ def reply_problem(
         return "no usable records"
     if dropped > records:
         return f"most rows dropped ({dropped} warnings, {records} records)"
+    if found.rejected:
+        return f"{_plural(found.rejected, 'malformed record')} rejected"
     return None
 
 
@@ -230,6 +215,7 @@ class _Accumulator:
         self.relations: dict[tuple[str, str], list[ExtractedRelation]] = {}
         self.warnings: list[str] = []
         self.error: str | None = None
+        self.rejected = 0
 
     def add_first(self, found: Extraction) -> None:
         for e in found.entities:
@@ -253,6 +239,7 @@ class _Accumulator:
     def note(self, stage: str, outcome: _Stage) -> None:
         """Warnings of a stage's used reply, plus what its re-asks did."""
         self.warnings.extend(outcome.used.found.warnings)
+        self.rejected += sum(a.found.rejected for a in outcome.attempts)
         problems, tries = outcome.problems, len(outcome.attempts)
         if not problems:
             return
@@ -277,7 +264,11 @@ class _Accumulator:
         relations = [r for rows in self.relations.values() for r in rows]
         error = None if entities or relations else self.error
         return Extraction(
-            entities=entities, relations=relations, warnings=self.warnings, error=error
+            entities=entities,
+            relations=relations,
+            warnings=self.warnings,
+            rejected=self.rejected,
+            error=error,
         )
 
 

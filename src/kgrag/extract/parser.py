@@ -3,7 +3,8 @@
 The parsers never raise on model output, whatever it is: unusable rows
 are dropped with a warning in ``Extraction.warnings``.
 
-Both formats first lose the model's reasoning (:func:`strip_reasoning`):
+Both formats first lose the model's reasoning with the filter every reply
+goes through (:func:`kgrag.llm.reasoning.strip_reasoning`):
 ``<think>...</think>`` blocks anywhere, everything before a closing
 ``</think>`` that has no opening tag, and an unclosed ``<think>`` to the
 end, so draft rows in the reasoning are never extracted.
@@ -24,8 +25,12 @@ surplus fields whose type is an offered entity type, or whose surplus
 cannot be a relation's (over five fields, or a fifth that is no weight),
 is an entity whose description held delimiters, and they are rejoined.
 A relation row may carry a numeric weight as a sixth field (default
-1.0), and may leave out its keywords when the remaining field reads as a
-description.
+1.0). A row short of a field is never completed: it is rejected as
+malformed (:mod:`kgrag.extract.records` lists the required fields), and so
+are rows of an unknown kind and, in a reply that stops without its
+completion marker and not at a line break, the last row (the model may not
+have finished it). A JSON reply that does not close likewise loses its
+last item.
 
 JSON output is read from the first complete top-level object or array
 (a bracket scan that respects strings, so prose with braces after the
@@ -51,6 +56,7 @@ import json_repair
 from kgrag.extract.formats import FORMATS, TUPLE_DELIMITER
 from kgrag.extract.normalize import clean_field, is_number, type_key
 from kgrag.extract.records import RecordCollector, snippet
+from kgrag.llm.reasoning import strip_reasoning
 from kgrag.types import Extraction
 
 D = TUPLE_DELIMITER
@@ -80,13 +86,11 @@ _HASH_SEP = re.compile(
 _PIPE_ROW = re.compile(
     r"""["'`(]*(?:entity|relation|relationship)["'`]?[ \t]*\|[^|]*\|""", re.IGNORECASE
 )
-_SENTENCE_END = (".", "\u3002", "!", "\uff01", "?", "\uff1f")
 _BULLET = re.compile(r"^(?:[-*\u2022+]|\d{1,3}[.)])\s+")
 _BRACKETS = re.compile(r"[\[\]{}]")
 MAX_JSON_DEPTH = 64
 MAX_JSON_SPANS = 4
 _FENCE_LINE = re.compile(r"^\s*`{3,}[\w-]*\s*$")
-_THINK_TAG = re.compile(r"<\s*(/?)\s*think(?:ing)?\s*>", re.IGNORECASE)
 _ENTITY_TAGS = {"entity", "entities", "node"}
 _RELATION_TAGS = {"relation", "relationship", "relations", "relationships", "edge"}
 _IGNORED_TAGS = {"content_keywords", "keywords"}
@@ -164,30 +168,6 @@ _LATEX_NRT = frozenset(
         "tt",
     }
 )
-
-
-def strip_reasoning(text: str) -> str:
-    """``text`` without reasoning blocks (see the module docstring); never raises.
-
-    A ``<think>`` (or ``<thinking>``) block ends at the first closing tag; a
-    closing tag outside any block drops everything before it, and a block
-    still open at the end drops the rest.
-    """
-    if not isinstance(text, str):
-        return ""
-    kept: list[str] = []
-    pos, inside = 0, False
-    for tag in _THINK_TAG.finditer(text):
-        if tag.group(1):  # a closing tag
-            if not inside:
-                kept = []  # no opening tag: all before it was reasoning
-            inside, pos = False, tag.end()
-        elif not inside:
-            kept.append(text[pos : tag.start()])
-            inside = True
-    if not inside:
-        kept.append(text[pos:])
-    return "".join(kept)
 
 
 def _kind(line: str, match: re.Match) -> tuple[str, bool]:
@@ -286,14 +266,6 @@ def _split_fields(record: str, sep: str = D) -> list[str]:
     return [_unmark(f) for f in fields]
 
 
-def _sentence_like(text: str) -> bool:
-    """Whether a lone field reads as a description rather than a keyword list."""
-    text = text.strip()
-    if text.endswith(_SENTENCE_END) or len(text.split()) >= 6:
-        return True
-    return " " not in text and "," not in text and len(text) >= 12
-
-
 def _entity_with_delimiters(values: list[str], allowed: Sequence[str] | None) -> bool:
     """Whether an ``entity`` row's surplus fields are pieces of its description.
 
@@ -327,12 +299,18 @@ def _add_row(raw: list[str], out: RecordCollector, row: str, sep: str = D) -> No
     elif is_relation and n == 5:
         out.warn(f"ignored a sixth field that is not a weight: {snippet(values[4], 40)}")
         out.add_relation(values[0], values[1], values[2], values[3], row=row)
-    elif is_relation and n == 3 and _sentence_like(values[2]):  # keywords left out
-        out.add_relation(values[0], values[1], "", values[2], row=row)
     elif is_entity or is_relation:
-        out.warn(f"dropped {tag} row with {n} fields: {snippet(row)}")
+        out.reject(f"rejected {tag} row with {n} fields: {snippet(row)}")
     elif tag not in _IGNORED_TAGS:
-        out.warn(f"dropped row of unknown kind {snippet(fields[0], 30)!r}: {snippet(row)}")
+        out.reject(f"rejected row of unknown kind {snippet(fields[0], 30)!r}: {snippet(row)}")
+
+
+def _read_record(record: str, out: RecordCollector) -> None:
+    """One unwrapped record, if it is a row (with delimiters, or with plain ``|``)."""
+    if D in record:
+        _add_row(_split_fields(record), out, _unmark(record))
+    elif _PIPE_ROW.match(_unmark(record)):  # plain "|" used as the delimiter
+        _add_row(_split_fields(_unmark(record), "|"), out, _unmark(record), "|")
 
 
 def parse_delimited(
@@ -344,12 +322,14 @@ def parse_delimited(
         body, complete = _repair(strip_reasoning(text))
         if not complete:
             out.warn("no completion marker: the output may have been cut off")
-        for record in _split_records(body):
-            record = _unwrap(record)
-            if D in record:
-                _add_row(_split_fields(record), out, _unmark(record))
-            elif _PIPE_ROW.match(_unmark(record)):  # plain "|" used as the delimiter
-                _add_row(_split_fields(_unmark(record), "|"), out, _unmark(record), "|")
+        records = [r for r in map(_unwrap, _split_records(body)) if r]
+        # a reply that stops without its marker, inside a line, may stop inside its last row
+        cut = -1 if complete or body.rstrip(" \t").endswith("\n") else len(records) - 1
+        for i, record in enumerate(records):
+            mark = out.mark()
+            _read_record(record, out)
+            if i == cut:
+                out.take_back(mark, "the reply stops in it, without its completion marker")
     except Exception as exc:  # a safety net: parsing model output must never raise
         out.warn(f"delimited parser failed: {exc!r}")
     return out.finish()
@@ -494,41 +474,86 @@ def _json_items(data: Any) -> tuple[list, list]:
     return [], []
 
 
+def _add_item(kind: str, item: Any, out: RecordCollector) -> None:
+    """One JSON entity or relation item."""
+    if not isinstance(item, dict):
+        return out.reject(f"rejected {kind} item that is not an object: {snippet(item)}")
+    if kind == "entity":
+        return out.add_entity(
+            _get(item, "name", "entity_name", "entity"),
+            _get(item, "type", "entity_type"),
+            _get(item, "description", "entity_description"),
+            row=item,
+        )
+    return out.add_relation(
+        _get(item, "source", "src", "source_entity", "src_id"),
+        _get(item, "target", "tgt", "target_entity", "tgt_id"),
+        _get(item, "keywords", "relationship_keywords", "keyword"),
+        _get(item, "description", "relationship_description"),
+        weight=_get(item, "weight", "strength", "relationship_strength"),
+        row=item,
+    )
+
+
+def _last_item(data: Any, entities: list, relations: list) -> Any:
+    """The item written last (where a reply that does not close was cut), if any."""
+    if isinstance(data, list):
+        return data[-1] if data else None
+    sections = [v for v in data.values() if v is entities or v is relations]
+    for items in reversed(sections or [entities, relations]):
+        if items:
+            return items[-1]
+    return None
+
+
 def parse_json(
     text: str, chunk_id: str = "", file_path: str = "", entity_types: Sequence[str] | None = None
 ) -> Extraction:
     """Parse the JSON record format; see the module docstring."""
     out = RecordCollector(chunk_id, file_path, entity_types)
     try:
-        data = _load_json(strip_reasoning(text), out)
-        entities, relations = _json_items(data)
+        body = strip_reasoning(text)
+        data = _load_json(body, out)
         if not isinstance(data, (dict, list)):
             out.warn("no JSON object found in the output")
-        for item in entities:
-            if not isinstance(item, dict):
-                out.warn(f"dropped entity item that is not an object: {snippet(item)}")
-                continue
-            out.add_entity(
-                _get(item, "name", "entity_name", "entity"),
-                _get(item, "type", "entity_type"),
-                _get(item, "description", "entity_description"),
-                row=item,
-            )
-        for item in relations:
-            if not isinstance(item, dict):
-                out.warn(f"dropped relation item that is not an object: {snippet(item)}")
-                continue
-            out.add_relation(
-                _get(item, "source", "src", "source_entity", "src_id"),
-                _get(item, "target", "tgt", "target_entity", "tgt_id"),
-                _get(item, "keywords", "relationship_keywords", "keyword"),
-                _get(item, "description", "relationship_description"),
-                weight=_get(item, "weight", "strength", "relationship_strength"),
-                row=item,
-            )
+            return out.finish()
+        entities, relations = _json_items(data)
+        cut = _last_item(data, entities, relations) if json_closes(body) is False else None
+        for kind, items in (("entity", entities), ("relation", relations)):
+            for item in items:
+                mark = out.mark()
+                _add_item(kind, item, out)
+                if cut is not None and item is cut:
+                    out.take_back(mark, "the JSON stops in it")
     except Exception as exc:  # a safety net: parsing model output must never raise
         out.warn(f"JSON parser failed: {exc!r}")
     return out.finish()
+
+
+def json_closes(text: str) -> bool | None:
+    """Whether the first JSON value in ``text`` closes; None when there is none.
+
+    Counts brackets outside double-quoted strings, so a cut-off object or
+    array (truncation) reads as unclosed.
+    """
+    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    if not starts:
+        return None
+    depth, in_string, escaped = 0, False, False
+    for ch in text[min(starts) :]:
+        if escaped:
+            escaped = False
+        elif in_string:
+            escaped, in_string = ch == "\\", ch != '"'
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return True
+    return False
 
 
 _PARSERS = {"delimited": parse_delimited, "json": parse_json}

@@ -57,7 +57,8 @@ class ReasoningFilter:
 
     def feed(self, piece: str) -> str:
         """What of ``piece`` (with what was held) may be passed on now."""
-        text, out, pos = self._held + piece, [], 0
+        text, pos = self._held + piece, 0
+        out: list[str] = []
         for tag in _TAG.finditer(text):
             if not self._inside:
                 out = [] if tag.group(1) else [*out, text[pos : tag.start()]]
