@@ -253,13 +253,18 @@ def apply(
     remembered: dict[str, Any] | None,
     *,
     chat_injected: bool = False,
+    provisional: bool = False,
 ) -> Applied:
     """``settings`` with the index's remembered values filled in where none was set.
 
     Raises :class:`ConfigError` when a set value contradicts the index.
+    ``provisional``: the record binds nothing yet (:func:`bound`); set values
+    win over it and only what they leave open is filled in (:func:`yielding`).
     """
     if not remembered:
         return Applied(settings, remembered)
+    if provisional:
+        remembered = yielding(settings, remembered, chat_injected)
     found = conflicts(settings, remembered, chat_injected=chat_injected)
     if found:
         raise conflict_error(settings.workdir, found)
@@ -267,6 +272,23 @@ def apply(
     supplied = [n for n in REMEMBERED if n not in chosen and remembered.get(n) is not None]
     fill = {n: remembered[n] for n in supplied if getattr(settings, n) != remembered[n]}
     return Applied(settings.with_overrides(**fill), remembered, supplied)
+
+
+def yielding(
+    settings: Settings, remembered: dict[str, Any], chat_injected: bool = False
+) -> dict[str, Any]:
+    """A provisional record without what the caller's settings contradict.
+
+    A contradicted embedder field takes the whole embedder with it (a model
+    or size belongs to its provider); a contradicted chunking field goes
+    alone. A language the record did not have set goes too: the run that
+    commits the first document detects its own.
+    """
+    found = {name for name, *_ in conflicts(settings, remembered, chat_injected=chat_injected)}
+    drop = set(found) | (set(EMBEDDER) if found & set(EMBEDDER) else set())
+    if remembered.get("language_source") != "set":
+        drop |= {"language", "language_source"}
+    return {name: value for name, value in remembered.items() if name not in drop}
 
 
 # -- the first run -------------------------------------------------------------------------
@@ -295,29 +317,71 @@ def detect_language(docs: Sequence[Document]) -> str | None:
     return "Japanese" if kana > 0.1 * (han + kana) else "Chinese"
 
 
-async def settle(storage: Storage, settings: Settings, docs: Sequence[Document]) -> Settings:
-    """At the first indexing run: settle the language and record the settings.
+@dataclass(frozen=True)
+class Settling:
+    """What an indexing run settles before it embeds anything."""
 
-    Returns the settings to index with (the detected language filled in);
-    later runs return ``settings`` unchanged. Call it under the writer
-    lease, before anything is chunked or embedded.
+    settings: Settings  # to index with (a detected language filled in)
+    record: dict[str, Any] | None  # to store (:func:`keep`); None: the index's record stands
+    fresh: bool  # nothing bound the index yet: its stored embedder identity goes too
+
+
+async def bound(storage: Storage) -> bool:
+    """Whether the index's record binds: a document is committed, queued or being processed.
+
+    Until then (nothing indexed, or only failed documents: a first run that
+    stopped on a missing model, skipped every file or failed every document)
+    the record is provisional, and the next run that indexes adopts its own
+    settings (:func:`settling`). A graph with manual entities binds too.
     """
-    if await storage.get_meta(META_KEY) is not None:
-        return settings
-    source = "set" if "language" in settings.explicit() else "default"
-    fresh = await storage.get_meta(LEGACY_KEY) is None and not await _has_documents(storage)
-    if source == "default" and fresh:
+    counts = await storage.doc_status.counts()
+    if any(counts.get(status, 0) for status in _BINDING):
+        return True
+    return await storage.graph.node_count() > 0
+
+
+_BINDING = ("processed", "pending", "processing")
+
+
+async def settling(storage: Storage, settings: Settings, docs: Sequence[Document]) -> Settling:
+    """The settings an indexing run uses, and the record it stores (none when one binds).
+
+    A run into an index that nothing binds records its own settings,
+    detecting the language of its documents when none was set; a run with
+    no document to index records nothing. An index that binds keeps its
+    record (an older index without one gets it, with no detection).
+    """
+    if await bound(storage):
+        if await storage.get_meta(META_KEY) is not None:
+            return Settling(settings, None, False)
+        return Settling(settings, record(settings, _language_source(settings)), False)
+    if not docs:
+        return Settling(settings, None, True)
+    source = _language_source(settings)
+    if source == "default":
         language = detect_language(docs)
         if language is not None and language != settings.language:
             settings, source = settings.with_overrides(language=language), "detected"
-    await storage.set_meta(META_KEY, record(settings, source))
-    return settings
+    return Settling(settings, record(settings, source), True)
 
 
-async def _has_documents(storage: Storage) -> bool:
-    from kgrag.types import DocStatus
+def _language_source(settings: Settings) -> str:
+    return "set" if "language" in settings.explicit() else "default"
 
-    return bool(await storage.doc_status.by_status(*DocStatus))
+
+async def keep(storage: Storage, settled: Settling) -> None:
+    """Store what :func:`settling` decided (call under the writer lease)."""
+    if settled.fresh:
+        await storage.set_meta(LEGACY_KEY, None)  # recorded anew by the first embedding check
+    if settled.record is not None:
+        await storage.set_meta(META_KEY, settled.record)
+
+
+async def settle(storage: Storage, settings: Settings, docs: Sequence[Document]) -> Settings:
+    """:func:`settling`, then :func:`keep`: the settings to index with."""
+    settled = await settling(storage, settings, docs)
+    await keep(storage, settled)
+    return settled.settings
 
 
 # -- starting afresh -----------------------------------------------------------------------

@@ -113,7 +113,11 @@ async def _build(storage: Storage, settings: Settings, given: Given) -> OpenInde
     from kgrag.tokenizer import get_tokenizer
 
     chat_given = given.models.get("chat") is not None
-    applied = manifest.apply(settings, await manifest.load(storage), chat_injected=chat_given)
+    remembered = await manifest.load(storage)
+    provisional = remembered is not None and not await manifest.bound(storage)
+    applied = manifest.apply(
+        settings, remembered, chat_injected=chat_given, provisional=provisional
+    )
     s = applied.settings
     tokenizer = get_tokenizer(s.tokenizer)
     models = build_models(s, storage.kv("llm_cache"), limits=given.limits, **given.models)
@@ -129,20 +133,26 @@ async def settle(opened: OpenIndex, docs: list[Document], given: Given) -> OpenI
     """Before an indexing run embeds anything: record (first run) and check the settings.
 
     The first run into a workdir settles the language (detected when
-    unset) and records the settings (:func:`kgrag.manifest.settle`); a
+    unset) and records the settings (:func:`kgrag.manifest.settling`); a
     changed language rebuilds what depends on it (the local embedder's
-    default, the prompts): the parts returned are then new ones. Every run
-    compares the embedder's identity.
+    default, the prompts): the parts returned are then new ones. The
+    embedder is built before anything is recorded, so a run that cannot
+    build it leaves no record; and until a document binds the index
+    (:func:`kgrag.manifest.bound`), a later run records its own settings.
+    Every run compares the embedder's identity.
     """
     from kgrag import manifest
     from kgrag.extract.missing import MissingChatExtractor
 
     if isinstance(opened.extractor, MissingChatExtractor):
         raise opened.extractor.error
-    settled = await manifest.settle(opened.storage, opened.settings, docs)
-    if settled is not opened.settings:
-        opened = await _rebuilt(opened, settled, given)
-    await check_embedding_identity(opened.storage, opened.models)
+    settled = await manifest.settling(opened.storage, opened.settings, docs)
+    if settled.settings is not opened.settings:
+        opened = await _rebuilt(opened, settled.settings, given)
+    _ = opened.models.embed.identity  # builds the embedder: one that cannot be built fails here
+    await manifest.keep(opened.storage, settled)
+    nothing_to_index = settled.fresh and settled.record is None
+    await check_embedding_identity(opened.storage, opened.models, record=not nothing_to_index)
     return opened
 
 

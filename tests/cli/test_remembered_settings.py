@@ -154,3 +154,42 @@ def test_a_chinese_corpus_is_detected_and_said(cli, tmp_path):
         env=FAKE | {"KGRAG_LANGUAGE": "English"},
     )
     assert "language: English (set)" in out.out
+
+
+DEAD_LLM = {
+    "KGRAG_LLM_PROVIDER": "openai",
+    "KGRAG_LLM_BASE_URL": "http://127.0.0.1:9/v1",  # nothing listens on the discard port
+    "KGRAG_LLM_API_KEY": "test",
+    "KGRAG_LLM_MAX_RETRIES": "0",
+    "KGRAG_EMBEDDING_PROVIDER": "fake",
+}
+
+
+def test_a_first_run_that_skipped_every_file_does_not_block_the_next(cli, tmp_path):
+    (tmp_path / "notes.xyz").write_text("unsupported")
+    (tmp_path / "story.txt").write_text(STORY)
+    skipped = cli("index", "--no-progress", "--workdir", "idx", tmp_path / "notes.xyz",
+                  env=FAKE | {"KGRAG_EMBEDDING_DIM": "48"})  # fmt: skip
+    assert skipped.code == 1 and "nothing could be read" in skipped.err
+    good = cli("index", "--json", "--no-progress", "--workdir", "idx", tmp_path / "story.txt",
+               env=FAKE | {"KGRAG_EMBEDDING_DIM": "32"})  # fmt: skip
+    assert good.code == 0, good.err
+    status = json.loads(cli("status", "--json", "--workdir", "idx").out)
+    assert status["embedding"] == "fake-embed:32" and status["settings"]["embedding_dim"] == 32
+
+
+def test_an_index_whose_documents_all_failed_adopts_the_next_runs_settings(cli, tmp_path):
+    """Nothing committed binds no settings; the first run that commits records its own."""
+    (tmp_path / "story.txt").write_text(STORY)
+    index = ("index", "--json", "--no-progress", "--workdir", "idx", tmp_path / "story.txt")
+    failed = cli(*index, env=DEAD_LLM | {"KGRAG_CHUNK_SIZE": "300", "KGRAG_LANGUAGE": "German"})
+    assert failed.code == 1 and last_json_line(failed.out)["failed"] == 1
+    good = cli(*index, env=FAKE | {"KGRAG_CHUNK_SIZE": "500", "KGRAG_EMBEDDING_DIM": "32"})
+    assert good.code == 0, good.err
+    assert last_json_line(good.out)["processed"] == 1
+    settings = json.loads(cli("status", "--json", "--workdir", "idx").out)["settings"]
+    assert (settings["chunk_size"], settings["embedding_dim"]) == (500, 32)
+    assert settings["language"] == "German"  # set by the first run, contradicted by none
+    # Committed now: the record binds.
+    refused = cli(*index, env=FAKE | {"KGRAG_CHUNK_SIZE": "300"})
+    assert refused.code == 2 and "chunk_size=500 in the index but 300" in refused.err

