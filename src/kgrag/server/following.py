@@ -14,6 +14,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from kgrag import manifest
+from kgrag.errors import ConfigError
 
 if TYPE_CHECKING:
     from kgrag.api import KGRag
@@ -41,7 +42,12 @@ async def behind(rag: KGRag, base: Settings) -> bool:
     last = _LAST.get(rag)
     if last is not None and last[0] == text and last[1] is rag.settings and last[2] is base:
         return last[3]
-    wanted = manifest.apply(base, stored).settings
+    try:
+        wanted = manifest.apply(base, stored).settings
+    except ConfigError:
+        if await manifest.bound(rag.storage):
+            raise
+        wanted = manifest.apply(base, stored, provisional=True).settings  # nothing binds it yet
     verdict = any(getattr(wanted, f) != getattr(rag.settings, f) for f in manifest.REMEMBERED)
     _LAST[rag] = (text, rag.settings, base, verdict)
     return verdict
