@@ -23,6 +23,7 @@ visible::
     │   └── ModelResponseError     a response we could not use
     ├── ExtractionError        a chunk's extraction failed (fails its document)
     ├── DocumentNotFoundError  a document id or path the index does not hold
+    │   └── AmbiguousNameError     a name several documents answer to
     ├── CurationError          a graph edit the curation records refuse
     │   ├── EntityNotFoundError    an entity or relation the graph does not hold
     │   └── MergeNotFoundError     a merge id that names no recorded merge
@@ -32,6 +33,8 @@ visible::
 from __future__ import annotations
 
 import os
+
+from kgrag.names import display_name
 
 
 class KGRagError(Exception):
@@ -76,8 +79,9 @@ class LoaderError(KGRagError):
     """A file could not be loaded (unsupported type, unreadable, corrupt)."""
 
     def __init__(self, path: str, reason: str):
+        # ``path`` as given; the message shows it escaped, on one line (docs: kgrag.names)
         self.path, self.reason = path, reason
-        super().__init__(f"{path}: {reason}")
+        super().__init__(f"{display_name(path)}: {display_name(reason)}")
 
 
 class StorageError(KGRagError):
@@ -131,6 +135,10 @@ class ExtractionError(KGRagError):
 
 class DocumentNotFoundError(KGRagError):
     """A document id (or path pattern) names nothing in the index."""
+
+
+class AmbiguousNameError(DocumentNotFoundError):
+    """A document name (not an id) stands for several documents; none is chosen."""
 
 
 class CurationError(KGRagError):

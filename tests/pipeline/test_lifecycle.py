@@ -9,6 +9,7 @@ from kgrag.api import KGRag
 from kgrag.errors import DocumentNotFoundError
 from kgrag.lifecycle.export import dumps
 
+from .export_ids import by_source, ids_by_source
 from .lifecycle_corpus import document, lifecycle_settings, write
 
 
@@ -61,20 +62,43 @@ async def test_facts_only_the_old_version_had_disappear(tmp_path):
         await assert_sound(rag)
 
 
-async def test_a_moved_file_is_not_extracted_again(tmp_path):
+async def test_a_moved_file_keeps_its_id_and_is_not_extracted_again(tmp_path):
     docs = tmp_path / "docs"
     a = write(docs, "a.txt", document([0, 1, 2]))
     async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
-        await rag.index_paths([a])
+        [first] = (await rag.index_paths([a])).new
         before = calls(rag, "extract")
         moved = docs / "moved.txt"
         a.rename(moved)
         report = await rag.index_paths([moved])
-        assert len(report.moved) == 1 and calls(rag, "extract") == before
-        assert (await rag.documents())["total"] == 1
+        assert report.moved == [first] and calls(rag, "extract") == before
+        [listed] = (await rag.documents())["documents"]
+        assert listed["id"] == first and listed["path"] == str(moved.resolve())
+        again = await rag.index_paths([moved])  # found by its source, not by its usual id
+        assert again.unchanged == [first] and not again.new
         await assert_sound(rag)
         after = dumps(await rag.export(timestamps=False))
-    assert after == await fresh_export(tmp_path, [moved])
+    fresh = await fresh_export(tmp_path, [moved])
+    assert ids_by_source(fresh) != ids_by_source(after)  # the fresh index gives the usual id
+    assert by_source(after) == by_source(fresh)
+
+
+async def test_a_new_file_at_a_moved_file_s_old_path_is_another_document(tmp_path):
+    docs = tmp_path / "docs"
+    a = write(docs, "a.txt", document([0, 1]))
+    async with KGRag(lifecycle_settings(tmp_path / "idx")) as rag:
+        [first] = (await rag.index_paths([a])).new
+        a.rename(docs / "b.txt")
+        assert (await rag.index_paths([docs / "b.txt"])).moved == [first]
+        write(docs, "a.txt", document([2, 3]))
+        [second] = (await rag.index_paths([a])).new
+        assert second != first  # the old path's usual id is the moved document's
+        assert sorted((await rag.index_paths([docs])).unchanged) == sorted([first, second])
+        ids, _ = await rag.delete([str(a)])  # a path names the document that has it now
+        assert ids == [second]
+        await assert_sound(rag)
+        after = dumps(await rag.export(timestamps=False))
+    assert by_source(after) == by_source(await fresh_export(tmp_path, [docs / "b.txt"]))
 
 
 async def test_replace_lets_a_file_supersede_another_source(tmp_path):

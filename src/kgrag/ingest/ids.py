@@ -4,7 +4,10 @@ Ids are md5 hex digests behind a short prefix, so the same content always
 gets the same id across runs and machines:
 
 * ``doc-``   + md5("source:" + source) for a document with a source (a
-  file's canonical path, or an id the caller gave), else md5(its text)
+  file's canonical path, or an id the caller gave), else md5(its text);
+  a moved file keeps the id it had (:mod:`kgrag.pipeline.enqueue`), and a
+  source whose id is held by a moved document gets :func:`source_doc_id`
+  with a ``attempt`` number
 * ``chunk-`` + md5(chunk text)
 * ``ent-``   + md5(entity name)
 * ``rel-``   + md5(a + "\\x1f" + b) where ``(a, b)`` is the sorted name pair,
@@ -25,7 +28,24 @@ PAIR_SEP = "\x1f"
 
 
 def _md5(text: str) -> str:
-    return md5(text.encode("utf-8")).hexdigest()
+    return md5(_bytes(text)).hexdigest()
+
+
+def _bytes(text: str) -> bytes:
+    """UTF-8 of ``text``; a surrogate (a file name's byte that is not UTF-8) still encodes.
+
+    Ordinary text gives its plain UTF-8 (so ids never change); a name read
+    from the file system gives its original bytes (``os.fsencode``); any
+    other lone surrogate its UTF-8 form (``surrogatepass``).
+    """
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
 
 
 def doc_id(content: str) -> str:
@@ -38,9 +58,14 @@ def content_hash(content: str) -> str:
     return _md5(content)
 
 
-def source_doc_id(source: str) -> str:
-    """Id of a document known by its source (a canonical path or a caller's id)."""
-    return "doc-" + _md5("source:" + source)
+def source_doc_id(source: str, attempt: int = 0) -> str:
+    """Id of a document known by its source (a canonical path or a caller's id).
+
+    ``attempt`` > 0: the next id to try when the plain one is held by a
+    document that moved away from ``source``.
+    """
+    suffix = f"{PAIR_SEP}{attempt}" if attempt else ""
+    return "doc-" + _md5("source:" + source + suffix)
 
 
 def chunk_id(content: str) -> str:

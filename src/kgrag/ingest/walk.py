@@ -11,6 +11,12 @@ sub-folders); names starting with ``.`` are skipped. Symbolic links:
 * broken links and link loops are skipped with a reason; with
   ``follow_symlinks`` every folder is entered at most once (by device and
   inode), so loops cannot make the walk endless.
+
+A name that is not valid UTF-8 (bytes in another encoding) cannot be
+stored as a document's source, so such a file, or a folder with
+everything in it, is skipped with one reason naming it escaped
+(:func:`kgrag.names.display_name`); the rest of the folder goes on.
+Other odd names (newlines, control characters) are indexed as they are.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from dataclasses import dataclass, field
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.options import LoadOptions
+from kgrag.names import display_name, is_text
 
 Entry = str | LoaderError  # a file to load, or a reason it was skipped
 
@@ -35,9 +42,12 @@ class _Walk:
 def iter_entries(given: str, options: LoadOptions) -> Iterator[Entry]:
     """Files under ``given`` (or ``given`` itself), and the links skipped on the way."""
     if not os.path.isdir(given):
-        yield given
+        yield given if is_text(os.path.realpath(given)) else _not_text(given, "file")
         return
     walk = _Walk(os.path.realpath(given), options)
+    if not is_text(walk.root):
+        yield _not_text(given, "folder")
+        return
     stack = [given]
     while stack:
         folder = stack.pop()
@@ -61,7 +71,7 @@ def _first_visit(walk: _Walk, folder: str) -> bool:
 
 
 def _scan(walk: _Walk, folder: str) -> Generator[LoaderError, None, tuple[list[str], list[str]]]:
-    """Yield skipped links; return (files, sub-folders) of ``folder``, sorted."""
+    """Yield skipped links and names; return (files, sub-folders) of ``folder``, sorted."""
     files: list[str] = []
     dirs: list[str] = []
     try:
@@ -72,10 +82,14 @@ def _scan(walk: _Walk, folder: str) -> Generator[LoaderError, None, tuple[list[s
     for entry in entries:
         if entry.name.startswith("."):
             continue
-        if entry.is_symlink():
+        link = entry.is_symlink()
+        if link:
             kind = yield from _judge_link(walk, entry.path)
         else:
             kind = "dir" if entry.is_dir(follow_symlinks=False) else "file"
+        if kind is not None and not is_text(os.path.realpath(entry.path) if link else entry.name):
+            yield _not_text(entry.path, "folder" if kind == "dir" else "file")
+            continue
         if kind == "file":
             files.append(entry.path)
         elif kind == "dir":
@@ -87,7 +101,8 @@ def _judge_link(walk: _Walk, path: str) -> Generator[LoaderError, None, str | No
     """Return "file", "dir" or None (skipped, maybe with a yielded reason) for a link."""
     target = os.path.realpath(path)
     if not os.path.exists(path):
-        yield LoaderError(path, f"broken symlink or symlink loop (-> {os.readlink(path)})")
+        target = display_name(os.readlink(path))
+        yield LoaderError(path, f"broken symlink or symlink loop (-> {target})")
         return None
     inside = _inside(target, walk.root)
     is_dir = os.path.isdir(path)
@@ -96,7 +111,7 @@ def _judge_link(walk: _Walk, path: str) -> Generator[LoaderError, None, str | No
     if not walk.options.follow_symlinks:
         yield LoaderError(
             path,
-            f"symlink to {target}, outside the folder being indexed; "
+            f"symlink to {display_name(target)}, outside the folder being indexed; "
             "skipped (use --follow-symlinks / follow_symlinks)",
         )
         return None
@@ -108,3 +123,12 @@ def _inside(target: str, root: str) -> bool:
         return os.path.commonpath([target, root]) == root
     except ValueError:  # different drives
         return False
+
+
+def _not_text(path: str, kind: str) -> LoaderError:
+    what = "everything in it is skipped" if kind == "folder" else "skipped"
+    return LoaderError(
+        path,
+        f"the {kind} name is not valid UTF-8 and cannot be stored as a document's source; "
+        f"{what} (rename it to index it)",
+    )

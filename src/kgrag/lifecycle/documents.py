@@ -7,8 +7,8 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from kgrag.errors import DocumentNotFoundError
-from kgrag.ingest.ids import source_doc_id
+from kgrag.errors import AmbiguousNameError, DocumentNotFoundError
+from kgrag.names import display_name, document_name, records_named
 from kgrag.pipeline.changes import Change, ChangeApplier, ChangeStats
 from kgrag.types import DocRecord, DocStatus
 
@@ -27,30 +27,26 @@ def _path_match(record: DocRecord, pattern: str) -> bool:
     return any(fnmatch.fnmatchcase(p, pattern) or fnmatch.fnmatchcase(p, absolute) for p in paths)
 
 
-def _candidates(given: str) -> list[str]:
-    """The ids ``given`` may stand for: an id, a source, or a path (resolved like at index time)."""
-    return [given, source_doc_id(given), source_doc_id(os.path.realpath(given))]
-
-
 async def resolve(
     storage: Storage, ids: Iterable[str] = (), paths: Iterable[str] = ()
 ) -> list[DocRecord]:
-    """The records named by ``ids`` (ids, sources or file paths) and path globs.
+    """The records named by ``ids`` (ids, sources, file paths or listed names) and path globs.
 
-    Raises :class:`DocumentNotFoundError` naming everything that matched
-    nothing.
+    A name is matched as :func:`kgrag.names.records_named` says. Raises
+    :class:`AmbiguousNameError` for a name several documents answer to, and
+    :class:`DocumentNotFoundError` naming everything that matched nothing.
     """
     ids, paths = list(ids), list(paths)
     records = await all_records(storage) if ids or paths else []
-    by_id = {r.id: r for r in records}
     found: dict[str, DocRecord] = {}
     missing: list[str] = []
     for given in ids:
-        hit = next((by_id[c] for c in _candidates(given) if c in by_id), None)
-        if hit is None:
+        hits = records_named(given, records)
+        if len(hits) > 1:
+            raise AmbiguousNameError(_ambiguous(given, hits))
+        if not hits:
             missing.append(given)
-        else:
-            found[hit.id] = hit
+        found.update((r.id, r) for r in hits)
     for pattern in paths:
         hits = [r for r in records if _path_match(r, pattern)]
         if not hits:
@@ -58,10 +54,23 @@ async def resolve(
         found.update((r.id, r) for r in hits)
     if missing:
         raise DocumentNotFoundError(
-            f"no indexed document matches {', '.join(map(repr, missing))} "
+            f"no indexed document matches {', '.join(_quoted(m) for m in missing)} "
             "(see `kgrag docs` for ids and paths)"
         )
     return sorted(found.values(), key=lambda r: (r.enqueue_seq, r.id))
+
+
+def _quoted(name: str) -> str:
+    return f"'{display_name(name)}'"
+
+
+def _ambiguous(given: str, hits: list[DocRecord]) -> str:
+    shown = ", ".join(f"{r.id} ({document_name(r)})" for r in hits[:5])
+    more = f" and {len(hits) - 5} more" if len(hits) > 5 else ""
+    return (
+        f"{_quoted(given)} names {len(hits)} documents: {shown}{more}; "
+        "give the id of the one you mean"
+    )
 
 
 async def delete(applier: ChangeApplier, records: list[DocRecord]) -> ChangeStats:
@@ -85,6 +94,7 @@ def describe(record: DocRecord) -> dict[str, Any]:
     """One document as ``kgrag docs`` shows it."""
     return {
         "id": record.id,
+        "name": document_name(record),
         "path": record.source or record.file_path,
         "relative_path": record.relative_path,
         "status": record.status.value,

@@ -5,8 +5,9 @@ the caller gives); raw texts without a source are identified by their
 content. The content hash says whether a known source changed:
 
 - unknown source: **new**; if its content is already indexed under a file
-  that no longer exists, it is a **move** and supersedes that document
-  (nothing is extracted again, nothing is duplicated);
+  that no longer exists, it is a **move**: the document keeps its id and
+  takes the new source (nothing is extracted again, nothing is
+  duplicated; other gone copies of the same content are superseded);
 - known source, other content: **updated**; the new version supersedes
   the committed one when it commits;
 - known source, same content: **unchanged** (skipped quietly), unless it
@@ -14,6 +15,11 @@ content. The content hash says whether a known source changed:
 
 Queued documents get a ``pending`` record and their text in one
 transaction; nothing reaches the graph until they are processed.
+
+Identity is the source, not the id: a document whose source a stored
+record holds takes that record's id (a moved file's id is its first
+path's). A new source whose usual id a moved document holds gets the next
+free one (:func:`kgrag.ingest.ids.source_doc_id` with an ``attempt``).
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgrag.ingest.blocks import encode_blocks
-from kgrag.ingest.ids import content_hash
+from kgrag.ingest.ids import content_hash, source_doc_id
+from kgrag.names import display_name
 from kgrag.pipeline.facts import FULL_DOCS
 from kgrag.types import DocRecord, DocStatus, Document
 
@@ -89,6 +96,49 @@ def _full_doc(doc: Document) -> dict[str, Any]:
     return row
 
 
+@dataclass(slots=True)
+class _Known:
+    """The stored records an enqueue call looks documents up in, and the ids it gave out."""
+
+    by_id: dict[str, DocRecord]
+    by_source: dict[str, DocRecord] = field(default_factory=dict)
+    by_hash: dict[str, list[DocRecord]] = field(default_factory=dict)
+    claimed: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, records: list[DocRecord]) -> _Known:
+        known = cls({r.id: r for r in records})
+        for r in records:
+            if r.source is not None:
+                known.by_source[r.source] = r
+            known.by_hash.setdefault(r.content_hash, []).append(r)
+        return known
+
+    def record_of(self, doc: Document) -> DocRecord | None:
+        """The stored record of ``doc``'s source, whose id ``doc`` takes; None: a free id."""
+        if doc.source is None:
+            return self.by_id.get(doc.id)  # a raw text: known by its content
+        held = self.by_source.get(doc.source)
+        if held is not None:
+            doc.id = held.id
+            return held
+        attempt = 0
+        while doc.id in self.by_id or doc.id in self.claimed:
+            attempt += 1  # its usual id belongs to a document that moved away from this source
+            doc.id = source_doc_id(doc.source, attempt)
+        return None
+
+    def moved_from(self, doc: Document, digest: str) -> list[DocRecord]:
+        """Records of ``doc``'s content whose file no longer exists (not yet taken)."""
+        same = self.by_hash.get(digest, [])
+        return [r for r in same if r.id != doc.id and r.id not in self.claimed and _gone(r)]
+
+
+def _lookup_all(docs: list[Document], stored: dict[str, DocRecord]) -> bool:
+    """Whether some document is not found by its id alone (new, moved, or its id held)."""
+    return any(d.id not in stored or stored[d.id].source != d.source for d in docs)
+
+
 class Enqueuer:
     """Classifies and queues documents (see the module docstring)."""
 
@@ -97,17 +147,21 @@ class Enqueuer:
 
     async def enqueue(self, docs: list[Document]) -> EnqueueReport:
         report, seen = EnqueueReport(), set()
-        known = await self.storage.doc_status.get_many([d.id for d in docs])
-        by_hash = await self._hashes() if any(d.id not in known for d in docs) else {}
+        stored = await self.storage.doc_status.get_many([d.id for d in docs])
+        every = await self._all() if _lookup_all(docs, stored) else list(stored.values())
+        known = _Known.of(every)
         queue: list[tuple[Document, str, DocRecord | None]] = []
         touched: list[DocRecord] = []
         for doc in docs:
             if doc.id in seen:
-                report.duplicates.append(f"{doc.file_path}: given twice; indexed once")
+                report.duplicates.append(
+                    f"{display_name(doc.file_path)}: given twice; indexed once"
+                )
                 continue
             seen.add(doc.id)
-            digest, old = content_hash(doc.content), known.get(doc.id)
-            kind, moved = self._classify(doc, digest, old, by_hash)
+            digest, old = content_hash(doc.content), known.record_of(doc)
+            kind, moved = self._classify(doc, digest, old, known)
+            known.claimed.add(doc.id)
             getattr(report, kind).append(doc.id)
             if kind == "unchanged":
                 if doc.metadata and old is not None and old.metadata != doc.metadata:
@@ -119,24 +173,22 @@ class Enqueuer:
         return report
 
     def _classify(
-        self, doc: Document, digest: str, old: DocRecord | None, by_hash: dict[str, list[DocRecord]]
+        self, doc: Document, digest: str, old: DocRecord | None, known: _Known
     ) -> tuple[str, DocRecord | None]:
-        """The kind of ``doc`` and, for a move, the record it moves from."""
+        """The kind of ``doc`` and, for a move, the record it moves from (whose id it takes)."""
         if old is not None:
             if old.content_hash != digest or doc.replaces:
                 return "updated", None
             return ("requeued" if old.status == DocStatus.FAILED else "unchanged"), None
-        moved = [r for r in by_hash.get(digest, []) if r.id != doc.id and _gone(r)]
+        moved = known.moved_from(doc, digest)
         if moved:
-            doc.replaces = sorted(set(doc.replaces) | {r.id for r in moved})
+            doc.id = moved[0].id
+            doc.replaces = sorted(set(doc.replaces) | {r.id for r in moved[1:]})
             return "moved", moved[0]
         return "new", None
 
-    async def _hashes(self) -> dict[str, list[DocRecord]]:
-        out: dict[str, list[DocRecord]] = {}
-        for record in await self.storage.doc_status.by_status(*DocStatus):
-            out.setdefault(record.content_hash, []).append(record)
-        return out
+    async def _all(self) -> list[DocRecord]:
+        return await self.storage.doc_status.by_status(*DocStatus)
 
     async def _write(
         self, queue: list[tuple[Document, str, DocRecord | None]], touched: list[DocRecord]
