@@ -145,6 +145,14 @@ class Settings(BaseSettings):
             "before it answers extractively, saying why; an answering model then has llm_timeout."
         ),
     )
+    query_embed_timeout: float = Field(
+        5.0,
+        gt=0,
+        description=(
+            "Seconds a query waits to embed the question (retries included) before it searches "
+            "the lexical (BM25) index alone, saying so."
+        ),
+    )
     llm_max_retries: int = Field(
         6,
         ge=0,

@@ -14,7 +14,9 @@ visible::
     ├── LoaderError            a file could not be read or is not supported
     ├── StorageError           a storage backend failed
     │   ├── StoreCorruptError      on-disk state that cannot be trusted
-    │   └── WorkdirBusyError       another process is writing to the workdir
+    │   ├── WorkdirBusyError       another process is writing to the workdir
+    │   ├── ConnectionLostError    a database connection broke (the work may run again)
+    │   └── DatabaseUnavailableError  the database stayed out of reach past the budget
     ├── ModelError             a model (LLM / embedding / rerank) call failed
     │   ├── ModelTimeoutError
     │   ├── ModelRateLimitError    429s that outlived the retries
@@ -100,13 +102,27 @@ class LeaseLostError(StorageError):
     """A worker's lease on a document expired and another worker holds it now."""
 
 
+class ConnectionLostError(StorageError):
+    """A database connection broke, or none could be had; what ran on it rolled back.
+
+    Work that failed with it may be run again whole (a transaction, a document).
+    """
+
+
+class DatabaseUnavailableError(StorageError):
+    """The database did not answer within the reconnect budget (``postgres_reconnect_s``)."""
+
+
 class ModelError(KGRagError):
     """A call to an LLM, embedding or rerank service failed.
 
     ``retry_after``: the wait in seconds the service asked for (429, 5xx), if any.
+    ``public``: the failure in words a client may see (no endpoint address), when
+    the raiser wrote them (see :func:`kgrag.llm.failures.public_reason`).
     """
 
     retry_after: float | None = None
+    public: str | None = None
 
 
 class ModelTimeoutError(ModelError):

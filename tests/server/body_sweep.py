@@ -122,9 +122,7 @@ class BodySweep:
             text = body.text()
             hits = [p for p in self.forbidden_paths if p in text]
             hits += [
-                m.group(0)
-                for m in _LOOPBACK.finditer(text)
-                if int(m.group(1)) != body.own_port
+                m.group(0) for m in _LOOPBACK.finditer(text) if int(m.group(1)) != body.own_port
             ]
             if hits:
                 at = text.find(hits[0])

@@ -201,10 +201,13 @@ def _say_citations(args, result: QueryResult | None) -> None:
         print("\n" + render_references(result.references))
 
 
-def _say_fallback(reason: str | None) -> None:
-    """Say on stderr why the answer is extractive, when the chat model failed."""
-    if reason:
-        print(f"kgrag: answered extractively: {reason}", file=sys.stderr)
+def _say_fallback(result: QueryResult | None) -> None:
+    """Say on stderr why only BM25 was searched (the embedder failed) and why the answer
+    is extractive (the chat model failed)."""
+    if result is not None and result.retrieval_note:
+        print(f"kgrag: {result.retrieval_note}", file=sys.stderr)
+    if result is not None and result.fallback_reason:
+        print(f"kgrag: answered extractively: {result.fallback_reason}", file=sys.stderr)
 
 
 async def _one(rag: KGRag, args, param) -> int:
@@ -222,11 +225,11 @@ async def _one(rag: KGRag, args, param) -> int:
         async for piece in stream:
             print(piece, end="", flush=True)
         print()
-        _say_fallback(stream.fallback_reason)
+        _say_fallback(stream.result)
         _say_citations(args, stream.result)
         return 0
     result = await rag.query(args.question, param)
-    _say_fallback(result.fallback_reason)
+    _say_fallback(result)
     if args.json:
         print(
             json.dumps(
@@ -238,6 +241,7 @@ async def _one(rag: KGRag, args, param) -> int:
                     "keywords": result.keywords,
                     "extractive": result.extractive,
                     "fallback_reason": result.fallback_reason,
+                    "retrieval_note": result.retrieval_note,
                     "coverage": result.coverage,
                     "cached": result.cached,
                 },

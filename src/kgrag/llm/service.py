@@ -139,6 +139,7 @@ class ChatService:
         self._bound: float | None = None
         self._reached = False  # a bounded view: the model has answered in this query
         self.failure: str | None = None  # why a bounded view gave up (see bounded())
+        self._failed: ModelError | None = None  # the error behind ``failure``
 
     def bounded(self, seconds: float) -> ChatService:
         """A view of this service for one query, which someone waits for.
@@ -156,12 +157,13 @@ class ChatService:
         cannot stream is bounded over its whole call.
 
         Once a call has failed or run out of time, :attr:`failure` says why
-        and later calls fail at once, so a query waits for an unreachable
-        model only once. The view shares the provider, cache, in-flight
+        and later calls fail at once (caused by the first error, so
+        :func:`kgrag.llm.failures.public_reason` can tell what happened),
+        so a query waits for an unreachable model only once. The view shares the provider, cache, in-flight
         calls, limiter and ledger.
         """
         view = copy.copy(self)
-        view._bound, view._reached, view.failure = seconds, False, None
+        view._bound, view._reached, view.failure, view._failed = seconds, False, None, None
         return view
 
     async def _bounded(self, make: Callable[[asyncio.Timeout | None], Awaitable[T]]) -> T:
@@ -171,7 +173,7 @@ class ChatService:
         model answers), or None when the model has already answered.
         """
         if self.failure is not None:
-            raise ModelError(self.failure)
+            raise ModelError(self.failure) from self._failed
         try:
             if self._reached:
                 return await make(None)
@@ -181,9 +183,11 @@ class ChatService:
             self.failure = (
                 f"the chat model ({self.identity}) did not answer within {self._bound:g} s"
             )
-            raise ModelTimeoutError(self.failure) from exc
+            self._failed = ModelTimeoutError(self.failure)
+            raise self._failed from exc
         except ModelError as exc:
             self.failure = f"the chat model ({self.identity}) failed: {exc}"
+            self._failed = exc
             raise
 
     @property

@@ -10,17 +10,24 @@ The conditions stage (:mod:`kgrag.query.conditions`) reads the question's
 constraints while the routes run, drops conflicting entities and relations
 before their budgets and conflicting chunks before theirs, and ends the
 context with what it found missing.
+
+Embedding the question is bounded (``Services.embed_timeout``): when the
+embedding service fails or does not answer in time, the question is
+searched in the lexical (BM25) index alone, and ``Assembly.note`` (and
+the trace) say so; without a lexical index the failure is raised.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgrag.errors import QueryError
+from kgrag.errors import ModelError, QueryError
+from kgrag.llm.failures import public_reason
 from kgrag.query.answer.messages import answer_messages, render_prompt
 from kgrag.query.conditions.render import Final
 from kgrag.query.conditions.stage import Conditions, read_conditions, screen_chunks, screen_found
@@ -56,7 +63,7 @@ from kgrag.query.records import (
     RetrievalContext,
     Retrieved,
 )
-from kgrag.query.routes.chunks import graph_chunks, select_chunks
+from kgrag.query.routes.chunks import graph_chunks, lexical_hits, select_chunks
 from kgrag.query.routes.modes import ModeSpec
 from kgrag.query.trace import Trace
 
@@ -66,12 +73,16 @@ if TYPE_CHECKING:
     from kgrag.storage.base import Storage
     from kgrag.tokenizer import Tokenizer
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(slots=True)
 class Services:
     """The parts a query uses; ``chat`` and ``rerank`` may be None.
 
-    ``language`` is the index's language (keywords are asked for in it).
+    ``language`` is the index's language (keywords are asked for in it);
+    ``embed_timeout`` the seconds embedding the question may take before
+    the lexical index alone is searched (None: no bound).
     """
 
     storage: Storage
@@ -80,6 +91,7 @@ class Services:
     rerank: RerankService | None
     tokenizer: Tokenizer
     language: str = "English"
+    embed_timeout: float | None = None
 
 
 @dataclass(slots=True)
@@ -103,6 +115,7 @@ class Assembly:
     conditions: Conditions = field(default_factory=Conditions)  # see kgrag.query.conditions
     paths: list[PathHit] = field(default_factory=list)  # see kgrag.query.context.paths
     path_lines: list[str] = field(default_factory=list)
+    note: str | None = None  # why retrieval was narrowed (lexical only: the embedder failed)
 
     @property
     def graph(self) -> bool:
@@ -238,10 +251,39 @@ async def assemble(
     if spec.keywords and kws.empty:
         trace.note("keywords", "no keywords: nothing was searched")
         return Assembly("no_keywords", kws, filter=applied)
-    vectors = await embed_question(svc.embed, _vector_texts(question, kws, spec, trace))
+    vectors, note = await _question_vectors(svc, _vector_texts(question, kws, spec, trace), trace)
     ctx = RetrievalContext(svc.storage, question, param, kws, vectors, trace, doc_filter)
-    got = await _retrieve(svc, ctx, spec)
-    return await _budgeted(svc, got, applied)
+    got = await _retrieve(svc, ctx, spec if note is None else _LEXICAL)
+    asm = await _budgeted(svc, got, applied)
+    asm.note = note
+    return asm
+
+
+async def _question_vectors(
+    svc: Services, texts: dict[str, str], trace: Trace
+) -> tuple[dict[str, np.ndarray], str | None]:
+    """The question's vectors; none, with a note, when the embedder fails and BM25 can stand in."""
+    try:
+        async with asyncio.timeout(svc.embed_timeout):
+            return await embed_question(svc.embed, texts), None
+    except (ModelError, TimeoutError) as exc:
+        if getattr(svc.storage, "lexical", None) is None:
+            raise
+        reason = public_reason(exc, "the embedding service", svc.embed_timeout)
+        who = getattr(svc.embed, "identity", "embedder")
+        log.warning("%s; BM25 alone is searched (%s: %r)", reason, who, exc)
+        note = f"{reason}, so only the lexical (BM25) index was searched"
+        trace.note("retrieval", note)
+        return {}, note
+
+
+async def _lexical_route(ctx: RetrievalContext) -> Retrieved:
+    """The chunks BM25 finds for the question: what is left when the embedder is down."""
+    hits = await lexical_hits(ctx, ctx.param.chunk_top_k)
+    return Retrieved(chunks=[ChunkHit(c, float(s), "lexical") for c, s in hits], graph_chunks=False)
+
+
+_LEXICAL = ModeSpec("lexical", _lexical_route, frozenset(), keywords=False)
 
 
 async def _retrieve(svc: Services, ctx: RetrievalContext, spec: ModeSpec) -> _Found:

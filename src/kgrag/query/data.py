@@ -73,4 +73,5 @@ def assembly_data(question: str, param: QueryParam, asm: Assembly, rerank: bool)
         "reranked": bool(rerank and param.enable_rerank),
         "filter": asm.filter,
         "conditions": asm.conditions.to_dict(),  # constraints, verdicts, coverage, note
+        "retrieval_note": asm.note,  # set when the embedder failed: BM25 alone was searched
     }

@@ -17,18 +17,24 @@ plain call is asked for as a stream to see it), and once one fails the
 query makes no more. A model that has answered may take the ordinary
 ``llm_timeout`` to write a long answer (see ``ChatService.bounded``). A
 failed keywords call falls back to heuristic keywords, a failed answer
-call to the extractive answer, whose ``fallback_reason`` says why.
+call to the extractive answer, whose ``fallback_reason`` says why in
+words a client may see (no endpoint address: the log has the details);
+bypass mode, which has no other answer, raises the :class:`ModelError`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from kgrag.errors import ModelError, QueryError
+from kgrag.llm.failures import public_reason
 from kgrag.llm.ledger import Prices, Tally, query_scope, scoped_steps, within
 from kgrag.query.answer import replies as P
 from kgrag.query.answer.citations import (
@@ -59,10 +65,14 @@ if TYPE_CHECKING:
     from kgrag.storage.base import Storage
     from kgrag.tokenizer import Tokenizer
 
+log = logging.getLogger(__name__)
+
 # A mode resolved per index, then per question: see QueryEngine._auto_mode.
 AUTO_MODE = "auto"
 # Seconds a query waits to reach the chat model when the settings do not say.
 DEFAULT_QUERY_LLM_TIMEOUT = 10.0
+# Seconds a query waits to embed the question before it searches BM25 alone.
+DEFAULT_QUERY_EMBED_TIMEOUT = 5.0
 
 
 @dataclass(slots=True)
@@ -90,7 +100,13 @@ class QueryEngine:
     ):
         tok = tokenizer or get_tokenizer(getattr(settings, "tokenizer", "o200k_base"))
         self.services = Services(
-            storage, chat, embed, rerank, tok, getattr(settings, "language", "English")
+            storage,
+            chat,
+            embed,
+            rerank,
+            tok,
+            getattr(settings, "language", "English"),
+            float(getattr(settings, "query_embed_timeout", None) or DEFAULT_QUERY_EMBED_TIMEOUT),
         )
         self.settings = settings
         self.llm_timeout = float(
@@ -186,8 +202,8 @@ class QueryEngine:
                 first = await anext(pieces)
             except StopAsyncIteration:
                 return
-            except ModelError:
-                out.result = _checked(await self._fallback(plan), plan.asm)
+            except ModelError as exc:
+                out.result = _checked(await self._fallback(plan, exc), plan.asm)
                 yield out.result.answer
                 return
             check = CitationFilter(frozenset(plan.asm.numbers.all())) if plan.asm else None
@@ -241,12 +257,13 @@ class QueryEngine:
             words = asm.keywords.low + asm.keywords.high
             searched = f" (searched for: {', '.join(words)})" if words else ""
             return P.NO_CONTEXT_ANSWER.format(searched=searched)
+        lexical = "query" not in asm.vectors  # the embedder failed: rank sentences by BM25 alone
         answer = await extractive_answer(
-            asm.vectors["query"],
+            asm.vectors.get("query", np.zeros(0, dtype=np.float32)),
             asm.chunks,
             asm.chunk_refs,
             asm.references,
-            self.services.embed,
+            None if lexical else self.services.embed,
             (asm.entities, asm.relations),
             note=note,
             question=question,
@@ -260,16 +277,18 @@ class QueryEngine:
         use_cache = not param.conversation_history
         try:
             reply = await plan.chat.chat(plan.messages, role="answer", use_cache=use_cache)
-        except ModelError:
-            return await self._fallback(plan)
+        except ModelError as exc:
+            return await self._fallback(plan, exc)
         return dataclasses.replace(plan.result, answer=reply.text, cached=reply.cached)
 
-    async def _fallback(self, plan: _Plan) -> QueryResult:
-        """The answer without the model, saying why it failed."""
-        reason = (plan.chat.failure if plan.chat else None) or "the chat model failed"
+    async def _fallback(self, plan: _Plan, exc: ModelError) -> QueryResult:
+        """The answer without the model, saying why it failed (bypass mode: raise)."""
+        reason = public_reason(exc, "the chat model", self.llm_timeout)
+        log.warning("the chat model failed (%s): %s", reason, _detail(plan, exc))
         if plan.asm is None:
-            text = f"The chat model could not answer ({reason}); bypass mode has no other answer."
-            return dataclasses.replace(plan.result, answer=text, fallback_reason=reason)
+            failed = ModelError(f"{reason}; bypass mode has no other answer")
+            failed.public = str(failed)
+            raise failed from exc
         text = await self._fixed_answer(
             plan.asm, note=fallback_note(reason), question=plan.question
         )
@@ -359,6 +378,11 @@ class QueryEngine:
             )
 
 
+def _detail(plan: _Plan, exc: ModelError) -> str:
+    """The failure as the operator's log should have it (endpoint included)."""
+    return (plan.chat.failure if plan.chat else None) or str(exc)
+
+
 def _base(param: QueryParam, asm: Assembly) -> dict[str, Any]:
     """The QueryResult fields every outcome shares."""
     return {
@@ -368,6 +392,7 @@ def _base(param: QueryParam, asm: Assembly) -> dict[str, Any]:
         "tokens": dict(asm.tokens),
         "no_context": asm.status != "ok",
         "coverage": asm.conditions.coverage_data(),
+        "retrieval_note": asm.note,
     }
 
 

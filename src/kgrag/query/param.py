@@ -155,6 +155,8 @@ class QueryResult:
     returns that. ``extractive`` is true when the answer was assembled from
     the best supporting sentences instead of written by a chat model: none
     is configured, or it failed, and then ``fallback_reason`` says why.
+    ``retrieval_note`` says why only the lexical (BM25) index was searched:
+    the embedding service failed (see ``Settings.query_embed_timeout``).
 
     ``references`` (with ``include_references``) has one dict per reference
     number of the context: document, file, pages, section, span and whether
@@ -179,6 +181,7 @@ class QueryResult:
     no_context: bool = False
     tokens: dict[str, int] = field(default_factory=dict)
     fallback_reason: str | None = None
+    retrieval_note: str | None = None  # why retrieval was narrowed (the embedder failed)
     coverage: list[dict[str, Any]] = field(default_factory=list)  # per constraint: status, items
     invalid_citations: list[int] = field(default_factory=list)  # removed from the answer
     cost: QueryCost = field(default_factory=QueryCost)  # this query's model calls and USD
