@@ -97,7 +97,8 @@ def _accounts_json() -> str:
 
 def make_settings(workdir: Path, mode: str = "none", **overrides: Any) -> Settings:
     workdir.mkdir(parents=True, exist_ok=True)
-    return Settings(workdir=workdir, **FAKE_MODELS, **auth_settings(mode, workdir), **overrides)
+    given = FAKE_MODELS | auth_settings(mode, workdir) | overrides  # overrides win
+    return Settings(workdir=workdir, **given)
 
 
 @contextmanager
