@@ -28,6 +28,7 @@ reads allocate no more than that.
 from __future__ import annotations
 
 import io
+import re
 import struct
 import zipfile
 import zlib
@@ -148,6 +149,16 @@ class Archive:
             yield from _deflated(raw)
         except zlib.error as exc:
             self._refuse(f"unreadable or corrupt {self.kind}: {info.filename!r}: {exc}")
+
+
+def has_mark(archive: Archive, member: str, mark: re.Pattern[bytes]) -> bool:
+    """Whether ``mark`` (at most 64 bytes long) occurs in a member, scanned as it inflates."""
+    tail = b""
+    for piece in archive.chunks(member):
+        if mark.search(tail + piece):
+            return True
+        tail = piece[-64:]
+    return False
 
 
 def _deflated(raw: memoryview) -> Iterator[bytes]:

@@ -133,22 +133,20 @@ def load_pdf(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
     )
 
 
-def load_docx(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
-    """Paragraphs and tables of a .docx file, in document order, in blocks."""
-    archive = Archive(path, options, ".docx")
-    return Loaded("").parsed(parse_docx(archive, str(path), _check(path, options)))
-
-
 def _check(path: Path, options: LoadOptions) -> Check:
     """The ``max_document_chars`` check a streaming parser calls as its text grows."""
     return lambda length: guard.check_length(path, length, options)
 
 
-def archive_loader(parse: Callable[[Path, str, Check], Parsed]) -> Loader:
-    """A loader for a zip-based format parsed from the file (.pptx, .xlsx, .epub, .odt)."""
+def archive_loader(parse: Callable[[Archive, str, Check], Parsed]) -> Loader:
+    """A loader for a zip-based format (.docx, .pptx, .xlsx, .epub, .odt).
+
+    The parser reads members only through the bounded :class:`Archive`.
+    """
 
     def load(path: Path, options: LoadOptions = DEFAULT_OPTIONS) -> Loaded:
-        return Loaded("").parsed(parse(path, str(path), _check(path, options)))
+        archive = Archive(path, options, path.suffix.lower(), str(path))
+        return Loaded("").parsed(parse(archive, str(path), _check(path, options)))
 
     load.__doc__ = parse.__doc__
     return load
@@ -190,7 +188,7 @@ FORMATS: dict[str, Format] = {
     ".html": Format(load_html),
     ".htm": Format(load_html),
     ".pdf": Format(load_pdf),
-    ".docx": Format(load_docx, zip_based=True),
+    ".docx": Format(archive_loader(parse_docx), zip_based=True),
     ".pptx": Format(archive_loader(parse_pptx), zip_based=True),
     ".xlsx": Format(archive_loader(parse_xlsx), zip_based=True),
     ".epub": Format(archive_loader(parse_epub), zip_based=True),

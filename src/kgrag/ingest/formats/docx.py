@@ -41,6 +41,35 @@ from kgrag.ingest.formats.docx_parts import (
 from kgrag.ingest.formats.tabular import Check
 
 
+class _XPath:
+    """An XPath in python-docx's namespaces, compiled on first use, then reused.
+
+    (python-docx's ``element.xpath()`` compiles its expression on every call:
+    most of the time of a large file went there.)
+    """
+
+    def __init__(self, expression: str):
+        self.expression = expression
+        self.compiled: Any = None
+
+    def __call__(self, el: Any) -> Any:
+        if self.compiled is None:
+            from docx.oxml.ns import nsmap
+            from lxml import etree
+
+            self.compiled = etree.XPath(self.expression, namespaces=nsmap)
+        return self.compiled(el)
+
+
+_OUTLINE = _XPath("./w:pPr/w:outlineLvl/@w:val")
+_NUMBERING = _XPath("./w:pPr/w:numPr")
+_HARD_BREAK = _XPath('./w:r/w:br[@w:type="page"] | ./w:pPr/w:pageBreakBefore')
+_RUN_CONTENT = _XPath(
+    "(w:r | w:hyperlink/w:r)/*[self::w:br or self::w:cr or self::w:noBreakHyphen"
+    " or self::w:ptab or self::w:t or self::w:tab]"
+)
+
+
 def _style_heading(style: Any) -> int | None:
     """Heading level a style (or a style it is based on) gives: ``Heading N`` -> N, ``Title`` -> 0."""
     depth = 0
@@ -91,7 +120,7 @@ def heading_level(p: Any, styles: _Styles) -> int | None:
     level = styles.levels(p)[0]
     if level is not None:
         return level
-    outline = p.xpath("./w:pPr/w:outlineLvl/@w:val")
+    outline = _OUTLINE(p)
     if outline and outline[0].isdigit() and int(outline[0]) < 9:
         return int(outline[0]) + 1
     return None
@@ -99,7 +128,7 @@ def heading_level(p: Any, styles: _Styles) -> int | None:
 
 def list_level(p: Any, styles: _Styles) -> int | None:
     """List nesting depth (1 = top) of a ``w:p``; ``None`` if it is not a list item."""
-    numbered = p.xpath("./w:pPr/w:numPr")
+    numbered = _NUMBERING(p)
     if numbered:
         ilvl = numbered[0].xpath("./w:ilvl/@w:val")
         if numbered[0].xpath("./w:numId"):
@@ -122,7 +151,7 @@ def table_rows(table: Any) -> list[list[str]]:
 
 
 def _hard_break(paragraph: Any) -> bool:
-    return bool(paragraph._p.xpath('./w:r/w:br[@w:type="page"] | ./w:pPr/w:pageBreakBefore'))
+    return bool(_HARD_BREAK(paragraph._p))
 
 
 def _leading(rendered_break: Any) -> bool:
@@ -161,8 +190,13 @@ class _Pages:
             self.b.page_break(None)
 
 
+def paragraph_text(p: Any) -> str:
+    """``Paragraph.text`` of python-docx (runs and hyperlinks' runs), with compiled XPath."""
+    return "".join(str(e) for e in _RUN_CONTENT(p))
+
+
 def _paragraph(b: BlockBuilder, paragraph: Any, styles: _Styles) -> None:
-    text = paragraph.text
+    text = paragraph_text(paragraph._p)
     if not text.strip():
         return
     level = heading_level(paragraph._p, styles)

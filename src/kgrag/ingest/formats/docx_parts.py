@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import unquote
 
-from kgrag.ingest.archive import Archive
+from kgrag.ingest.archive import Archive, has_mark
 from kgrag.ingest.formats.safe_xml import local, parse_xml
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -74,12 +74,7 @@ def read_styles(archive: Archive, part: str | None) -> Any:
 
 def has_rendered_breaks(archive: Archive, member: str) -> bool:
     """Whether Word left rendered page-break marks in ``member``."""
-    tail = b""
-    for piece in archive.chunks(member):
-        if _RENDERED.search(tail + piece):
-            return True
-        tail = piece[-64:]
-    return False
+    return has_mark(archive, member, _RENDERED)
 
 
 def _pull_parser() -> Any:

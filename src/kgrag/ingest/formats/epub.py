@@ -4,8 +4,10 @@ No EPUB library is used: ``META-INF/container.xml`` names the package
 document (OPF), whose manifest and spine give the chapter files in
 reading order; the table of contents (EPUB 3 ``nav`` document, else the
 EPUB 2 NCX) gives their titles. XML parts are read with
-:mod:`.safe_xml` (no DTD, no entities, no network). The archive has
-already passed the zip budgets (:func:`kgrag.ingest.guard.check_zip`).
+:mod:`.safe_xml` (no DTD, no entities, no network). Every part is
+inflated through the bounded archive reader (:mod:`kgrag.ingest.archive`):
+a chapter is parsed as a whole tree only once it has inflated within
+``zip_max_member_bytes`` and the archive's total.
 
 Each chapter with text opens with a level-1 heading: its title in the
 table of contents, else its first heading, else ``Chapter N``. Its XHTML
@@ -19,12 +21,12 @@ hold no page furniture, so readability's main-content pass is not run.
 from __future__ import annotations
 
 import posixpath
-import zipfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 from kgrag.errors import LoaderError
+from kgrag.ingest.archive import Archive
 from kgrag.ingest.blocks import BlockBuilder, Parsed
 from kgrag.ingest.formats.epub_chapter import chapter_body, walk_chapter
 from kgrag.ingest.formats.epub_toc import member, toc_titles
@@ -34,7 +36,7 @@ from kgrag.ingest.formats.tabular import Check
 _XHTML = ("application/xhtml+xml", "text/html", "application/xml")
 
 
-def _package_path(archive: zipfile.ZipFile) -> str:
+def _package_path(archive: Archive) -> str:
     container = parse_xml(archive.read("META-INF/container.xml"))
     for el in container.iter():
         if local(el.tag) == "rootfile" and el.get("full-path"):
@@ -64,7 +66,7 @@ def _spine(opf: Any) -> tuple[list[str], str | None]:
     return [], None
 
 
-def _chapters(archive: zipfile.ZipFile) -> tuple[list[str], dict[str, str]]:
+def _chapters(archive: Archive) -> tuple[list[str], dict[str, str]]:
     """Chapter paths in spine order and the table of contents' titles by path."""
     opf_path = _package_path(archive)
     opf = parse_xml(archive.read(opf_path))
@@ -78,22 +80,22 @@ def _chapters(archive: zipfile.ZipFile) -> tuple[list[str], dict[str, str]]:
     return paths, toc_titles(archive, manifest, ncx)
 
 
-def parse_epub(source: Path, name: str = "<epub>", check: Check | None = None) -> Parsed:
+def parse_epub(source: Archive | Path, name: str = "<epub>", check: Check | None = None) -> Parsed:
     """Blocks and flat text of an EPUB, chapter by chapter in reading order.
 
     ``check(length)`` is called after every chapter (a size limit that
     raises stops the reading early).
     """
+    archive = Archive.of(source, name, ".epub")
     builder = BlockBuilder()
     try:
-        with zipfile.ZipFile(source) as archive:
-            paths, titles = _chapters(archive)
-            for number, path in enumerate(dict.fromkeys(paths), start=1):
-                body = chapter_body(archive.read(path))
-                if body is not None:
-                    walk_chapter(builder, body, titles.get(path), number)
-                if check is not None:
-                    check(builder.length)
+        paths, titles = _chapters(archive)
+        for number, path in enumerate(dict.fromkeys(paths), start=1):
+            body = chapter_body(archive.read(path))
+            if body is not None:
+                walk_chapter(builder, body, titles.get(path), number)
+            if check is not None:
+                check(builder.length)
     except LoaderError:
         raise
     except Exception as exc:  # zipfile, lxml syntax errors, KeyError for a missing part

@@ -7,9 +7,9 @@ takes the title of its first entry, which names the chapter itself.
 from __future__ import annotations
 
 import posixpath
-import zipfile
 from urllib.parse import unquote
 
+from kgrag.ingest.archive import Archive
 from kgrag.ingest.formats.safe_xml import local, parse_xml
 
 _NCX = "application/x-dtbncx+xml"
@@ -62,7 +62,7 @@ def ncx_titles(data: bytes, base: str) -> dict[str, str]:
 
 
 def toc_titles(
-    archive: zipfile.ZipFile, manifest: dict[str, tuple[str, str, str]], ncx_id: str | None
+    archive: Archive, manifest: dict[str, tuple[str, str, str]], ncx_id: str | None
 ) -> dict[str, str]:
     """Chapter path -> title; empty when the book has no usable table of contents."""
     from lxml import etree
@@ -74,7 +74,7 @@ def toc_titles(
 
 
 def _titles(
-    archive: zipfile.ZipFile, manifest: dict[str, tuple[str, str, str]], ncx_id: str | None
+    archive: Archive, manifest: dict[str, tuple[str, str, str]], ncx_id: str | None
 ) -> dict[str, str]:
     nav = next((path for path, _, props in manifest.values() if "nav" in props.split()), None)
     if nav is not None:

@@ -1,7 +1,8 @@
 """ODT (OpenDocument text) with zipfile and lxml: ``content.xml`` walked into blocks.
 
-No ODF library is used; the body of ``content.xml`` is read with
-:mod:`.safe_xml` once the archive has passed the zip budgets.
+No ODF library is used; ``content.xml`` is inflated through the bounded
+archive reader (:mod:`kgrag.ingest.archive`) into a :mod:`.safe_xml` pull
+parser, and each child of the body is walked once complete, then dropped.
 
 * ``text:h`` -> heading (``text:outline-level``, 1 when absent);
   ``text:p`` -> paragraph; ``text:list`` -> list items (nested lists one
@@ -20,16 +21,19 @@ No ODF library is used; the body of ``content.xml`` is read with
 
 from __future__ import annotations
 
-import zipfile
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from kgrag.errors import LoaderError
+from kgrag.ingest.archive import Archive, has_mark
 from kgrag.ingest.blocks import BlockBuilder, Parsed
-from kgrag.ingest.formats.safe_xml import local, parse_xml
+from kgrag.ingest.formats.safe_xml import local, pull_parser
 from kgrag.ingest.formats.tabular import Check
 
 TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+_SOFT_BREAK = re.compile(rb"<(?:[\w.-]+:)?soft-page-break[\s/>]")
 _ROW_GROUPS = ("table-header-rows", "table-rows", "table-row-group")
 _SKIP = {
     "annotation",
@@ -84,20 +88,24 @@ class _Walker:
 
     def walk(self, el: Any) -> None:
         for child in el:
-            name = local(child.tag)
-            if name == "soft-page-break":
-                self._next_page()
-            elif name in ("h", "p"):
-                self._text_block(child, name)
-            elif name == "list":
-                self.lists += 1
-                self.walk(child)
-                self.lists -= 1
-            elif name == "table":
-                self.b.table(table_rows(child))
-                self._pages_inside(child)
-            elif name and name not in _SKIP:
-                self.walk(child)  # section, list-item, list-header, ...
+            self.item(child)
+
+    def item(self, child: Any) -> None:
+        """One element of a container, in order."""
+        name = local(child.tag)
+        if name == "soft-page-break":
+            self._next_page()
+        elif name in ("h", "p"):
+            self._text_block(child, name)
+        elif name == "list":
+            self.lists += 1
+            self.walk(child)
+            self.lists -= 1
+        elif name == "table":
+            self.b.table(table_rows(child))
+            self._pages_inside(child)
+        elif name and name not in _SKIP:
+            self.walk(child)  # section, list-item, list-header, ...
 
     def _text_block(self, el: Any, name: str) -> None:
         notes: list[Any] = []
@@ -141,28 +149,59 @@ def table_rows(table: Any) -> list[list[str]]:
     return rows
 
 
-def _office_text(root: Any) -> Any:
-    for el in root.iter():
-        if (
-            local(el.tag) == "text"
-            and el.getparent() is not None
-            and local(el.getparent().tag) == "body"
-        ):
-            return el
-    raise ValueError("content.xml has no office:text body (not a text document)")
+def _is_office_text(el: Any) -> bool:
+    parent = el.getparent()
+    return local(el.tag) == "text" and parent is not None and local(parent.tag) == "body"
 
 
-def parse_odt(source: Path, name: str = "<odt>", check: Check | None = None) -> Parsed:
-    """Blocks and flat text of an OpenDocument text file."""
-    try:
-        with zipfile.ZipFile(source) as archive:
-            root = parse_xml(archive.read("content.xml"))
-        body = _office_text(root)
-    except Exception as exc:  # zipfile, lxml syntax errors, KeyError for a missing part
-        raise LoaderError(name, f"unreadable or corrupt .odt: {exc}") from exc
-    paged = any(local(el.tag) == "soft-page-break" for el in body.iter())
+def _stream(archive: Archive, walker: _Walker, check: Check) -> None:
+    """Walk each child of ``office:text`` as soon as it is complete, then drop it.
+
+    Text is counted element by element as it arrives, so ``check`` stops
+    a huge block midway.
+    """
+    parser = pull_parser(events=("end",))
+    pending, found = 0, False
+    for piece in _then_none(archive):
+        if piece is None:
+            parser.close()
+        else:
+            parser.feed(piece)
+        for _, el in parser.read_events():
+            parent = el.getparent()
+            if parent is None or not _is_office_text(parent):
+                found = found or _is_office_text(el)
+                pending += len(el.text or "") + len(el.tail or "")
+                check(walker.b.length + pending)
+                continue
+            walker.item(el)
+            pending = 0
+            check(walker.b.length)
+            el.clear(keep_tail=True)
+            while el.getprevious() is not None:
+                del parent[0]
+    if not found:
+        raise ValueError("content.xml has no office:text body (not a text document)")
+
+
+def _then_none(archive: Archive) -> Iterator[bytes | None]:
+    yield from archive.chunks("content.xml")
+    yield None
+
+
+def parse_odt(source: Archive | Path, name: str = "<odt>", check: Check | None = None) -> Parsed:
+    """Blocks and flat text of an OpenDocument text file.
+
+    ``content.xml`` streams from the bounded archive reader: one top-level
+    block in memory at a time, ``check(length)`` called as text arrives.
+    """
+    archive = Archive.of(source, name, ".odt")
     builder = BlockBuilder()
-    _Walker(builder, paged).walk(body)
-    if check is not None:
-        check(builder.length)
+    try:
+        paged = has_mark(archive, "content.xml", _SOFT_BREAK)
+        _stream(archive, _Walker(builder, paged), check or (lambda length: None))
+    except LoaderError:
+        raise
+    except Exception as exc:  # lxml syntax errors, KeyError for a missing part, ...
+        raise LoaderError(name, f"unreadable or corrupt .odt: {exc}") from exc
     return builder.build()

@@ -7,14 +7,21 @@
   on separate lines), a table a table block (a merged cell once), a group
   is read shape by shape. Pictures, charts and media carry no text here.
 * Speaker notes follow as paragraphs in the slide's section.
+
+python-pptx opens the zip itself, so it is handed the file only once
+every member has inflated through the bounded archive reader
+(:meth:`~kgrag.ingest.archive.Archive.verified_bytes`): the sizes it then
+trusts are the true ones.
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 from kgrag.errors import LoaderError
+from kgrag.ingest.archive import Archive
 from kgrag.ingest.blocks import BlockBuilder, Parsed
 from kgrag.ingest.formats.tabular import Check
 
@@ -59,7 +66,7 @@ def _slide(builder: BlockBuilder, slide: Any, number: int) -> None:
             builder.paragraph(line)
 
 
-def parse_pptx(source: Path, name: str = "<pptx>", check: Check | None = None) -> Parsed:
+def parse_pptx(source: Archive | Path, name: str = "<pptx>", check: Check | None = None) -> Parsed:
     """Blocks and flat text of a presentation, slide by slide.
 
     ``check(length)`` is called after every slide (a size limit that raises
@@ -69,8 +76,9 @@ def parse_pptx(source: Path, name: str = "<pptx>", check: Check | None = None) -
         from pptx import Presentation
     except ImportError as exc:  # python-pptx is the "office" extra
         raise LoaderError(name, f"reading .pptx needs pip install 'kgrag[office]' ({exc})") from exc
+    archive = Archive.of(source, name, ".pptx")
     try:
-        presentation = Presentation(str(source))
+        presentation = Presentation(io.BytesIO(archive.verified_bytes()))
         builder = BlockBuilder()
         for number, slide in enumerate(presentation.slides, start=1):
             _slide(builder, slide, number)

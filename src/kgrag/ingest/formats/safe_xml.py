@@ -31,6 +31,21 @@ def xml_parser(**extra: Any) -> Any:
     )
 
 
+def pull_parser(**extra: Any) -> Any:
+    """An lxml pull parser (``feed`` / ``read_events``) with :func:`xml_parser`'s safety."""
+    from lxml import etree
+
+    options = {
+        "resolve_entities": False,
+        "load_dtd": False,
+        "no_network": True,
+        "huge_tree": False,
+        "remove_comments": True,
+        "remove_pis": True,
+    }
+    return etree.XMLPullParser(**{**options, **extra})
+
+
 def parse_xml(data: bytes | str) -> Any:
     """The root element of an XML document (bytes: their declared encoding is honoured).
 

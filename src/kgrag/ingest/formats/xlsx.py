@@ -9,15 +9,21 @@ file claiming ``A1:XFD1048576`` costs only the cells it really holds.
 Rows become ``Header: value; ...`` lines (:mod:`.tabular`); a first row
 of text only is the header, otherwise columns are named by their letter.
 Chart sheets and empty sheets contribute nothing.
+
+openpyxl opens the zip itself, so it gets the file only once every member
+has inflated through the bounded archive reader
+(:meth:`~kgrag.ingest.archive.Archive.verified_bytes`).
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from kgrag.errors import LoaderError
+from kgrag.ingest.archive import Archive
 from kgrag.ingest.blocks import BlockBuilder, Parsed
 from kgrag.ingest.formats.tabular import Check, add_sheet, labelled_lines
 
@@ -34,22 +40,23 @@ def _letter(index: int) -> str:
     return get_column_letter(index + 1)
 
 
-def _open(source: Path, name: str) -> Any:
+def _open(archive: Archive, name: str) -> Any:
     from openpyxl import load_workbook
 
+    data = archive.verified_bytes()  # openpyxl opens the zip itself
     try:
-        return load_workbook(str(source), read_only=True, data_only=True)
+        return load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as exc:  # zipfile, lxml, KeyError for missing parts, InvalidFileException
         raise LoaderError(name, f"unreadable or corrupt .xlsx: {exc}") from exc
 
 
-def parse_xlsx(source: Path, name: str = "<xlsx>", check: Check | None = None) -> Parsed:
+def parse_xlsx(source: Archive | Path, name: str = "<xlsx>", check: Check | None = None) -> Parsed:
     """Blocks and flat text of a workbook: one heading and one table per non-empty sheet.
 
     ``check(length)`` is called as rows stream in (a size limit that raises
     stops the reading early).
     """
-    workbook = _open(source, name)
+    workbook = _open(Archive.of(source, name, ".xlsx"), name)
     builder = BlockBuilder()
     try:
         for sheet in workbook.worksheets:
