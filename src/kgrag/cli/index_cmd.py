@@ -22,6 +22,7 @@ import os
 import sys
 
 from kgrag.api import IndexReport, KGRag
+from kgrag.cli.index_summary import kinds_line, work_line
 from kgrag.cli.opening import opened
 
 
@@ -79,7 +80,7 @@ async def run(args: argparse.Namespace, settings) -> int:
             report = await rag.retry_failed(progress=_progress(rag, args))
         summary = await _summary(rag, report)
     refused = args.command == "index" and args.strict and bool(report.load_errors)
-    _print_report(report, summary, args.json, refused)
+    _print_report(report, summary, args.json, refused, retry=args.command == "retry")
     return _exit_code(args.command, report, refused)
 
 
@@ -109,7 +110,7 @@ def _exit_code(command: str, report: IndexReport, refused: bool) -> int:
     """1 for failed documents, a --strict refusal, or an index run that read nothing."""
     if report.failed or refused:
         return 1
-    read = report.documents or report.unchanged or report.duplicates
+    read = report.documents or report.unchanged or report.metadata_updated or report.duplicates
     if command == "index" and not read:
         what = (
             f"all {len(report.load_errors)} file(s) were skipped"
@@ -132,7 +133,10 @@ async def _summary(rag: KGRag, report: IndexReport) -> dict:
         "duplicates": len(report.duplicates),
         "new": len(report.new),
         "updated": len(report.updated),
+        "replaced": len(report.replaced),
         "moved": len(report.moved),
+        "requeued": len(report.requeued),
+        "metadata_updated": len(report.metadata_updated),
         "unchanged": len(report.unchanged),
         "with_warnings": len(report.warnings),
         "chunks": status["graph"]["chunks"],
@@ -151,7 +155,9 @@ async def _summary(rag: KGRag, report: IndexReport) -> dict:
     }
 
 
-def _print_report(report: IndexReport, summary: dict, as_json: bool, refused: bool = False) -> None:
+def _print_report(
+    report: IndexReport, summary: dict, as_json: bool, refused: bool = False, *, retry: bool = False
+) -> None:
     for message in report.load_errors:
         print(f"kgrag: skipped {message}", file=sys.stderr)
     if refused:
@@ -174,23 +180,11 @@ def _print_report(report: IndexReport, summary: dict, as_json: bool, refused: bo
         return
     if refused:
         return
-    kinds = [f"{summary[k]} {k}" for k in ("new", "updated", "moved", "unchanged") if summary[k]]
-    if kinds:
-        print(", ".join(kinds))
+    if kinds_line(summary):
+        print(kinds_line(summary))
     if summary["settings"]:
         print(describe_built_with(summary["settings"]))
-    print(
-        f"indexed {summary['processed']} document(s) in {summary['insert_s']:.1f} s: "
-        f"chunks extracted {summary['chunks_extracted']}/{summary['chunks_to_extract']} "
-        f"(records: {summary['entity_records']} entities, "
-        f"{summary['relation_records']} relations); the graph holds "
-        f"{summary['chunks']} chunks, {summary['entities']} entities, "
-        f"{summary['relations']} relations; "
-        f"{summary['llm_calls']} LLM calls ({summary['prompt_tokens']} prompt + "
-        f"{summary['completion_tokens']} completion tokens)"
-        + (f"; {summary['failed']} failed (kgrag retry)" if summary["failed"] else "")
-        + (f"; {summary['skipped']} file(s) skipped" if summary["skipped"] else "")
-    )
+    print(work_line(summary, retry=retry))
 
 
 def _print_status(status: dict, as_json: bool) -> int:

@@ -74,13 +74,22 @@ def _print_enqueued(report: Any, errors: list[str], as_json: bool) -> int:
     for message in errors:
         print(f"kgrag: skipped {message}", file=sys.stderr)
     counts = {
-        k: len(getattr(report, k)) for k in ("new", "updated", "moved", "unchanged", "requeued")
+        k: len(getattr(report, k))
+        for k in (
+            "new",
+            "updated",
+            "replaced",
+            "moved",
+            "unchanged",
+            "metadata_updated",
+            "requeued",
+        )
     }
     if as_json:
         print(json.dumps(counts | {"queued": len(report.queued), "skipped": len(errors)}))
     else:
         print(f"queued {len(report.queued)} document(s) ({_joined(counts)})")
-    return 0 if report.queued or report.unchanged else 1
+    return 0 if report.queued or report.unchanged or report.metadata_updated else 1
 
 
 def _print_worker(done: Any, as_json: bool) -> int:
@@ -107,4 +116,4 @@ def _print_worker(done: Any, as_json: bool) -> int:
 
 
 def _joined(counts: dict[str, int]) -> str:
-    return ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing new"
+    return ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items() if n) or "nothing new"

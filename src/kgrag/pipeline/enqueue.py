@@ -11,7 +11,11 @@ content. The content hash says whether a known source changed:
 - known source, other content: **updated**; the new version supersedes
   the committed one when it commits;
 - known source, same content: **unchanged** (skipped quietly), unless it
-  failed before, in which case it is queued again.
+  failed before, in which case it is queued again (**requeued**), or comes
+  with other metadata, which is stored (**metadata_updated**; nothing is
+  extracted again);
+- a document the caller says supersedes others (``replaces``, ``kgrag
+  index --replace OLD NEW``): **replaced**.
 
 Queued documents get a ``pending`` record and their text in one
 transaction; nothing reaches the graph until they are processed.
@@ -49,10 +53,12 @@ class EnqueueReport:
     unchanged: list[str] = field(default_factory=list)
     requeued: list[str] = field(default_factory=list)  # failed before, queued again
     duplicates: list[str] = field(default_factory=list)  # same source twice in one batch
+    replaced: list[str] = field(default_factory=list)  # supersede documents the caller named
+    metadata_updated: list[str] = field(default_factory=list)  # same content, new metadata
 
     @property
     def queued(self) -> list[str]:
-        return [*self.new, *self.updated, *self.moved, *self.requeued]
+        return [*self.new, *self.updated, *self.replaced, *self.moved, *self.requeued]
 
 
 def summary_text(text: str) -> str:
@@ -162,11 +168,11 @@ class Enqueuer:
             digest, old = content_hash(doc.content), known.record_of(doc)
             kind, moved = self._classify(doc, digest, old, known)
             known.claimed.add(doc.id)
+            if kind == "unchanged" and doc.metadata and old and old.metadata != doc.metadata:
+                old.metadata, kind = dict(doc.metadata), "metadata_updated"
+                touched.append(old)
             getattr(report, kind).append(doc.id)
-            if kind == "unchanged":
-                if doc.metadata and old is not None and old.metadata != doc.metadata:
-                    old.metadata = dict(doc.metadata)
-                    touched.append(old)
+            if kind in ("unchanged", "metadata_updated"):
                 continue
             queue.append((doc, digest, old or moved))  # a move keeps its flags and metadata
         await self._write(queue, touched)
@@ -177,7 +183,9 @@ class Enqueuer:
     ) -> tuple[str, DocRecord | None]:
         """The kind of ``doc`` and, for a move, the record it moves from (whose id it takes)."""
         if old is not None:
-            if old.content_hash != digest or doc.replaces:
+            if doc.replaces:
+                return "replaced", None
+            if old.content_hash != digest:
                 return "updated", None
             return ("requeued" if old.status == DocStatus.FAILED else "unchanged"), None
         moved = known.moved_from(doc, digest)
@@ -185,7 +193,7 @@ class Enqueuer:
             doc.id = moved[0].id
             doc.replaces = sorted(set(doc.replaces) | {r.id for r in moved[1:]})
             return "moved", moved[0]
-        return "new", None
+        return ("replaced" if doc.replaces else "new"), None
 
     async def _all(self) -> list[DocRecord]:
         return await self.storage.doc_status.by_status(*DocStatus)

@@ -18,11 +18,14 @@ if TYPE_CHECKING:
 class IndexReport:
     """What one ``index`` / ``insert`` call did (lists of document ids)."""
 
-    documents: int = 0  # documents queued: new, updated, moved, requeued
+    documents: int = 0  # documents queued: new, updated, replaced, moved, requeued
     new: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)  # superseding the documents named
     moved: list[str] = field(default_factory=list)
+    requeued: list[str] = field(default_factory=list)  # failed before, indexed again
     unchanged: list[str] = field(default_factory=list)
+    metadata_updated: list[str] = field(default_factory=list)  # same content, metadata stored
     duplicates: list[str] = field(default_factory=list)
     load_errors: list[str] = field(default_factory=list)
     processed: list[str] = field(default_factory=list)
@@ -57,7 +60,9 @@ def run_report(
     if queued is not None:
         report.documents = len(queued.queued)
         report.new, report.updated, report.moved = queued.new, queued.updated, queued.moved
+        report.replaced, report.requeued = queued.replaced, queued.requeued
         report.unchanged, report.duplicates = queued.unchanged, queued.duplicates
+        report.metadata_updated = queued.metadata_updated
     return report
 
 
