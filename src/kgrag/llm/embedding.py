@@ -22,6 +22,7 @@ from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.retry import RetryPolicy, call_with_retry
 
 Kind = Literal["document", "query"]
+INLINE_SPLIT_CHARS = 20_000  # more text than this is cut into windows in a worker thread
 
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
@@ -105,7 +106,10 @@ class EmbeddingService:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
-        pieces, owners, weights = self._split(texts)
+        if sum(len(t) for t in texts) > INLINE_SPLIT_CHARS:  # tokenizing: off the event loop
+            pieces, owners, weights = await asyncio.to_thread(self._split, texts)
+        else:
+            pieces, owners, weights = self._split(texts)
         vectors = await self._embed_pieces(pieces, kind)
         if len(pieces) == len(texts):
             return normalise_rows(vectors)

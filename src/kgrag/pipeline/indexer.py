@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -51,6 +52,10 @@ if TYPE_CHECKING:
     from kgrag.llm.service import ChatService
     from kgrag.storage.base import Storage
     from kgrag.tokenizer import Tokenizer
+
+T = TypeVar("T")
+R = TypeVar("R")
+MIN_IN_FLIGHT = 16  # chunks of one document being extracted at once, at least
 
 __all__ = ["EnqueueReport", "Extractor", "IndexDeps", "Indexer", "ProcessReport"]
 
@@ -218,32 +223,19 @@ class Indexer:
         stored = await self.storage.kv(FULL_DOCS).get(record.id)
         if stored is None:
             raise RuntimeError(f"document text missing from the store ({record.id})")
-        doc = Document(
-            id=record.id,
-            content=stored["content"],
-            file_path=stored["file_path"],
-            blocks=decode_blocks(stored.get("blocks"), stored["content"]),
-        )  # blocks
         given = given_chunks(record.id, stored)  # an imported document keeps its chunks
+        # CPU-bound on a large document (seconds): never on the event loop
         chunks = (
-            given
-            if given is not None
-            else list(
-                {
-                    c.id: c
-                    for c in reversed(
-                        make_chunks_for_settings(doc, self.deps.settings, self.deps.tokenizer)
-                    )
-                }.values()
-            )[::-1]
+            given if given is not None else await asyncio.to_thread(self._chunk, record, stored)
         )
         record.status, record.updated_at = DocStatus.PROCESSING, time.time()
         record.chunk_ids, record.error = [c.id for c in chunks], None
         await hooks.started(record)
         todo, embed = await self._not_stored(chunks, keep=given is not None)
         progress.chunks_found(len(todo))  # chunks the index already holds need no work
+        bound = max(MIN_IN_FLIGHT, 4 * self.deps.settings.llm_max_async)
         extractions, vectors = await asyncio.gather(
-            _gather_all([self._extract(c, progress) for c in todo]),
+            _map_bounded(lambda c: self._extract(c, progress), todo, bound),
             self._embed([c.content for c in embed]) if embed else _no_vectors(),
         )
         version = NewVersion(
@@ -255,6 +247,17 @@ class Indexer:
         )
         self._judge(record, chunks, version.extractions)
         return version
+
+    def _chunk(self, record: DocRecord, stored: dict[str, Any]) -> list[Chunk]:
+        """The document's chunks, each id once (its first place)."""
+        doc = Document(
+            id=record.id,
+            content=stored["content"],
+            file_path=stored["file_path"],
+            blocks=decode_blocks(stored.get("blocks"), stored["content"]),
+        )  # blocks
+        made = make_chunks_for_settings(doc, self.deps.settings, self.deps.tokenizer)
+        return list({c.id: c for c in reversed(made)}.values())[::-1]
 
     async def _not_stored(
         self, chunks: list[Chunk], keep: bool = False
@@ -320,6 +323,23 @@ class _Turn:
 
 async def _no_vectors() -> np.ndarray:
     return np.zeros((0, 0), dtype=np.float32)
+
+
+async def _map_bounded(fn: Callable[[T], Awaitable[R]], items: list[T], limit: int) -> list[R]:
+    """``[await fn(x) for x in items]`` with at most ``limit`` at once, in order.
+
+    A bounded queue: a document of 10,000 chunks hands its extractor (and
+    the NLP extractor its worker threads) ``limit`` at a time, never all.
+    """
+    results: list[R | None] = [None] * len(items)
+    pending = iter(enumerate(items))
+
+    async def worker() -> None:
+        for index, item in pending:
+            results[index] = await fn(item)
+
+    await _gather_all([worker() for _ in range(min(limit, len(items)))])
+    return results  # type: ignore[return-value]  # every slot is filled
 
 
 async def _gather_all(coros: list) -> list:
