@@ -11,6 +11,7 @@ from kgrag.api import KGRag
 from kgrag.cli.index_cmd import waiting_message
 from kgrag.cli.opening import opened
 from kgrag.lifecycle.exports import FORMATS
+from kgrag.names import display_name
 
 _SELECT = ("delete", "disable", "enable")
 
@@ -115,10 +116,11 @@ async def _docs(rag: KGRag, args: argparse.Namespace) -> int:
         warn = f" {len(d['warnings'])} warning(s)" if d["warnings"] else ""
         meta = " ".join(f"{k}={v}" for k, v in sorted(d["metadata"].items()))
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(d["updated_at"]))
-        print(
+        line = (
             f"{d['id']}  {d['status']:<10} {d['chunks']:>4} chunks  {when}  "
-            f"{d['path']}{flags}{warn}  {meta}".rstrip()
+            f"{d['path']}{flags}{warn}  {meta}"
         )
+        print(display_name(line.rstrip()))  # one line per document, whatever its name holds
     shown = len(page["documents"])
     print(f"{page['offset'] + 1 if shown else 0}-{page['offset'] + shown} of {page['total']}")
     return 0

@@ -24,6 +24,7 @@ import sys
 from kgrag.api import IndexReport, KGRag
 from kgrag.cli.index_summary import kinds_line, work_line
 from kgrag.cli.opening import opened
+from kgrag.names import display_name
 
 
 def _progress(rag: KGRag, args: argparse.Namespace):
@@ -100,7 +101,7 @@ def _missing_paths(paths: list[str]) -> list[str]:
     """Named paths that do not exist, each reported on stderr."""
     missing = [p for p in paths if not os.path.exists(p)]
     for path in missing:
-        print(f"kgrag: error: no such file or folder: {path}", file=sys.stderr)
+        _note(f"kgrag: error: no such file or folder: {path}")
     if missing:
         print("kgrag: nothing was indexed", file=sys.stderr)
     return missing
@@ -159,7 +160,7 @@ def _print_report(
     report: IndexReport, summary: dict, as_json: bool, refused: bool = False, *, retry: bool = False
 ) -> None:
     for message in report.load_errors:
-        print(f"kgrag: skipped {message}", file=sys.stderr)
+        _note(f"kgrag: skipped {message}")
     if refused:
         print(
             f"kgrag: --strict: {len(report.load_errors)} file(s) could not be used; "
@@ -167,14 +168,11 @@ def _print_report(
             file=sys.stderr,
         )
     for message in report.duplicates:
-        print(f"kgrag: duplicate {message}", file=sys.stderr)
+        _note(f"kgrag: duplicate {message}")
     for doc, path, error in report.failed:
-        print(f"kgrag: failed {path} ({doc}): {error}", file=sys.stderr)
+        _note(f"kgrag: failed {path} ({doc}): {error}")
     for doc, warnings in report.warnings.items():
-        print(
-            f"kgrag: {doc} indexed with {len(warnings)} warning(s); first: {warnings[0]}",
-            file=sys.stderr,
-        )
+        _note(f"kgrag: {doc} indexed with {len(warnings)} warning(s); first: {warnings[0]}")
     if as_json:
         print(json.dumps(summary | {"refused": refused}))
         return
@@ -187,6 +185,11 @@ def _print_report(
     print(work_line(summary, retry=retry))
 
 
+def _note(line: str) -> None:
+    """One line on stderr; names in it escaped (:func:`kgrag.names.display_name`)."""
+    print(display_name(line), file=sys.stderr)
+
+
 def _print_status(status: dict, as_json: bool) -> int:
     if as_json:
         print(json.dumps(status))
@@ -196,11 +199,13 @@ def _print_status(status: dict, as_json: bool) -> int:
     for name, info in status["documents"].items():
         print(f"  {name:<10} {info['count']}")
     for f in status["failed"]:
-        print(f"    failed {f['file_path']} ({f['id']}): {f['error']}")
+        print(display_name(f"    failed {f['file_path']} ({f['id']}): {f['error']}"))
     for w in status.get("warnings", []):
         print(
-            f"    warnings {w['file_path']} ({w['id']}): {len(w['warnings'])}; "
-            f"first: {w['warnings'][0]}"
+            display_name(
+                f"    warnings {w['file_path']} ({w['id']}): {len(w['warnings'])}; "
+                f"first: {w['warnings'][0]}"
+            )
         )
     if status.get("disabled"):
         print(f"  disabled   {len(status['disabled'])}")
@@ -214,7 +219,7 @@ def _print_status(status: dict, as_json: bool) -> int:
     if status.get("settings"):
         print(describe_built_with(built_with(status["settings"])))
     for path, reason in (status.get("rejected_inputs") or {}).items():
-        print(f"    rejected {path}: {reason}")
+        print(display_name(f"    rejected {path}: {reason}"))
     if status.get("summaries_pending"):
         print(
             f"summaries pending: {status['summaries_pending']} (an interrupted run; "

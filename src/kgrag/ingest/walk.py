@@ -126,9 +126,9 @@ def _inside(target: str, root: str) -> bool:
 
 
 def _not_text(path: str, kind: str) -> LoaderError:
-    what = "everything in it is skipped" if kind == "folder" else "skipped"
+    outcome = "nothing in it is indexed" if kind == "folder" else "it is not indexed"
     return LoaderError(
         path,
-        f"the {kind} name is not valid UTF-8 and cannot be stored as a document's source; "
-        f"{what} (rename it to index it)",
+        f"the {kind} name is not valid UTF-8, which a document's source must be; "
+        f"{outcome} (rename it to index it)",
     )

@@ -1,13 +1,18 @@
 """The inputs an index refused to load, with their reasons (``rejected_inputs``, for status).
 
 A later successful load of a file clears its entry, and a file that no
-longer exists is no news: its entry goes too.
+longer exists is no news: its entry goes too. A path that is not valid
+text (a file name that is not UTF-8) is kept escaped
+(:func:`kgrag.names.display_name`), so it is stored and shown, and
+forgotten by the next load (which refuses it again if it is still there).
 """
 
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING
+
+from kgrag.names import display_name
 
 if TYPE_CHECKING:
     from kgrag.ingest.loaders import LoadReport
@@ -31,5 +36,5 @@ def rejections(before: dict[str, str], loaded: LoadReport) -> dict[str, str]:
         stored.pop(doc.source or doc.file_path, None)
     for error in loaded.errors:
         path = os.path.abspath(getattr(error, "path", str(error)))
-        stored[path] = getattr(error, "reason", str(error))
+        stored[display_name(path)] = display_name(getattr(error, "reason", str(error)))
     return stored

@@ -3,7 +3,8 @@
 A document answers with LightRAG's fields (``id``, ``content_summary``,
 ``content_length``, ``status`` in lower case, ISO times, ``track_id``,
 ``chunks_count``, ``error_msg``, ``metadata``, ``file_path``) and kgrag's
-(``disabled``, ``warnings``). The listing filters by status (any of
+(``name``: how kgrag names it, escaped, see :mod:`kgrag.names`;
+``disabled``, ``warnings``). The listing filters by status (any of
 several) and a search term (in the id, path, original name or summary,
 case-insensitive), sorts, and cuts one page.
 """
@@ -15,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgrag.names import display_name, document_name
 from kgrag.types import DocRecord, DocStatus
 
 SORT_FIELDS = ("created_at", "updated_at", "id", "file_path")
@@ -31,6 +33,7 @@ def doc_view(record: DocRecord, track_id: str | None = None) -> dict[str, Any]:
     """One document as the listing, track and status routes show it."""
     return {
         "id": record.id,
+        "name": document_name(record),
         "content_summary": record.content_summary,
         "content_length": record.content_length,
         "status": record.status.value,
@@ -52,6 +55,7 @@ def placeholder_view(
     """A document a track asked for that the index does not hold (yet, or at all)."""
     return {
         "id": doc_id,
+        "name": display_name(file_path),
         "content_summary": "",
         "content_length": 0,
         "status": status,

@@ -8,10 +8,17 @@ neighbours). Which index a call works on is the transport's business: a
 that reads through ``rag`` and writes through ``write`` (in the server,
 the workspace's job queue, behind its other writes). Failures of the
 library reach the client as tool errors with their message.
+
+Documents are listed by id and name (:func:`kgrag.names.document_name`:
+escaped, relative to the folder indexed); a file's absolute path is never
+listed. ``delete_document`` takes any of them back: an id, a listed name
+or path, or a source; a name several documents answer to is an error
+that lists their ids.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +30,7 @@ from mcp.types import ToolAnnotations
 
 from kgrag.api import KGRag
 from kgrag.errors import KGRagError
+from kgrag.names import display_name
 from kgrag.server.entity_view import entity_view
 
 Write = Callable[[KGRag], Awaitable[dict[str, Any]]]
@@ -131,18 +139,26 @@ class Tools:
             }
 
         with _reported():
-            return await (await self.source(ctx)).write(f"insert {doc_id or 'a text'}", act)
+            title = f"insert {display_name(doc_id) if doc_id else 'a text'}"
+            return await (await self.source(ctx)).write(title, act)
 
     async def list_documents(
         self, ctx: Context, offset: int = 0, limit: int = 50
     ) -> dict[str, Any]:
-        """A page of the indexed documents: id, path, status, chunks, metadata."""
+        """A page of the indexed documents: id, name, path, status, chunks, metadata."""
         with _reported():
             rag = await self._rag(ctx)
-            return await rag.documents(max(offset, 0), min(max(limit, 1), MAX_LIST))
+            page = await rag.documents(max(offset, 0), min(max(limit, 1), MAX_LIST))
+        for doc in page["documents"]:
+            if os.path.isabs(doc["path"]):
+                doc["path"] = doc["name"]  # a file: its name, not where it lies on this machine
+        return page
 
     async def delete_document(self, doc_id: str, ctx: Context) -> dict[str, Any]:
-        """Remove a document (by id or source path) and what only it supported."""
+        """Remove a document and what only it supported.
+
+        `doc_id`: its id, or its name or path as `list_documents` lists it.
+        """
 
         async def act(rag: KGRag) -> dict[str, Any]:
             ids, stats = await rag.delete([doc_id])
@@ -154,7 +170,7 @@ class Tools:
             }
 
         with _reported():
-            return await (await self.source(ctx)).write(f"delete {doc_id}", act)
+            return await (await self.source(ctx)).write(f"delete {display_name(doc_id)}", act)
 
     async def get_entity(self, name: str, ctx: Context, max_relations: int = 20) -> dict[str, Any]:
         """An entity of the graph, its strongest relations and the entities they lead to."""
