@@ -28,11 +28,21 @@ from kgrag.names import display_name
 
 
 def _progress(rag: KGRag, args: argparse.Namespace):
-    if getattr(args, "no_progress", False) or (args.json and not sys.stderr.isatty()):
+    """A live bar on a terminal; plain lines per interval when stderr is a log or a pipe."""
+    terminal = sys.stderr.isatty()
+    if getattr(args, "no_progress", False) or (args.json and not terminal):
         return None
+
+    def calls() -> int:
+        return chat_totals(rag.models.ledger.snapshot())["calls"]
+
+    if not terminal:
+        from kgrag.pipeline.progress_log import LineProgress
+
+        return LineProgress(llm_calls=calls)
     from kgrag.pipeline.progress import RichProgress
 
-    return RichProgress(llm_calls=lambda: chat_totals(rag.models.ledger.snapshot())["calls"])
+    return RichProgress(llm_calls=calls)
 
 
 def chat_totals(snapshot: dict) -> dict:
