@@ -12,7 +12,7 @@ across ``exec``) and the load time. The bounds asserted, generous for a
   CRC its directory declares. Before the bounded reader, the .docx took
   about 9 s and 2.2 GB RSS (zipfile inflates the whole member in one call
   and then truncates it to the declared size, which then even parses).
-* A legal .docx with 64 MiB of XML (ratio 2.4, within every zip budget)
+* A legal .docx with 64 MiB of XML (ratio 2.7, within every zip budget)
   and ``max_document_chars`` of 1,000,000: refused midway (0.4 s, 112 MiB),
   because the text budget is checked as the XML streams. Before, python-docx
   built the whole tree first (15 s, 410 MiB at 64 MiB of XML).
@@ -95,7 +95,7 @@ def test_forged_size_bomb_is_refused_in_bounded_memory_and_time(tmp_path, suffix
 
 def test_large_legal_docx_is_refused_midway_by_the_text_budget(tmp_path):
     path = tmp_path / "legal.docx"
-    large_docx(path, 64 * MiB)  # 28 MB on disk, ratio 2.4
+    large_docx(path, 64 * MiB)  # 25 MB on disk, ratio 2.7
 
     outcome = load_in_child(path, max_document_chars=1_000_000)
 
