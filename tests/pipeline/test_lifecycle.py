@@ -7,7 +7,9 @@ import pytest
 
 from kgrag.api import KGRag
 from kgrag.errors import DocumentNotFoundError
+from kgrag.lifecycle.documents import all_records
 from kgrag.lifecycle.export import dumps
+from kgrag.query.filter.documents import named_documents
 
 from .export_ids import by_source, ids_by_source
 from .lifecycle_corpus import document, lifecycle_settings, write
@@ -76,6 +78,8 @@ async def test_a_moved_file_keeps_its_id_and_is_not_extracted_again(tmp_path):
         assert listed["id"] == first and listed["path"] == str(moved.resolve())
         again = await rag.index_paths([moved])  # found by its source, not by its usual id
         assert again.unchanged == [first] and not again.new
+        records = await all_records(rag.storage)
+        assert named_documents([str(moved)], records) == {first}  # a query filter finds it too
         await assert_sound(rag)
         after = dumps(await rag.export(timestamps=False))
     fresh = await fresh_export(tmp_path, [moved])

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kgrag.errors import DocumentNotFoundError
-from kgrag.ingest.ids import source_doc_id
+from kgrag.names import records_named
 from kgrag.pipeline.facts import CHUNKS, DOC_GRAPH, SUPPORT, support_key
 from kgrag.query.trace import Trace, relation_id
 from kgrag.storage.base import VectorHit, edge_key
@@ -250,16 +250,17 @@ async def resolve_filter(storage: Storage, param: QueryParam) -> DocFilter:
 
 
 def named_documents(given: Iterable[str], records: list[DocRecord]) -> set[str]:
-    """Ids of the documents ``given`` names (by id, by source, or by path); raises for unknown ones."""
-    by_id = {r.id: r for r in records}
-    found, missing = set(), []
+    """Ids of the documents ``given`` names (by id, source, path or listed name); raises for unknown ones.
+
+    A name several documents answer to (:func:`kgrag.names.records_named`) selects them all.
+    """
+    found: set[str] = set()
+    missing: list[str] = []
     for name in given:
-        candidates = (name, source_doc_id(name), source_doc_id(os.path.realpath(name)))
-        hit = next((c for c in candidates if c in by_id), None)
-        if hit is None:
+        hits = records_named(name, records)
+        if not hits:
             missing.append(name)
-        else:
-            found.add(hit)
+        found.update(r.id for r in hits)
     if missing:
         raise DocumentNotFoundError(
             f"query filter: no indexed document has the id {', '.join(map(repr, missing))} "
