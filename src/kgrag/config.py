@@ -43,7 +43,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from kgrag import config_check, config_server
+from kgrag import config_check, config_server, languages
 from kgrag.errors import SettingsError
 from kgrag.ingest import options as _load
 
@@ -305,7 +305,11 @@ class Settings(BaseSettings):
         description="Entity types offered to the extractor.",
     )
     language: str = Field(
-        "English", description="Language of descriptions, summaries and keywords."
+        "English",
+        description=(
+            "Language of descriptions, summaries and keywords: an English name, ISO 639-1 code "
+            "or own name of a language kgrag knows (kgrag.languages), stored as its English name."
+        ),
     )
     max_gleaning: int = Field(1, ge=0, description="Extra 'anything missed?' passes per chunk.")
     extract_max_reasks: int = Field(
@@ -502,6 +506,11 @@ class Settings(BaseSettings):
     def explicit(self) -> frozenset[str]:
         """The fields given a value (keyword, environment or ``.env``), not left at the default."""
         return frozenset(self.model_fields_set)
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, value: str) -> str:
+        return languages.check(value)
 
     @field_validator("prices", mode="before")
     @classmethod

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kgrag import languages
 from kgrag.config import Settings
 from kgrag.errors import ConfigError
 from kgrag.storage.base import Storage
@@ -271,6 +272,12 @@ def apply(
     chosen = _chosen(settings, remembered, chat_injected)
     supplied = [n for n in REMEMBERED if n not in chosen and remembered.get(n) is not None]
     fill = {n: remembered[n] for n in supplied if getattr(settings, n) != remembered[n]}
+    if "language" in fill and languages.canonical(str(fill["language"])) is None:
+        raise ConfigError(
+            f"the index at {os.path.abspath(settings.workdir)} records language "
+            f"{fill['language']!r}, which is not a language kgrag knows: set KGRAG_LANGUAGE "
+            "to one it knows (kgrag.languages)"
+        )
     return Applied(settings.with_overrides(**fill), remembered, supplied)
 
 

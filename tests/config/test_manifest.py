@@ -204,3 +204,12 @@ def test_a_provider_chosen_by_an_endpoint_names_the_variable(monkeypatch):
         manifest.apply(Settings(), remembered)
     monkeypatch.setenv("KGRAG_EMBEDDING_PROVIDER", "local")  # the way out: say which
     assert manifest.apply(Settings(), remembered).settings.resolved_embedding_provider() == "local"
+
+
+def test_a_remembered_language_kgrag_does_not_know_says_how_to_go_on():
+    remembered = manifest.record(Settings(embedding_provider="fake"), "set") | {
+        "language": "Klingon"
+    }
+    with pytest.raises(ConfigError, match=r"records language 'Klingon'.*set KGRAG_LANGUAGE"):
+        manifest.apply(Settings(), remembered)
+    assert manifest.apply(Settings(language="German"), remembered).settings.language == "German"

@@ -132,3 +132,18 @@ def test_sources_of_settings(monkeypatch):
     assert setting_source(settings, "llm_api_key") == "environment (OPENAI_API_KEY)"
     assert setting_source(settings, "chunk_size") == "keyword"
     assert setting_source(settings, "top_k") == "default"
+
+
+def test_the_language_is_one_kgrag_knows(monkeypatch):
+    [problem] = problems(language="Klingon")
+    assert problem.startswith("language='Klingon': not a language kgrag knows; known: Afrikaans")
+    assert "German" in problem and "Chinese" in problem and "ISO 639-1" in problem
+    monkeypatch.setenv("KGRAG_LANGUAGE", "Klingon")
+    assert problems()[0].endswith("(from KGRAG_LANGUAGE)")
+    monkeypatch.delenv("KGRAG_LANGUAGE")
+    # Named by English name, code or own name, in any case: stored by its English name.
+    for given in ("German", "german", "de", "Deutsch", " GERMAN "):
+        assert Settings(language=given).language == "German"
+    assert Settings(language="zh").language == "Chinese"
+    assert Settings(language="Simplified Chinese").language == "Simplified Chinese"
+    assert Settings().language == "English"
