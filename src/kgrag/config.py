@@ -109,6 +109,57 @@ class Settings(BaseSettings):
             "Workspace in PostgreSQL (schema kgrag_<name>); default: the workdir's folder name."
         ),
     )
+    postgres_pool_min: int = Field(
+        1, ge=1, description="Connections a PostgreSQL pool keeps open (storage=postgres)."
+    )
+    postgres_pool_max: int = Field(
+        12, ge=1, le=1000, description="Most connections a PostgreSQL pool opens at once."
+    )
+    postgres_reconnect_s: float = Field(
+        60.0,
+        gt=0,
+        description=(
+            "Seconds a PostgreSQL read or write waits for a lost server (restart, network cut) "
+            "to answer again, retrying with backoff, before it fails."
+        ),
+    )
+    postgres_sslmode: (
+        Literal["disable", "allow", "prefer", "require", "verify-ca", "verify-full"] | None
+    ) = Field(None, description="libpq sslmode for PostgreSQL (overrides the DSN's).")
+    postgres_sslrootcert: str | None = Field(
+        None, description="CA certificate file checking the PostgreSQL server (libpq sslrootcert)."
+    )
+    postgres_sslcert: str | None = Field(
+        None, description="Client certificate file for PostgreSQL (libpq sslcert)."
+    )
+    postgres_sslkey: str | None = Field(
+        None, description="Client certificate's key file for PostgreSQL (libpq sslkey)."
+    )
+    postgres_index_rows: int = Field(
+        10_000,
+        ge=1,
+        description=(
+            "Rows a PostgreSQL vector namespace holds before it gets an approximate index "
+            "(smaller ones are searched exactly)."
+        ),
+    )
+    postgres_hnsw_m: int = Field(
+        16, ge=2, le=100, description="HNSW index: links per node (pgvector m, 2-100)."
+    )
+    postgres_hnsw_ef_construction: int = Field(
+        64,
+        ge=4,
+        le=1000,
+        description="HNSW index: candidate list while building (at least 2 x postgres_hnsw_m).",
+    )
+    postgres_hnsw_ef_search: int = Field(
+        100,
+        ge=1,
+        le=1000,
+        description=(
+            "HNSW search: least candidate list; a search asks max(this, 5 x top_k), at most 1000."
+        ),
+    )
 
     # --- chat model -------------------------------------------------------
     llm_provider: str = Field(
@@ -536,6 +587,16 @@ class Settings(BaseSettings):
             )
         if self.split_by_character_only and not self.split_by_character:
             raise ValueError("split_by_character_only needs split_by_character")
+        if self.postgres_pool_min > self.postgres_pool_max:
+            raise ValueError(
+                f"postgres_pool_min={self.postgres_pool_min} must not exceed "
+                f"postgres_pool_max={self.postgres_pool_max}"
+            )
+        if self.postgres_hnsw_ef_construction < 2 * self.postgres_hnsw_m:
+            raise ValueError(
+                f"postgres_hnsw_ef_construction={self.postgres_hnsw_ef_construction} must be at "
+                f"least 2 x postgres_hnsw_m={self.postgres_hnsw_m}"
+            )
         return self
 
     # --- resolution of 'auto' -------------------------------------------

@@ -7,7 +7,8 @@ import asyncio
 import numpy as np
 import pytest
 
-from kgrag.storage.postgres.vectors import EXACT_ROWS, namespaces, search_sql
+from kgrag.storage.postgres.vector_index import EXACT_ROWS, search_sql
+from kgrag.storage.postgres.vectors import namespaces, pack
 from support.postgres import until_waiting_on_lock
 
 
@@ -23,7 +24,7 @@ async def _table(storage, namespace: str) -> str:
 
 
 async def _plan_text(storage, sql: str, query: np.ndarray) -> str:
-    from kgrag.storage.postgres.vectors import _adapt, pack
+    from kgrag.storage.postgres.vectors import _adapt
 
     async with storage.db.connection() as conn:
         _adapt(conn)
@@ -147,7 +148,8 @@ async def test_pg_vectors_two_transactions_create_one_namespace(pg_storage):
 
 
 async def test_pg_vectors_a_deferred_index_is_built_after_the_bulk_load(pg_storage):
-    from kgrag.storage.postgres.vectors import PgVectorStore, build_indexes
+    from kgrag.storage.postgres.vector_index import build_indexes
+    from kgrag.storage.postgres.vectors import PgVectorStore
 
     vs = PgVectorStore(pg_storage.db, "bulk", defer_index=True)
     rng, n = np.random.default_rng(9), EXACT_ROWS + 5
@@ -156,3 +158,90 @@ async def test_pg_vectors_a_deferred_index_is_built_after_the_bulk_load(pg_stora
     assert await pg_storage.db.write(build_indexes) == ["bulk"]
     assert any("USING hnsw" in d for d in await _index_defs(pg_storage, "bulk"))
     assert await pg_storage.db.write(build_indexes) == []  # nothing left to build
+
+
+async def _wide(pg_storage, namespace: str, dim: int, rows: int, index_rows: int):
+    """A namespace of ``dim`` dimensions written in three upserts; the second crosses the limit."""
+    from kgrag.storage.postgres.vector_index import IndexOptions
+    from kgrag.storage.postgres.vectors import PgVectorStore
+
+    vs = PgVectorStore(pg_storage.db, namespace, index=IndexOptions(rows=index_rows))
+    rng = np.random.default_rng(dim)
+    centres = rng.standard_normal((12, dim))
+    data = centres[rng.integers(0, 12, rows)] + 0.5 * rng.standard_normal((rows, dim))
+    ids = [f"w{i:04d}" for i in range(rows)]
+    for part in (
+        slice(0, index_rows - 10),
+        slice(index_rows - 10, rows - 5),
+        slice(rows - 5, rows),
+    ):
+        await vs.upsert(ids[part], data[part], [{"i": i} for i in range(rows)][part])
+    return vs, _unit32(data), rng
+
+
+async def _matches_exact_search(vs, unit: np.ndarray, rng, k: int = 10) -> float:
+    """Recall@k of ``vs`` against an exact scan; scores are the exact cosines, best first."""
+    found = 0
+    near = unit[rng.integers(0, len(unit), 8)] + 0.2 * rng.standard_normal((8, unit.shape[1]))
+    for q in _unit32(near):
+        hits = await vs.query(q, k)
+        exact = unit @ q
+        found += len({int(h.id[1:]) for h in hits} & set(np.argsort(-exact)[:k].tolist()))
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+        for hit in hits:
+            assert hit.score == pytest.approx(float(exact[int(hit.id[1:])]), abs=1e-5)
+    return found / (8 * k)
+
+
+async def test_pg_vectors_3072_dimensions_get_a_halfvec_index_and_keep_working(pg_storage):
+    # pgvector indexes `vector` up to 2,000 dimensions: text-embedding-3-large's 3,072
+    # used to fail the write that crossed the limit, and every write after it
+    vs, unit, rng = await _wide(pg_storage, "wide", 3072, 260, index_rows=200)
+    assert await vs.count() == 260
+    defs = await _index_defs(pg_storage, "wide")
+    assert any("USING hnsw (((vec)::halfvec(3072)) halfvec_ip_ops)" in d for d in defs), defs
+    assert any("m='16'" in d and "ef_construction='64'" in d for d in defs), defs
+    table, query = await _table(pg_storage, "wide"), pack(unit[:1])[0]
+    assert await _matches_exact_search(vs, unit, rng) == 1.0  # small: a sequential scan
+    async with pg_storage.transaction():  # the reads join it: the index, however small
+        await pg_storage.db.write(_execute, "SET LOCAL enable_seqscan = off")
+        plan = await pg_storage.db.read(
+            _execute, "EXPLAIN " + search_sql(table, False, 3072), {"q": query, "k": 10}
+        )
+        assert f"{table}_hnsw" in "\n".join(row[0] for row in plan)
+        assert await _matches_exact_search(vs, unit, rng) >= 0.9
+    await vs.upsert(["late"], unit[:1], [{}])  # later writes join the index
+    assert await vs.count() == 261
+
+
+async def _execute(conn, sql: str, params=None) -> list:
+    from kgrag.storage.postgres.vectors import _adapt
+
+    _adapt(conn)
+    cur = await conn.execute(sql, params)
+    return await cur.fetchall() if cur.description else []
+
+
+async def test_pg_vectors_beyond_4000_dimensions_are_searched_exactly(pg_storage):
+    vs, unit, rng = await _wide(pg_storage, "wider", 4100, 60, index_rows=30)
+    assert await vs.count() == 60
+    assert not any("hnsw" in d for d in await _index_defs(pg_storage, "wider"))
+    assert await _matches_exact_search(vs, unit, rng) == 1.0
+
+
+async def test_pg_vectors_index_parameters_come_from_the_options(pg_storage):
+    from kgrag.storage.postgres.vector_index import IndexOptions
+    from kgrag.storage.postgres.vectors import PgVectorStore
+
+    options = IndexOptions(rows=50, m=8, ef_construction=40, ef_search=300)
+    vs = PgVectorStore(pg_storage.db, "tuned", index=options)
+    rows = np.random.default_rng(2).standard_normal((60, 16))
+    await vs.upsert([f"t{i}" for i in range(60)], rows, [{}] * 60)
+    defs = await _index_defs(pg_storage, "tuned")
+    assert any("m='8'" in d and "ef_construction='40'" in d for d in defs), defs
+
+    async def ef_search(conn):
+        await vs._plan(conn, 10)
+        return (await (await conn.execute("SHOW hnsw.ef_search")).fetchone())[0]
+
+    assert await pg_storage.db.read(ef_search) == "300"

@@ -9,13 +9,18 @@
 documents, indexes them and waits for more (``--exit-when-idle``: it stops
 once the queue is empty and no other worker holds a document). Both need
 ``storage = postgres`` for more than one worker; see docs/postgres.md.
-``worker`` exits 1 when it gave a document up.
+``worker`` exits 1 when it gave a document up, or stopped on an error (one
+line on stderr: a database that stayed away past ``postgres_reconnect_s``,
+say); SIGTERM stops it as Ctrl-C does, its documents back in the queue
+(exit 143).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import signal
 import sys
 from typing import Any
 
@@ -66,8 +71,39 @@ async def run(args: argparse.Namespace, settings: Any) -> int:
             max_attempts=max(1, args.max_attempts),
             exit_when_idle=args.exit_when_idle,
         )
-        done = await rag.work(options)
+        done = await _work_until_terminated(rag, options)
+    if done is None:
+        print(
+            "kgrag: worker stopped (SIGTERM); its documents are back in the queue", file=sys.stderr
+        )
+        return TERMINATED
     return _print_worker(done, args.json)
+
+
+TERMINATED = 128 + signal.SIGTERM
+
+
+async def _work_until_terminated(rag: Any, options: Any) -> Any:
+    """``rag.work(options)``; None when SIGTERM cancelled it (the worker released its leases)."""
+    task, loop = asyncio.current_task(), asyncio.get_running_loop()
+    terminated = False
+
+    def stop() -> None:
+        nonlocal terminated
+        terminated = True
+        if task is not None:
+            task.cancel()
+
+    loop.add_signal_handler(signal.SIGTERM, stop)
+    try:
+        return await rag.work(options)
+    except asyncio.CancelledError:
+        if not terminated or task is None:
+            raise
+        task.uncancel()
+        return None
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def _print_enqueued(report: Any, errors: list[str], as_json: bool) -> int:

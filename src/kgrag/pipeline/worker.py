@@ -22,6 +22,19 @@ does not change it.
   while another worker still commits documents would summarise the keys
   those touch twice. ``exit_when_idle`` then ends it once nothing is left.
 
+A worker survives its database going away (a restart, a network cut):
+the store waits for it with a bounded backoff (``postgres_reconnect_s``).
+A document whose commit broke with the connection
+(:class:`~kgrag.errors.ConnectionLostError`) committed nothing: the worker
+runs it again, from a copy of its record as claimed, while its lease is
+its own (renewed as soon as the database answers; if the lease expired
+meanwhile and another worker took the document, the commit is refused and
+the document is dropped). A database that stays away past the budget
+(:class:`~kgrag.errors.DatabaseUnavailableError`), or any other error
+that escapes a slot, cancels the worker's other slots and ends it with
+that one error; leases are released on the way out (Ctrl-C and SIGTERM
+too), so no document waits for its lease to expire.
+
 Workers hold the writer lease *shared*: operations on the whole workspace
 (rebuild, repair) wait for them, and they for those.
 """
@@ -30,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import os
 import socket
 import time
@@ -38,12 +52,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kgrag.errors import ConfigError
+from kgrag.errors import ConfigError, ConnectionLostError, DatabaseUnavailableError
 from kgrag.pipeline.indexer import Indexer, TurnHooks, describe_error
 from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage, WorkQueue
+
+_REDO_MAX = 5  # runs of one document undone by connection losses before it counts as failed
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +104,10 @@ class QueueHooks(TurnHooks):
         await self.queue.guard(self.worker.owner, record.id)
 
     async def failed(self, record: DocRecord, error: BaseException) -> None:
+        if isinstance(error, DatabaseUnavailableError):
+            raise error  # the database is gone: the worker stops
+        if isinstance(error, ConnectionLostError) and self.worker.again(record.id):
+            return  # nothing of it was committed: the worker runs it again
         await self.worker.fail(record, describe_error(error))
 
 
@@ -108,6 +128,8 @@ class Worker:
         self.report = WorkerReport(self.owner)
         self._attempts: dict[str, int] = {}
         self._held: set[str] = set()
+        self._redo: dict[str, int] = {}  # doc id -> runs undone by a connection loss
+        self._again: set[str] = set()  # documents to run again now
         self.hooks = QueueHooks(self.storage, self.queue, self)
 
     async def run(self) -> WorkerReport:
@@ -115,18 +137,31 @@ class Worker:
         async with self.storage.writer(shared=True), self._renewing():
             try:
                 while True:
-                    await asyncio.gather(*(self._slot() for _ in range(self.options.concurrency)))
-                    counts = await self.queue.counts()
-                    if counts.pending == counts.leased == 0:  # others' documents touch keys too
-                        await self._finish()
-                    if self.options.exit_when_idle and await self._idle():
-                        break
+                    try:
+                        await self._round()
+                    except ConnectionLostError:  # a transaction broke: its work runs again
+                        await self.queue.release_all(self.owner)  # what the slots left
+                    else:
+                        if self.options.exit_when_idle and await self._idle():
+                            break
                     await asyncio.sleep(self.options.poll_s)
             finally:
                 with contextlib.suppress(Exception):
                     await asyncio.shield(self.queue.release_all(self.owner))
         self.report.seconds = time.perf_counter() - started
         return self.report
+
+    async def _round(self) -> None:
+        """Every slot until the queue is dry; then a share of the summaries."""
+        try:
+            async with asyncio.TaskGroup() as group:  # one failing slot cancels the others
+                for _ in range(self.options.concurrency):
+                    group.create_task(self._slot())
+        except BaseExceptionGroup as failed:
+            raise first_error(failed) from None
+        counts = await self.queue.counts()
+        if counts.pending == counts.leased == 0:  # others' documents touch keys too
+            await self._finish()
 
     async def _slot(self) -> None:
         """Claim and process documents one at a time until none is left to claim."""
@@ -139,13 +174,32 @@ class Worker:
                     continue
                 self._held.add(record.id)
                 try:
-                    # its model calls count for the document (the indexer's task context)
-                    done = await self.indexer.process_records([record], self.hooks)
+                    await self._process(record)
                 finally:
                     self._held.discard(record.id)
                     self._attempts.pop(record.id, None)
-                self.report.processed += done.processed
-                self.report.lost += done.lost
+                    self._redo.pop(record.id, None)
+
+    async def _process(self, claimed: DocRecord) -> None:
+        """Index one claimed document; again while a connection loss undoes it."""
+        while True:
+            record = copy.deepcopy(claimed)  # the indexer changes the record it is given
+            # its model calls count for the document (the indexer's task context)
+            done = await self.indexer.process_records([record], self.hooks)
+            self.report.processed += done.processed
+            self.report.lost += done.lost
+            if record.id not in self._again:
+                return
+            self._again.discard(record.id)
+
+    def again(self, doc_id: str) -> bool:
+        """Mark a document undone by a connection loss for another run (a few at most)."""
+        runs = self._redo.get(doc_id, 0)
+        if runs >= _REDO_MAX:
+            return False
+        self._redo[doc_id] = runs + 1
+        self._again.add(doc_id)
+        return True
 
     async def fail(self, record: DocRecord, error: str) -> None:
         """Back to the queue for another try, or given up after the last one."""
@@ -187,3 +241,13 @@ class Worker:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+def first_error(group: BaseExceptionGroup) -> BaseException:
+    """The first error of a task group's that is not a cancellation (nested groups flattened)."""
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            exc = first_error(exc)
+        if not isinstance(exc, asyncio.CancelledError):
+            return exc
+    return group.exceptions[0]

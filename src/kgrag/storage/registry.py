@@ -24,7 +24,27 @@ def open_storage(name: str, workdir: Path, **options: Any):
 
 def storage_for(settings: Settings, workdir: Path | None = None):
     """The (not yet opened) backend ``settings`` select, with its options."""
-    options: dict[str, Any] = {}
-    if settings.storage == "postgres":
-        options = {"dsn": settings.postgres_dsn, "workspace": settings.postgres_workspace}
+    options = postgres_options(settings) if settings.storage == "postgres" else {}
     return open_storage(settings.storage, Path(workdir or settings.workdir), **options)
+
+
+def postgres_options(settings: Settings) -> dict[str, Any]:
+    """The postgres storage's options from ``settings`` (see docs/postgres.md)."""
+    ssl = {
+        "sslmode": settings.postgres_sslmode,
+        "sslrootcert": settings.postgres_sslrootcert,
+        "sslcert": settings.postgres_sslcert,
+        "sslkey": settings.postgres_sslkey,
+    }
+    return {
+        "dsn": settings.postgres_dsn,
+        "workspace": settings.postgres_workspace,
+        "pool_min": settings.postgres_pool_min,
+        "pool_max": settings.postgres_pool_max,
+        "reconnect_s": settings.postgres_reconnect_s,
+        "conninfo": {k: v for k, v in ssl.items() if v},
+        "index_rows": settings.postgres_index_rows,
+        "hnsw_m": settings.postgres_hnsw_m,
+        "hnsw_ef_construction": settings.postgres_hnsw_ef_construction,
+        "hnsw_ef_search": settings.postgres_hnsw_ef_search,
+    }

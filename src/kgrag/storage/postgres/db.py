@@ -26,6 +26,19 @@ database server itself may lose the last fraction of a second of them,
 which the pipeline redoes. On two cores that saves ~3.5 ms a write, and
 a document makes dozens (its LLM cache entries above all).
 
+Connection loss (the server restarted, a network cut): a pooled
+connection that broke is dropped, and the pool connects again. A read or
+a write of its own is run again whole, with a bounded backoff (50 ms
+doubling to 2 s), for up to ``reconnect_s`` (``postgres_reconnect_s``)
+before :class:`~kgrag.errors.DatabaseUnavailableError`; a transaction
+cannot be re-run here (its block is the caller's), so it fails with
+:class:`~kgrag.errors.ConnectionLostError`, which tells the caller that
+nothing of it was committed and the work may run again whole (a worker
+does: see :mod:`kgrag.pipeline.worker`). A transaction and a lock check
+their connection before using it, so an idle connection that died with
+the server is replaced rather than failing them. A lost connection and
+its recovery are logged once each (logger ``kgrag.storage.postgres``).
+
 Unlike the embedded store, transactions of different tasks (and
 processes) run at the same time; what must not interleave takes a lock
 (:mod:`kgrag.storage.postgres.locks`). Multi-row writes go in key order,
@@ -37,17 +50,26 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import os
 import socket
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from kgrag.errors import StorageError
+from kgrag.errors import ConnectionLostError, DatabaseUnavailableError, StorageError
+from kgrag.storage.postgres.reconnect import Backoff, is_lost
 
 Fn = Callable[..., Awaitable[Any]]
 Callback = Callable[[], None] | None
+
+log = logging.getLogger("kgrag.storage.postgres")
+# psycopg logs each failed reconnection attempt; the loss is reported once, here
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
+
+_CHECKOUT_S = 2.0  # one wait for a pooled connection; each new wait lets the pool connect anew
 
 # (database, connection, lock) of the transaction the current context takes part in.
 _ACTIVE: contextvars.ContextVar[tuple[Any, ...] | None] = contextvars.ContextVar(
@@ -61,7 +83,9 @@ class PoolOptions:
 
     min_size: int = 1
     max_size: int = 8
-    timeout_s: float = 30.0
+    timeout_s: float = 30.0  # waiting for a free connection
+    reconnect_s: float = 60.0  # waiting for a lost database to answer again
+    conninfo: dict[str, str] | None = None  # libpq parameters added to the DSN (sslmode, ...)
 
 
 def _psycopg():
@@ -90,11 +114,12 @@ class Database:
     """A pool of connections to ``dsn``, every one in ``schema``."""
 
     def __init__(self, dsn: str, schema: str, pool: PoolOptions | None = None):
-        self.dsn, self.schema = dsn, schema
-        self.label = f"postgres workspace {schema} ({redact(dsn)})"
         self._options = pool or PoolOptions()
+        self.dsn, self.schema = _with_params(dsn, self._options.conninfo), schema
+        self.label = f"postgres workspace {schema} ({redact(self.dsn)})"
         self._pool: Any = None
         self._setup: list[Fn] = []
+        self._lost_since: float | None = None  # when a connection loss was first seen
 
     def on_open(self, fn: Fn) -> None:
         """Run ``fn(conn)`` once, in a transaction, each time the database opens."""
@@ -121,6 +146,9 @@ class Database:
             kwargs={"autocommit": True, "application_name": application_name()},
             configure=configure,
             open=False,
+            # give up a failing connection attempt soon: the next checkout starts a new
+            # one at once, so a restarted server is found within a checkout's wait
+            reconnect_timeout=_CHECKOUT_S,
         )
         try:
             await pool.open(wait=True, timeout=self._options.timeout_s)
@@ -156,7 +184,7 @@ class Database:
         except psycopg.Error as exc:
             raise StorageError(f"cannot connect to {self.label}: {_reason(exc)}") from exc
         async with conn:
-            return await _guard(self.label, fn(conn, *args))
+            return await self._guard(fn(conn, *args))
 
     def _require(self) -> Any:
         if self._pool is None:
@@ -166,16 +194,80 @@ class Database:
     # -- connections ---------------------------------------------------------
 
     @asynccontextmanager
-    async def connection(self) -> AsyncIterator[Any]:
-        """A pooled connection of its own (autocommit), errors translated."""
-        psycopg, psycopg_pool = _psycopg()
+    async def connection(self, *, check: bool = False) -> AsyncIterator[Any]:
+        """A pooled connection of its own (autocommit), errors translated.
+
+        Waits for one through a connection loss (bounded); ``check``: one that
+        answers (a round trip), for work that cannot be re-run if it broke.
+        """
+        psycopg, _ = _psycopg()
+        pool = self._require()
+        conn = await self._checkout(pool, check)
         try:
-            async with self._require().connection() as conn:
+            async with conn:  # rolls back on an error, as the pool's own block does
                 yield conn
-        except psycopg_pool.PoolTimeout as exc:
-            raise StorageError(f"{self.label}: no free connection ({exc})") from exc
         except psycopg.Error as exc:
-            raise StorageError(f"{self.label}: {_reason(exc)}") from exc
+            raise self._translate(exc) from exc
+        finally:
+            await pool.putconn(conn)
+
+    async def _checkout(self, pool: Any, check: bool) -> Any:
+        psycopg, psycopg_pool = _psycopg()
+        backoff = Backoff(max(self._options.timeout_s, self._options.reconnect_s))
+        while True:
+            try:
+                conn = await pool.getconn(timeout=min(_CHECKOUT_S, backoff.left()))
+            except psycopg_pool.PoolTimeout as exc:
+                error: BaseException = exc
+            else:
+                if not check:
+                    return conn
+                try:
+                    await pool.check_connection(conn)
+                    return conn
+                except psycopg.Error as exc:
+                    await pool.putconn(conn)  # broken: the pool drops it
+                    error = exc
+            if not isinstance(error, psycopg_pool.PoolTimeout):  # else: maybe only busy
+                self._lost()
+            if not await backoff.sleep():
+                raise DatabaseUnavailableError(
+                    f"{self.label}: no connection for {backoff.budget_s:.0f} s "
+                    f"(postgres_reconnect_s): {_reason(error)}"
+                ) from error
+
+    async def _retrying(self, once: Fn, *args: Any) -> Any:
+        """``once(*args)``, run again whole while it fails by a connection loss (bounded)."""
+        backoff = Backoff(self._options.reconnect_s)
+        while True:
+            try:
+                result = await once(*args)
+            except ConnectionLostError as exc:
+                self._lost()
+                if not await backoff.sleep():
+                    raise DatabaseUnavailableError(
+                        f"{self.label} did not answer for {backoff.budget_s:.0f} s "
+                        f"(postgres_reconnect_s): {exc}"
+                    ) from exc
+                continue
+            if self._lost_since is not None:
+                self._regained()
+            return result
+
+    def _lost(self) -> None:
+        if self._lost_since is None:
+            self._lost_since = time.monotonic()
+            log.warning("lost the connection to %s; reconnecting", self.label)
+
+    def _regained(self) -> None:
+        if self._lost_since is not None:
+            took, self._lost_since = time.monotonic() - self._lost_since, None
+            log.warning("connected to %s again after %.1f s", self.label, took)
+
+    def _translate(self, exc: BaseException) -> StorageError:
+        if is_lost(exc):
+            return ConnectionLostError(f"{self.label}: connection lost: {_reason(exc)}")
+        return StorageError(f"{self.label}: {_reason(exc)}")
 
     def _joined(self) -> tuple[Any, asyncio.Lock] | None:
         active = _ACTIVE.get()
@@ -189,7 +281,10 @@ class Database:
         if joined is not None:
             conn, lock = joined
             async with lock:
-                return await _guard(self.label, fn(conn, *args))
+                return await self._guard(fn(conn, *args))
+        return await self._retrying(self._read_once, fn, args)
+
+    async def _read_once(self, fn: Fn, args: tuple[Any, ...]) -> Any:
         async with self.connection() as conn, conn.transaction():
             await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             return await fn(conn, *args)
@@ -204,21 +299,24 @@ class Database:
             async with lock:
                 try:
                     async with conn.transaction():  # a savepoint
-                        result = await _guard(self.label, fn(conn, *args))
+                        result = await self._guard(fn(conn, *args))
                 except BaseException:
                     _run(on_rollback)
                     raise
             _deferred(conn).append((on_commit, on_rollback))
             return result
+        result = await self._retrying(self._write_once, fn, args, on_rollback)
+        _run(on_commit)
+        return result
+
+    async def _write_once(self, fn: Fn, args: tuple[Any, ...], on_rollback: Callback) -> Any:
         try:
             async with self.connection() as conn, conn.transaction():
                 await conn.execute("SET LOCAL synchronous_commit = off")  # see the docstring
-                result = await fn(conn, *args)
+                return await fn(conn, *args)
         except BaseException:
             _run(on_rollback)
             raise
-        _run(on_commit)
-        return result
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
@@ -226,7 +324,7 @@ class Database:
         if self._joined() is not None:
             yield
             return
-        async with self.connection() as conn:
+        async with self.connection(check=True) as conn:
             conn.kgrag_deferred = []
             marker = _ACTIVE.set((self, conn, asyncio.Lock()))
             committed = False
@@ -240,17 +338,27 @@ class Database:
                     _run(on_commit if committed else on_rollback)
                 conn.kgrag_deferred = []
 
+    async def _guard(self, awaitable: Awaitable[Any]) -> Any:
+        psycopg, _ = _psycopg()
+        try:
+            return await awaitable
+        except psycopg.Error as exc:
+            raise self._translate(exc) from exc
+
 
 def _deferred(conn: Any) -> list[tuple[Callback, Callback]]:
     return conn.kgrag_deferred
 
 
-async def _guard(label: str, awaitable: Awaitable[Any]) -> Any:
+def _with_params(dsn: str, params: dict[str, str] | None) -> str:
+    """``dsn`` with the libpq ``params`` added (they win over the DSN's own)."""
+    if not params:
+        return dsn
     psycopg, _ = _psycopg()
     try:
-        return await awaitable
-    except psycopg.Error as exc:
-        raise StorageError(f"{label}: {_reason(exc)}") from exc
+        return psycopg.conninfo.make_conninfo(dsn, **params)
+    except psycopg.ProgrammingError as exc:
+        raise StorageError(f"invalid postgres connection settings: {_reason(exc)}") from exc
 
 
 def application_name() -> str:

@@ -4,7 +4,8 @@ A lock is ``pg_advisory_lock(hashtext(schema name), slot)`` held on a pooled
 connection of its own for the whole block, so it spans transactions and
 the server frees it when the holder's connection ends, however the
 holder dies (``kill -9`` closes the socket; a vanished machine is found
-by TCP keepalive). Every process connects with ``application_name`` set to
+by TCP keepalive; a server restart ends every session, and with it
+the lock: releasing it then is a no-op). Every process connects with ``application_name`` set to
 its host, pid and command line, which is how a waiter names the holder.
 
 Slots:
@@ -33,6 +34,7 @@ from typing import Any
 
 from kgrag.errors import WorkdirBusyError
 from kgrag.storage.lease import WriterLease
+from kgrag.storage.postgres.reconnect import is_lost
 
 WRITER = 1
 SERIAL = 2
@@ -60,7 +62,7 @@ class AdvisoryLock:
             yield
             return
         local = self._shared_local if shared else self._local
-        async with local.hold(), self.db.connection() as conn:
+        async with local.hold(), self.db.connection(check=True) as conn:
             try:
                 await self._acquire(conn, wait, on_wait, shared)
             except BaseException:  # cancelled while waiting: the lock may have been granted
@@ -70,7 +72,19 @@ class AdvisoryLock:
                 yield
             finally:
                 unlock = "pg_advisory_unlock_shared" if shared else "pg_advisory_unlock"
-                await asyncio.shield(self._call(conn, unlock))
+                await asyncio.shield(self._release(conn, unlock))
+
+    async def _release(self, conn: Any, function: str) -> None:
+        """Unlock, unless the session already ended (and took the lock with it)."""
+        import psycopg
+
+        if conn.closed:
+            return
+        try:
+            await self._call(conn, function)
+        except psycopg.OperationalError as exc:
+            if not is_lost(exc):
+                raise
 
     async def _call(self, conn: Any, function: str) -> bool:
         # keyed by the schema's name, not current_schema(): the key must not change
@@ -125,7 +139,7 @@ class KeyClaims:
         Several workers writing the deferred summaries each get a share of
         the keys: none waits for another, none does a key twice.
         """
-        async with self.db.connection() as conn:
+        async with self.db.connection(check=True) as conn:
             cur = await conn.execute(
                 "SELECT k FROM unnest(%s::text[]) WITH ORDINALITY AS t(k, i) "
                 "WHERE pg_try_advisory_lock(hashtextextended(%s || chr(31) || k, 0)) "
@@ -136,10 +150,11 @@ class KeyClaims:
             try:
                 yield mine
             finally:
-                await asyncio.shield(
-                    conn.execute(
-                        "SELECT pg_advisory_unlock(hashtextextended(%s || chr(31) || k, 0)) "
-                        "FROM unnest(%s::text[]) AS k",
-                        (self.db.schema, mine),
+                if not conn.closed:  # else the session, and its locks, ended already
+                    await asyncio.shield(
+                        conn.execute(
+                            "SELECT pg_advisory_unlock(hashtextextended(%s || chr(31) || k, 0)) "
+                            "FROM unnest(%s::text[]) AS k",
+                            (self.db.schema, mine),
+                        )
                     )
-                )

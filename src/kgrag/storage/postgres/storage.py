@@ -13,7 +13,8 @@ processes on any number of machines may open it at once:
 - the writer lease (:meth:`PostgresStorage.writer`) is an advisory lock too,
   freed by the server when its holder's connection ends.
 
-Vectors use pgvector (HNSW, cosine); the graph is plain tables; lexical
+Connections survive a server restart (:mod:`~kgrag.storage.postgres.db`).
+Vectors use pgvector (HNSW, cosine; ``halfvec`` above 2,000 dimensions); the graph is plain tables; lexical
 search is BM25 over a term table. See docs/postgres.md.
 """
 
@@ -36,10 +37,14 @@ from kgrag.storage.postgres.lexical import PgLexicalIndex
 from kgrag.storage.postgres.locks import SERIAL, WRITER, AdvisoryLock, KeyClaims
 from kgrag.storage.postgres.queue import PgWorkQueue
 from kgrag.storage.postgres.schema import drop_schema, ensure_schema, schema_exists
-from kgrag.storage.postgres.vectors import PgVectorStore, build_indexes
+from kgrag.storage.postgres.vector_index import IndexOptions, build_indexes
+from kgrag.storage.postgres.vectors import PgVectorStore
 from kgrag.storage.postgres.vectors import namespaces as vector_namespaces
 
-_OPTIONS = {"dsn", "workspace", "pool_min", "pool_max", "lexical", "defer_vector_index"}
+_OPTIONS = {
+    *("dsn", "workspace", "pool_min", "pool_max", "reconnect_s", "conninfo", "lexical"),
+    *("defer_vector_index", "index_rows", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"),
+}
 _NAME = re.compile(r"^[a-z0-9_]{1,48}$")
 SCHEMA_PREFIX = "kgrag_"
 
@@ -77,9 +82,13 @@ class PostgresStorage:
         self.workspace = workspace
         self.schema = SCHEMA_PREFIX + workspace
         pool = PoolOptions(
-            min_size=int(options.get("pool_min", 1)), max_size=int(options.get("pool_max", 12))
+            min_size=int(options.get("pool_min", 1)),
+            max_size=int(options.get("pool_max", 12)),
+            reconnect_s=float(options.get("reconnect_s", 60.0)),
+            conninfo={str(k): str(v) for k, v in (options.get("conninfo") or {}).items()},
         )
         self._db = Database(str(dsn), self.schema, pool)
+        self._index = _index_options(options)
         self._db.on_open(lambda conn: ensure_schema(conn, self.schema, self._db.label))
         self._writer = AdvisoryLock(self._db, WRITER, what="being written")
         self._serial = AdvisoryLock(self._db, SERIAL, what="merging a change")
@@ -161,13 +170,13 @@ class PostgresStorage:
     def vectors(self, namespace: str) -> PgVectorStore:
         if namespace not in self._vectors:
             self._vectors[namespace] = PgVectorStore(
-                self._db, namespace, defer_index=self._defer_index
+                self._db, namespace, defer_index=self._defer_index, index=self._index
             )
         return self._vectors[namespace]
 
     async def build_vector_indexes(self) -> list[str]:
         """After a bulk load (``defer_vector_index``): every missing HNSW index."""
-        return await self._db.write(build_indexes)
+        return await self._db.write(build_indexes, self._index)
 
     @property
     def graph(self) -> PgGraphStore:
@@ -202,6 +211,16 @@ class PostgresStorage:
 
     async def set_meta(self, key: str, value: Any) -> None:
         await self._db.write(_set_meta, key, codec.encode(value))
+
+
+def _index_options(options: dict[str, Any]) -> IndexOptions:
+    default = IndexOptions()
+    return IndexOptions(
+        rows=int(options.get("index_rows", default.rows)),
+        m=int(options.get("hnsw_m", default.m)),
+        ef_construction=int(options.get("hnsw_ef_construction", default.ef_construction)),
+        ef_search=int(options.get("hnsw_ef_search", default.ef_search)),
+    )
 
 
 async def _meta_keys(conn: Any) -> list[str]:

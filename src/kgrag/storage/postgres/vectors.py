@@ -6,11 +6,12 @@ The first upsert creates the table in its own transaction: it claims the
 name with ``INSERT ... ON CONFLICT DO NOTHING``, so of two processes
 creating the same namespace at once the second waits for the first to
 commit and then uses its table. The HNSW index is built by the write that
-brings the table to :data:`EXACT_ROWS` rows, over the rows already there
-(building over rows is several times faster than inserting into the graph
-one by one: ~300 rows/s on two cores); later rows join the index as they
-are written. Smaller namespaces are searched exactly and need no index, so
-a corpus of a few thousand entities never pays for one.
+brings the table to ``postgres_index_rows`` rows (10,000), over the rows
+already there; later rows join the index as they are written. Smaller
+namespaces are searched exactly and need no index, so a corpus of a few
+thousand entities never pays for one. Which index a dimension gets
+(``vector``, ``halfvec`` above 2,000 dimensions, none above 4,000) is
+:mod:`kgrag.storage.postgres.vector_index`'s.
 
 Vectors are L2-normalised on upsert (as in the embedded store), so the
 cosine similarity is the inner product: the index is ``vector_ip_ops``,
@@ -20,7 +21,8 @@ queries order by ``<#>`` (negative inner product) and a zero vector scores
 Search is exact until the namespace has its index (a sequential scan) and
 an HNSW scan after, with
 ``hnsw.ef_search = max(100, 5 * top_k)`` (200 for a top-40: recall@40 0.75
-against 0.55 at 80 on a 1M-vector benchmark, 8 ms) and strict-order
+against 0.55 at 80 on a 1M-vector benchmark, 8 ms; the 100 is
+``postgres_hnsw_ef_search``) and strict-order
 iterative scans so
 rows deleted but not yet vacuumed never cut a result short.
 
@@ -42,12 +44,17 @@ import numpy as np
 from kgrag.storage.base import VectorHit
 from kgrag.storage.postgres import codec
 from kgrag.storage.postgres.db import Database, chunked
+from kgrag.storage.postgres.vector_index import (
+    IndexOptions,
+    Space,
+    index_kind,
+    index_when_large,
+    search_sql,
+)
 from kgrag.storage.sqlite.vectors import _as_matrix, _check_dim, _dedupe
 
-EXACT_ROWS = 10_000  # namespaces smaller than this are searched exactly
-EF_SEARCH_MIN, EF_SEARCH_MAX = 100, 1000  # pgvector refuses ef_search above 1000
+EF_SEARCH_MAX = 1000  # pgvector refuses ef_search above 1000
 EF_PER_HIT = 5  # ef_search per result asked for (docs/postgres.md, "At scale")
-INDEX_MEMORY_MAX = 1 << 30  # most maintenance_work_mem asked for an index build
 _BATCH = 2000  # rows per statement when reading by id
 
 DDL = """
@@ -61,12 +68,6 @@ CREATE TABLE IF NOT EXISTS vector_spaces (
 
 
 @dataclass(frozen=True, slots=True)
-class Space:
-    table: str
-    dim: int
-
-
-@dataclass(frozen=True, slots=True)
 class Packed:
     """One vector in pgvector's binary format (sent as a binary parameter)."""
 
@@ -76,10 +77,18 @@ class Packed:
 class PgVectorStore:
     """One vector namespace (see the module docstring)."""
 
-    def __init__(self, db: Database, namespace: str, *, defer_index: bool = False):
+    def __init__(
+        self,
+        db: Database,
+        namespace: str,
+        *,
+        defer_index: bool = False,
+        index: IndexOptions | None = None,
+    ):
         self.namespace = namespace
         self._db = db
         self.defer_index = defer_index  # bulk loads: build_indexes() afterwards
+        self.index = index or IndexOptions()
 
     # -- writes ----------------------------------------------------------------
 
@@ -106,7 +115,7 @@ class PgVectorStore:
                 cells,
             )
         if not self.defer_index:
-            await index_when_large(conn, self.namespace, space)
+            await index_when_large(conn, self.namespace, space, self.index)
 
     async def delete(self, ids: Iterable[str]) -> None:
         """Remove ``ids`` (unknown ids are ignored)."""
@@ -140,11 +149,15 @@ class PgVectorStore:
         space, exact = found
         _check_dim(self.namespace, space.dim, query.shape[0])
         _adapt(conn)
-        cur = await conn.execute(
-            search_sql(space.table, exact), (pack(query[None, :])[0], top_k), binary=True
-        )
+        packed = pack(query[None, :])[0]
+        halfvec = not exact and index_kind(space.dim) == "halfvec"
+        params = {"q": packed, "k": top_k} if halfvec else (packed, top_k)
+        cur = await conn.execute(search_sql(space.table, exact, space.dim), params, binary=True)
+        rows = await cur.fetchall()
+        if halfvec:  # walked in half precision: best first by the exact score
+            rows.sort(key=lambda row: row[1])
         hits = []
-        for id_, d, cell in await cur.fetchall():
+        for id_, d, cell in rows:
             score = min(1.0, max(-1.0, -d))  # rounding can overshoot 1
             if threshold is None or score >= threshold:
                 hits.append(VectorHit(id_, score, codec.decode(cell)))
@@ -154,10 +167,10 @@ class PgVectorStore:
         """The namespace and whether to search it exactly; sets the HNSW scan options.
 
         Exactly until its index exists: the write that brings the table to
-        :data:`EXACT_ROWS` rows builds it (a planner estimate of the row count
+        ``index.rows`` rows builds it (a planner estimate of the row count
         lags behind a bulk load, so it is not asked).
         """
-        ef_search = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, EF_PER_HIT * top_k))
+        ef_search = min(EF_SEARCH_MAX, max(self.index.ef_search, EF_PER_HIT * top_k))
         cur = await conn.execute(
             "SELECT id, dim, indexed, set_config('hnsw.ef_search', %s, true), "
             "set_config('hnsw.iterative_scan', 'strict_order', true) "
@@ -260,57 +273,6 @@ class PgVectorStore:
                 assert space is not None
         _check_dim(self.namespace, space.dim, dim)
         return space, created
-
-
-async def index_when_large(conn: Any, namespace: str, space: Space) -> None:
-    """Build the HNSW index once the table holds :data:`EXACT_ROWS` rows."""
-    cur = await conn.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM {space.table} LIMIT %s) t "
-        "WHERE NOT (SELECT indexed FROM vector_spaces WHERE ns = %s)",
-        (EXACT_ROWS, namespace),
-    )
-    rows = (await cur.fetchone())[0]
-    if rows < EXACT_ROWS:
-        return
-    cur = await conn.execute(  # of two writers crossing the line at once, one builds
-        "UPDATE vector_spaces SET indexed = true WHERE ns = %s AND NOT indexed RETURNING id",
-        (namespace,),
-    )
-    if await cur.fetchone() is not None:
-        cur = await conn.execute(f"SELECT count(*) FROM {space.table}")
-        await _build_index(conn, space, (await cur.fetchone())[0])
-
-
-async def build_indexes(conn: Any) -> list[str]:
-    """The HNSW index of every namespace large enough and without one (after a bulk load)."""
-    cur = await conn.execute("SELECT ns, id, dim FROM vector_spaces WHERE NOT indexed ORDER BY ns")
-    built = []
-    for ns, space_id, dim in await cur.fetchall():
-        await index_when_large(conn, ns, Space(f"vec_{space_id}", dim))
-        check = await conn.execute("SELECT indexed FROM vector_spaces WHERE ns = %s", (ns,))
-        if (await check.fetchone())[0]:
-            built.append(ns)
-    return built
-
-
-async def _build_index(conn: Any, space: Space, rows: int) -> None:
-    """The HNSW index of a new table, over the rows just written."""
-    memory = min(INDEX_MEMORY_MAX, rows * (4 * space.dim + 1024))
-    await conn.execute(  # raise maintenance_work_mem for this build only, never lower it
-        "SELECT set_config('maintenance_work_mem', GREATEST(setting::bigint, %s) || 'kB', true) "
-        "FROM pg_settings WHERE name = 'maintenance_work_mem'",
-        (memory // 1024,),
-    )
-    await conn.execute(
-        f"CREATE INDEX {space.table}_hnsw ON {space.table} USING hnsw (vec vector_ip_ops)"
-    )
-
-
-def search_sql(table: str, exact: bool) -> str:
-    """The top-k statement (parameters: the query vector, k); distance ``d`` is ``-score``."""
-    # the function form of <#> is an expression no index serves: a sequential scan
-    distance = "vector_negative_inner_product(vec, %s::vector)" if exact else "vec <#> %s::vector"
-    return f"SELECT id, {distance} AS d, meta FROM {table} ORDER BY d LIMIT %s"
 
 
 def pack(rows: np.ndarray) -> list[Packed]:
