@@ -3,8 +3,12 @@
 The first indexing run into a workdir records, in the store's meta table
 (key ``settings``), what decides the meaning of what is stored: the
 embedder (provider, model, dimension, base URL), the extractor, the
-language, the tokenizer and the chunking settings. Every later open reads
-them back (:func:`apply`):
+language, the tokenizer and the chunking settings. The record binds once
+a document is committed, queued or being processed (:func:`bound`);
+until then it is provisional: a first run that stopped (no model, every
+file skipped, every document failed) blocks nothing, and the next run
+that indexes records its own settings. Every later open reads them back
+(:func:`apply`):
 
 - a remembered field the caller did not set (no keyword, no ``KGRAG_*``
   variable, no ``.env`` entry: :meth:`Settings.explicit`) takes the
