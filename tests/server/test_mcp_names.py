@@ -45,9 +45,9 @@ async def test_delete_document_takes_the_path_list_documents_shows(rag: KGRag) -
     async with client(rag) as c:
         inserted = await call(c, "insert_text", text=TEXT, file_path="joe.txt")
         [doc] = (await call(c, "list_documents"))["documents"]
-        assert doc["path"] == "joe.txt" and doc["name"] == "joe.txt"
+        assert doc["path"] == "joe.txt"
         deleted = await call(c, "delete_document", doc_id="joe.txt")
-        assert deleted["deleted"] == inserted["new"]
+        assert deleted["deleted"] == inserted["new"] and doc["name"] == "joe.txt"
         assert (await call(c, "list_documents"))["total"] == 0
 
 
