@@ -150,9 +150,11 @@ async def test_a_stream_that_fails_midway_ends_with_an_error_line() -> None:
 
     async def pieces():
         yield "The first words"
-        raise ModelServerError("the chat model went away")
+        raise ModelServerError("openai:m@127.0.0.1:9/v1: HTTP 500: went away")
 
-    lines = [json.loads(line) async for line in _lines("chat", "kgrag", None, pieces(), Timing())]
+    lines = [
+        json.loads(line) async for line in _lines("chat", "kgrag", None, (pieces(), None), Timing())
+    ]
     assert lines[0]["message"]["content"] == "The first words" and not lines[0]["done"]
-    assert lines[-1] == {"error": "the chat model went away"}
+    assert lines[-1] == {"error": "the model service kept failing (HTTP 500)"}  # no address
     assert not any(body.get("done") for body in lines)  # no final line after the error

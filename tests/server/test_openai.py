@@ -129,13 +129,13 @@ async def test_a_stream_that_fails_midway_ends_with_an_error_event() -> None:
 
     async def pieces():
         yield "The first words"
-        raise ModelServerError("the chat model went away")
+        raise ModelServerError("openai:m@127.0.0.1:9/v1: HTTP 500: went away")
 
-    events = [e async for e in _events("chatcmpl-1", "kgrag", None, pieces(), 3)]
+    events = [e async for e in _events("chatcmpl-1", "kgrag", None, (pieces(), None), 3)]
     assert json.loads(events[1].removeprefix("data: "))["choices"][0]["delta"] == {
         "content": "The first words"
     }
     error = json.loads(events[-1].removeprefix("data: "))
-    assert error["error"]["message"] == "the chat model went away"
+    assert error["error"]["message"] == "the model service kept failing (HTTP 500)"  # no address
     assert error["error"]["type"] == "server_error"
     assert "[DONE]" not in "".join(events)

@@ -11,8 +11,9 @@ constraints while the routes run, drops conflicting entities and relations
 before their budgets and conflicting chunks before theirs, and ends the
 context with what it found missing.
 
-Embedding the question is bounded (``Services.embed_timeout``): when the
-embedding service fails or does not answer in time, the question is
+Embedding the question is bounded (``Services.embed_timeout``; not for an
+in-process model, whose first call loads it): when the embedding service
+fails or does not answer in time, the question is
 searched in the lexical (BM25) index alone, and ``Assembly.note`` (and
 the trace) say so; without a lexical index the failure is raised.
 """
@@ -28,6 +29,7 @@ import numpy as np
 
 from kgrag.errors import ModelError, QueryError
 from kgrag.llm.failures import public_reason
+from kgrag.llm.local import LocalEmbedder
 from kgrag.query.answer.messages import answer_messages, render_prompt
 from kgrag.query.conditions.render import Final
 from kgrag.query.conditions.stage import Conditions, read_conditions, screen_chunks, screen_found
@@ -264,7 +266,7 @@ async def _question_vectors(
 ) -> tuple[dict[str, np.ndarray], str | None]:
     """The question's vectors; none, with a note, when the embedder fails and BM25 can stand in."""
     try:
-        async with asyncio.timeout(svc.embed_timeout):
+        async with asyncio.timeout(_embed_bound(svc)):
             return await embed_question(svc.embed, texts), None
     except (ModelError, TimeoutError) as exc:
         if getattr(svc.storage, "lexical", None) is None:
@@ -275,6 +277,14 @@ async def _question_vectors(
         note = f"{reason}, so only the lexical (BM25) index was searched"
         trace.note("retrieval", note)
         return {}, note
+
+
+def _embed_bound(svc: Services) -> float | None:
+    """The bound on embedding the question; none for a model in this process (its first
+    call loads it, which may take longer than any network answer should)."""
+    if svc.embed is None or isinstance(svc.embed.provider, LocalEmbedder):
+        return None
+    return svc.embed_timeout
 
 
 async def _lexical_route(ctx: RetrievalContext) -> Retrieved:

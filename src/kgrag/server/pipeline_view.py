@@ -3,7 +3,8 @@
 Built from the records every process writes (:mod:`kgrag.server.job_record`),
 so a server shows the jobs of every process on the same store: ``busy``
 while any of them runs one, ``queued`` what waits anywhere, and the
-history as the messages of the recent jobs (started, then what they did).
+history as the messages of the recent jobs (started, then what they did),
+without model endpoints' addresses or server paths.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import time
 from typing import Any
 
 from kgrag.server.doc_views import iso
+from kgrag.server.redact import client_text
 
 HISTORY = 50  # recent jobs whose messages are shown
 
@@ -36,7 +38,7 @@ def messages(records: list[dict[str, Any]]) -> list[str]:
             said.append((r["started_at"], f"{_stamp(r['started_at'])} {r['title']}: started"))
         if r.get("finished_at"):
             said.append((r["finished_at"], f"{_stamp(r['finished_at'])} {r['title']}: {_ended(r)}"))
-    return [text for _, text in sorted(said, key=lambda s: s[0])]
+    return [client_text(text) for _, text in sorted(said, key=lambda s: s[0])]
 
 
 def pipeline_view(records: list[dict[str, Any]]) -> dict[str, Any]:

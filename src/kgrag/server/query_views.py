@@ -2,7 +2,7 @@
 
 - :func:`answer_view`: ``{response, references, response_time,
   llm_generated}`` plus ``coverage``, ``cost``, ``mode``, ``extractive``,
-  ``fallback_reason``, ``invalid_citations``, ``cached``;
+  ``fallback_reason``, ``retrieval_note``, ``invalid_citations``, ``cached``;
 - :func:`reference_views`: one entry per reference number, LightRAG's
   ``reference_id`` and ``file_path`` (and ``content``, a list holding the
   span's text, with ``include_chunk_content``) plus kgrag's ``kind``,
@@ -61,6 +61,7 @@ def outcome_fields(result: QueryResult) -> dict[str, Any]:
         "mode": result.mode,
         "extractive": result.extractive,
         "fallback_reason": result.fallback_reason,
+        "retrieval_note": result.retrieval_note,
         "invalid_citations": result.invalid_citations,
         "cached": result.cached,
     }

@@ -4,6 +4,12 @@ Refusals are :class:`~kgrag.server.chat.errors.ChatError` with their HTTP
 status; each API words them (and the library's errors) its own way. A
 streamed answer's first piece is computed before the response starts, so
 a question that cannot be answered still gets a plain error status.
+
+How an answer was made travels beside it (:func:`outcome`): an answer
+quoted from the documents because no chat model is set, or because it
+failed, is marked ``extractive`` with the reason (its text opens with the
+same note). A failure with no answer to stand in (mode ``bypass``) is an
+error status, never an answer.
 """
 
 from __future__ import annotations
@@ -11,13 +17,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncGenerator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fastapi import HTTPException, Request
 from pydantic import BaseModel, ValidationError
 
 from kgrag.api import KGRag
 from kgrag.query.answer.stream import AnswerStream
+from kgrag.query.param import QueryResult
 from kgrag.server import deps
 from kgrag.server.auth import Principal
 from kgrag.server.chat.errors import ChatError
@@ -101,13 +108,27 @@ async def chat_workspace(
     return deps.Workspace(name, rag, principal)
 
 
-async def answer_text(rag: KGRag, turn: ChatTurn) -> str:
-    """The whole answer (or context) to ``turn``."""
-    return (await rag.query(turn.question, **turn.overrides())).text
+async def answer_whole(rag: KGRag, turn: ChatTurn) -> QueryResult:
+    """The whole answer (or context) to ``turn`` (its ``text``), and how it was made."""
+    return await rag.query(turn.question, **turn.overrides())
 
 
-async def answer_pieces(rag: KGRag, turn: ChatTurn) -> AsyncGenerator[str, None]:
-    """The answer to ``turn`` in pieces, the first already computed (so its errors come first)."""
+def outcome(result: QueryResult | None) -> dict[str, Any]:
+    """kgrag's field beside an answer: whether it is extractive, and why."""
+    return {
+        "kgrag": {
+            "extractive": bool(result and result.extractive),
+            "fallback_reason": result.fallback_reason if result else None,
+            "retrieval_note": result.retrieval_note if result else None,
+        }
+    }
+
+
+async def answer_pieces(
+    rag: KGRag, turn: ChatTurn
+) -> tuple[AsyncGenerator[str, None], AnswerStream]:
+    """The answer to ``turn`` in pieces, the first already computed (so its errors come
+    first), and its stream (whose ``result`` says how it was made, once it ended)."""
     stream = rag.stream(turn.question, **turn.overrides())
     try:
         first = await anext(stream)
@@ -116,7 +137,7 @@ async def answer_pieces(rag: KGRag, turn: ChatTurn) -> AsyncGenerator[str, None]
     except BaseException:
         await stream.aclose()
         raise
-    return _pieces(first, stream)
+    return _pieces(first, stream), stream
 
 
 async def _pieces(first: str, stream: AnswerStream) -> AsyncGenerator[str, None]:

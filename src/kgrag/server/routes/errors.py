@@ -5,15 +5,26 @@ Every :class:`~kgrag.errors.KGRagError` a route lets through becomes
 matching class in :data:`STATUSES` (most specific first); anything else of
 kgrag's is a 500. Model errors that carry ``retry_after`` pass it on as a
 ``Retry-After`` header.
+
+The message is :func:`client_message`: a model's failure says what
+happened, never its endpoint's address; a file is named by its name,
+never by its path on the server. The server's log keeps the details.
 """
 
 from __future__ import annotations
+
+import logging
+from pathlib import PurePath
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from kgrag import errors as e
+from kgrag.llm.failures import public_reason
+from kgrag.server.redact import client_text
 from kgrag.server.workspaces import WorkspaceError
+
+log = logging.getLogger(__name__)
 
 STATUSES: tuple[tuple[type[e.KGRagError], int], ...] = (
     (WorkspaceError, 400),
@@ -43,13 +54,27 @@ def status_of(exc: e.KGRagError) -> int:
     return next((code for kind, code in STATUSES if isinstance(exc, kind)), 500)
 
 
+def client_message(exc: e.KGRagError) -> str:
+    """``exc`` in words a client may read: no endpoint address, URL or server path.
+
+    Every answer that carries an error's text uses it (an error status, an
+    error event or line of a stream); a model's failure is logged whole.
+    """
+    if isinstance(exc, e.ModelError):
+        log.warning("a model failed: %s", exc)
+        return public_reason(exc)
+    if isinstance(exc, e.LoaderError):
+        return f"{PurePath(exc.path).name}: {client_text(exc.reason)}"
+    return client_text(str(exc)) or type(exc).__name__
+
+
 def error_response(exc: e.KGRagError) -> JSONResponse:
     """``exc`` as the JSON answer a client gets."""
     headers = {}
     retry_after = getattr(exc, "retry_after", None)
     if retry_after is not None:
         headers["Retry-After"] = str(max(1, round(retry_after)))
-    body = {"detail": str(exc) or type(exc).__name__, "error": type(exc).__name__}
+    body = {"detail": client_message(exc), "error": type(exc).__name__}
     return JSONResponse(body, status_code=status_of(exc), headers=headers)
 
 

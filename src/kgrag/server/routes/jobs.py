@@ -6,7 +6,8 @@
 job of another workspace is 404, as an unknown one. Any server process on
 the workspace's store answers for a job another one runs (its record is
 in the store); a job whose process stopped before it ended reads as
-``cancelled``.
+``cancelled``. A job's error and result are shown without model
+endpoints' addresses or server paths (:func:`kgrag.server.redact.scrubbed`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from fastapi import APIRouter, HTTPException, Query
 
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.jobs import CurrentJobs
+from kgrag.server.redact import scrubbed
 
 router = APIRouter(prefix="/jobs", tags=["jobs"])
 
@@ -26,7 +28,7 @@ async def recent_jobs(
     ws: CurrentWorkspace, jobs: CurrentJobs, limit: int = Query(50, ge=1, le=1000)
 ) -> dict[str, Any]:
     """The workspace's jobs, newest first."""
-    return {"jobs": await jobs.recent(ws.name, ws.rag.storage, limit)}
+    return {"jobs": scrubbed(await jobs.recent(ws.name, ws.rag.storage, limit))}
 
 
 @router.get("/{job_id}")
@@ -39,4 +41,5 @@ async def get_job(
     job = await jobs.view(ws.name, ws.rag.storage, job_id, wait)
     if job is None:
         raise HTTPException(404, f"no job {job_id!r} in workspace {ws.name!r}")
-    return job
+    shown: dict[str, Any] = scrubbed(job)
+    return shown

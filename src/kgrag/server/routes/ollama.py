@@ -7,6 +7,12 @@ the mode (:mod:`kgrag.server.chat.prefix`). ``/api/chat`` and
 one JSON object). Unlike LightRAG, ``/api/generate`` answers from the index
 too; ``/bypass`` (or the tag ``:bypass``) asks the chat model alone.
 Errors are Ollama's ``{"error": "..."}``.
+
+An answer quoted from the documents (no chat model, or it failed) says
+so in its text and in a ``kgrag`` field (``extractive``,
+``fallback_reason``) of the final object or line; a failing model with
+nothing to stand in (``/bypass``) is an error status (502, 503 or 504).
+No error names the model's address.
 """
 
 from __future__ import annotations
@@ -19,28 +25,30 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from kgrag.api import KGRag
 from kgrag.errors import KGRagError
+from kgrag.query.answer.stream import AnswerStream
 from kgrag.server.auth import Principal
 from kgrag.server.chat import ollama_shapes as shape
 from kgrag.server.chat.names import LATEST, model_name, parse_model
 from kgrag.server.chat.run import (
     answer_pieces,
-    answer_text,
+    answer_whole,
     chat_workspace,
     count_tokens,
     modified_at,
+    outcome,
     read_body,
     visible_workspaces,
 )
 from kgrag.server.chat.turn import ChatTurn, chat_turn, prompt_turn
 from kgrag.server.deps import Caller
-from kgrag.server.routes.errors import status_of
+from kgrag.server.routes.errors import client_message, status_of
 from kgrag.server.security import STREAM_HEADERS
 
 router = APIRouter(prefix="/api", tags=["ollama"])
 
 
 def _error(exc: KGRagError) -> JSONResponse:
-    return JSONResponse({"error": str(exc)}, status_code=status_of(exc))
+    return JSONResponse({"error": client_message(exc)}, status_code=status_of(exc))
 
 
 async def _models(request: Request, principal: Principal) -> list[tuple[str, float]]:
@@ -119,12 +127,11 @@ async def _answer(
 ) -> Response:
     timing = shape.Timing(count_tokens(rag, turn.question))
     if not stream:
-        text = await answer_text(rag, turn)
+        result = await answer_whole(rag, turn)
         timing.tick()
-        times = timing.fields(count_tokens(rag, text))
-        return JSONResponse(shape.final(kind, model, text, times))
-    pieces = await answer_pieces(rag, turn)
-    lines = _lines(kind, model, rag, pieces, timing)
+        times = timing.fields(count_tokens(rag, result.text))
+        return JSONResponse(shape.final(kind, model, result.text, times) | outcome(result))
+    lines = _lines(kind, model, rag, await answer_pieces(rag, turn), timing)
     return StreamingResponse(lines, media_type="application/x-ndjson", headers=STREAM_HEADERS)
 
 
@@ -132,10 +139,11 @@ async def _lines(
     kind: shape.Kind,
     model: str,
     rag: KGRag,
-    pieces: AsyncGenerator[str, None],
+    answer: tuple[AsyncGenerator[str, None], AnswerStream],
     timing: shape.Timing,
 ) -> AsyncGenerator[str, None]:
     """The NDJSON lines: one per piece, then the final one; a failure ends with an error line."""
+    pieces, stream = answer
     text: list[str] = []
     try:
         async for piece in pieces:
@@ -143,7 +151,7 @@ async def _lines(
             text.append(piece)
             yield shape.line(shape.piece(kind, model, piece))
     except KGRagError as exc:
-        yield shape.line({"error": str(exc)})
+        yield shape.line({"error": client_message(exc)})
         return
     times = timing.fields(count_tokens(rag, "".join(text)))
-    yield shape.line(shape.final(kind, model, "", times))
+    yield shape.line(shape.final(kind, model, "", times) | outcome(stream.result))

@@ -6,6 +6,12 @@ use (``kgrag``, ``kgrag:ppr``, ``kgrag/WORKSPACE:naive``...; see
 last message with the model's workspace and mode (a message prefix such as
 ``/local`` overrides the mode), whole or streamed as server-sent events
 ending with ``data: [DONE]``. Errors are OpenAI's ``{"error": {...}}``.
+
+An answer quoted from the documents (no chat model, or it failed) says
+so in its text and in a ``kgrag`` field (``extractive``,
+``fallback_reason``) of the completion, or of the streamed chunk that
+stops it; a failing model with nothing to stand in (``/bypass``) is an
+error status (502, 503 or 504). No error names the model's address.
 """
 
 from __future__ import annotations
@@ -18,28 +24,31 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from kgrag.api import KGRag
 from kgrag.errors import KGRagError
+from kgrag.query.answer.stream import AnswerStream
 from kgrag.server.auth import Principal
 from kgrag.server.chat import openai_shapes as shape
 from kgrag.server.chat.names import MODES, model_name, parse_model
 from kgrag.server.chat.run import (
     answer_pieces,
-    answer_text,
+    answer_whole,
     chat_workspace,
     count_tokens,
     modified_at,
+    outcome,
     read_body,
     visible_workspaces,
 )
 from kgrag.server.chat.turn import ChatTurn, chat_turn
 from kgrag.server.deps import Caller
-from kgrag.server.routes.errors import status_of
+from kgrag.server.routes.errors import client_message, status_of
 from kgrag.server.security import STREAM_HEADERS
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 
 
 def _error(exc: KGRagError) -> JSONResponse:
-    return JSONResponse(shape.error(status_of(exc), str(exc)), status_code=status_of(exc))
+    status = status_of(exc)
+    return JSONResponse(shape.error(status, client_message(exc)), status_code=status)
 
 
 async def _models(request: Request, principal: Principal) -> list[dict[str, Any]]:
@@ -89,18 +98,23 @@ async def _answer(model: str, stream: bool, usage: bool, rag: KGRag, turn: ChatT
     cid = shape.completion_id()
     prompt = count_tokens(rag, turn.question)
     if not stream:
-        text = await answer_text(rag, turn)
-        used = shape.usage(prompt, count_tokens(rag, text))
-        return JSONResponse(shape.completion(cid, model, text, used))
-    pieces = await answer_pieces(rag, turn)
-    events = _events(cid, model, rag, pieces, prompt if usage else None)
+        result = await answer_whole(rag, turn)
+        used = shape.usage(prompt, count_tokens(rag, result.text))
+        return JSONResponse(shape.completion(cid, model, result.text, used) | outcome(result))
+    pieces, answer = await answer_pieces(rag, turn)
+    events = _events(cid, model, rag, (pieces, answer), prompt if usage else None)
     return StreamingResponse(events, media_type="text/event-stream", headers=STREAM_HEADERS)
 
 
 async def _events(
-    cid: str, model: str, rag: KGRag, pieces: AsyncGenerator[str, None], prompt: int | None
+    cid: str,
+    model: str,
+    rag: KGRag,
+    answer: tuple[AsyncGenerator[str, None], AnswerStream],
+    prompt: int | None,
 ) -> AsyncGenerator[str, None]:
     """The role, one chunk per piece, the stop (and usage), then ``[DONE]``; or an error event."""
+    pieces, stream = answer
     yield shape.event(shape.chunk(cid, model, {"role": "assistant", "content": ""}))
     text: list[str] = []
     try:
@@ -108,9 +122,9 @@ async def _events(
             text.append(piece)
             yield shape.event(shape.chunk(cid, model, {"content": piece}))
     except KGRagError as exc:
-        yield shape.event(shape.error(status_of(exc), str(exc)))
+        yield shape.event(shape.error(status_of(exc), client_message(exc)))
         return
-    yield shape.event(shape.chunk(cid, model, {}, "stop"))
+    yield shape.event(shape.chunk(cid, model, {}, "stop") | outcome(stream.result))
     if prompt is not None:
         used = shape.usage(prompt, count_tokens(rag, "".join(text)))
         yield shape.event(shape.usage_chunk(cid, model, used))

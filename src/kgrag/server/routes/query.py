@@ -8,6 +8,12 @@ false), then ``{"response": piece}`` lines, then one final record with
 ``llm_generated``; an error after the first line is an ``{"error": ...}``
 line (before it, the usual HTTP error). With ``stream: false`` the
 stream is one line holding everything.
+
+A chat model that fails gives the extractive answer, marked
+``extractive`` with its ``fallback_reason`` (and ``llm_generated``
+false); in mode ``bypass``, which has no other answer, it is an error
+status (502, 503 or 504). No error names the model's address
+(:func:`kgrag.server.routes.errors.client_message`).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from kgrag.query.answer.stream import AnswerStream
 from kgrag.server import query_views as views
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.query_body import QueryBody, QueryDataBody
+from kgrag.server.routes.errors import client_message
 from kgrag.server.security import STREAM_HEADERS
 
 router = APIRouter(tags=["query"])
@@ -64,7 +71,7 @@ async def _pieces(
             seconds = round(time.perf_counter() - started, 4)
             yield _line({"done": True, "response_time": seconds, **views.outcome_fields(final)})
     except KGRagError as exc:
-        yield _line({"error": str(exc), "error_type": type(exc).__name__})
+        yield _line({"error": client_message(exc), "error_type": type(exc).__name__})
     finally:
         await stream.aclose()
 
