@@ -96,3 +96,13 @@ def test_a_name_two_documents_answer_to_is_refused_with_their_ids(cli, tmp_path)
     assert all(i in out.err for i in ids) and "give the id" in out.err
     one = cli("delete", "--json", "--workdir", "idx", "a/joe.txt")  # a path picks one
     assert one.code == 0 and len(json.loads(one.out)["deleted"]) == 1
+
+
+def test_query_references_show_a_file_name_on_one_line():
+    from kgrag.cli.reference_view import reference_block
+    from kgrag.query.reference import Reference
+
+    ref = Reference(1, "chunk", "chunk-1", file_path="docs/new\nline.txt", section=["A\nB"])
+    lines = reference_block(ref)
+    assert "docs/new\\nline.txt" in lines[0] and "A\\nB" in "".join(lines)
+    assert all("\n" not in line for line in lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kgrag.names import display_name
 from kgrag.query.reference import Reference
 
 EXCERPT_CHARS = 160
@@ -23,10 +24,10 @@ def reference_block(ref: Reference) -> list[str]:
     head = f"[{ref.number}] {mark}  {what}  {ref.file_path}" + (
         f" {ref.location}" if ref.location else ""
     )
-    lines = [head]
+    lines = [display_name(head)]  # a file name or section title on one line, escaped
     where = f"    document {ref.doc_id or '?'}"
     if ref.section:
-        where += ", section " + " / ".join(ref.section)
+        where += ", section " + display_name(" / ".join(ref.section))
     if ref.start is not None and ref.end is not None:
         where += f", chars {ref.start}-{ref.end}"
     lines.append(where)
