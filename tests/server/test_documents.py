@@ -131,8 +131,10 @@ def test_scan_indexes_the_input_folder_and_names_refused_files(server: Served) -
         assert reply.json()["status"] == "scanning_started"
         job = wait_job(client, reply.json()["job_id"])
         assert job["status"] == "succeeded" and len(job["result"]["processed"]) == 1
-        (doc,) = documents(client)
+        listed = {d["status"]: d for d in documents(client)}  # refused: a failed document
+        doc = listed["processed"]
         assert doc["file_path"] == "notes/belle.md"  # never the server's absolute path
+        assert listed["failed"]["file_path"] == "notes/empty.txt"
         track = client.get(f"/documents/scan/status/{reply.json()['track_id']}").json()
         failed = [d for d in track["documents"] if d["status"] == "failed"]
         assert [d["file_path"] for d in failed] == ["notes/empty.txt"]

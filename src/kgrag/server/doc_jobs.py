@@ -4,7 +4,9 @@ Each function returns a :data:`~kgrag.server.jobs.JobFn` for
 :meth:`Jobs.submit <kgrag.server.jobs.Jobs.submit>`. Files are loaded in a
 worker thread (parsing a PDF never stalls the event loop), shown by their
 path inside the input folder (never the server's absolute path), and a
-file the loader refuses is named in its track with the reason.
+file the loader refuses is named in its track with the reason and kept as
+a refusal (:mod:`kgrag.server.refused`), like the files refused at upload:
+the documents listing shows them as failed.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from kgrag.ingest.options import LoadOptions
 from kgrag.lifecycle.documents import resolve
 from kgrag.lifecycle.rejected import note_rejected
 from kgrag.pipeline.report import IndexReport
-from kgrag.server import tracks
+from kgrag.server import refused, tracks
 from kgrag.server.uploads import inside
 
 if TYPE_CHECKING:
@@ -40,6 +42,7 @@ class FileBatch:
     inputs: Path
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)  # by resolved path
     replace: str | None = None  # the document id one new file supersedes
+    refusals: list[refused.Refusal] = field(default_factory=list)  # files not kept at upload
 
 
 def report_result(report: IndexReport) -> dict[str, Any]:
@@ -99,7 +102,18 @@ def _loaded(batch: FileBatch, options: LoadOptions, track: Track) -> LoadReport:
         real = str(Path(error.path).resolve())
         shown = os.path.relpath(real, root) if inside(root, real) else Path(real).name
         track.refuse(source_doc_id(real), shown, error.reason)
+        name = batch.metadata.get(real, {}).get("original_name", shown)
+        batch.refusals.append(
+            refused.Refusal(source_doc_id(real), name, error.reason, track.track_id)
+        )
     return loaded
+
+
+async def _keep_refusals(rag: KGRag, batch: FileBatch, loaded: LoadReport) -> None:
+    """Remember the batch's refused files; forget earlier refusals of files loaded now."""
+    async with rag.writing():
+        await refused.forget(rag.storage, [d.id for d in loaded.documents])
+        await refused.note(rag.storage, batch.refusals)
 
 
 def index_files(batch: FileBatch, track: Track) -> JobFn:
@@ -115,6 +129,7 @@ def index_files(batch: FileBatch, track: Track) -> JobFn:
                         "the new file could not be loaded: " + "; ".join(track.errors.values())
                     )
                 loaded.documents[0].replaces = [batch.replace]
+            await _keep_refusals(rag, batch, loaded)
             report = await _index(rag, job, loaded.documents)
             async with rag.writing():
                 await note_rejected(rag.storage, loaded)
@@ -125,6 +140,20 @@ def index_files(batch: FileBatch, track: Track) -> JobFn:
                 if p.doc_id in track.errors
             ]
             return report_result(report)
+        finally:
+            await _save_track(rag, track, job)
+
+    return run
+
+
+def note_refused(refusals: list[refused.Refusal], track: Track) -> JobFn:
+    """Remember files refused at upload when none of the request's files was kept."""
+
+    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+        try:
+            async with rag.writing():
+                await refused.note(rag.storage, refusals)
+            return {"message": f"0 processed, {len(refusals)} refused", "processed": []}
         finally:
             await _save_track(rag, track, job)
 
@@ -156,11 +185,14 @@ def delete_docs(ids: list[str], inputs: Path, *, delete_file: bool, purge_cache:
     """Delete documents; with ``delete_file``, their files inside the input folder too."""
 
     async def run(rag: KGRag, job: Job) -> dict[str, Any]:
-        found, missing = await _found(rag, ids)
+        async with rag.writing():
+            forgotten = await refused.forget(rag.storage, ids)  # refused files: only a record
+        found, missing = await _found(rag, [i for i in ids if i not in forgotten])
         records = await rag.storage.doc_status.get_many(found)
         deleted: list[str] = []
         if found:
             deleted, _ = await rag.delete(found, purge_cache=purge_cache)
+        deleted += forgotten
         sources = [r.source or r.file_path for r in records.values()]
         files = _remove_files(sources, inputs) if delete_file else []
         return {

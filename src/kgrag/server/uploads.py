@@ -6,33 +6,36 @@ keeps ASCII letters, digits, ``.``, ``-`` and ``_`` of the original name,
 so references stay readable), and the original name, cleaned of control
 characters, goes into the document's metadata (``original_name``) only.
 
-Refused with a 4xx, before anything is indexed: a suffix no loader reads
-(415), an empty file (400), a file over the limit (413: the smaller of
+Refused with a 4xx and a short reason, before anything is indexed: a
+suffix no loader reads (415), an empty file (400), a file over the limit (413: the smaller of
 ``max_file_bytes`` and ``max_upload_mb``; the body is read in pieces and
 never kept whole in memory), and a zip-based file (.docx) over the
 decompression budgets of :func:`kgrag.ingest.guard.check_zip` (422). A
 file is written under a hidden temporary name and renamed into place only
 once it passed, so a refused or half-received upload leaves nothing.
 Problems only the loader can see (a corrupt PDF, no text) are accepted
-here and fail the document later: its track says why.
+here and fail the document later: its track says why. Each file of a
+request is judged alone (:func:`judge_uploads`): the accepted ones are
+kept, the refused ones come back with their status and reason.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import secrets
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi import HTTPException
 from starlette.datastructures import UploadFile
 
 from kgrag.errors import LoaderError
 from kgrag.ingest import guard
-from kgrag.ingest.loaders import FORMATS, supported_suffixes
+from kgrag.ingest.loaders import FORMATS
 from kgrag.ingest.options import LoadOptions
 
 if TYPE_CHECKING:
@@ -95,11 +98,7 @@ def suffix_of(name: str) -> str:
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
     suffix = os.path.splitext(base)[1].lower()
     if suffix not in FORMATS:
-        raise HTTPException(
-            415,
-            f"unsupported file type {suffix or '(none)'!r}; "
-            f"supported: {', '.join(supported_suffixes())}",
-        )
+        raise HTTPException(415, f"unsupported file type {suffix or '(none)'!r}")
     return suffix
 
 
@@ -122,11 +121,44 @@ async def save_upload(upload: UploadFile, inputs: Path, limits: UploadLimits) ->
         size = await _copy(upload, partial, limits.max_bytes)
         if size == 0:
             raise HTTPException(400, f"{original!r} is empty")
-        _check_content(partial, suffix, original, limits)
+        # inflating an archive's members is CPU-bound: never on the event loop
+        await asyncio.to_thread(_check_content, partial, suffix, original, limits)
         os.replace(partial, final)
     finally:
         partial.unlink(missing_ok=True)
     return Saved(final, original)
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """An uploaded file that was not kept: its name, the status and the short reason."""
+
+    original_name: str
+    status: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.original_name, "status": self.status, "reason": self.reason}
+
+
+async def judge_uploads(
+    given: list[UploadFile], inputs: Path, limits: UploadLimits
+) -> tuple[list[Saved], list[Refused]]:
+    """Store each acceptable file; the others are refused one by one, never the whole request."""
+    saved: list[Saved] = []
+    refused: list[Refused] = []
+    try:
+        for upload in given:
+            try:
+                saved.append(await save_upload(upload, inputs, limits))
+            except HTTPException as exc:
+                name = clean_name(upload.filename) or "(no name)"
+                refused.append(Refused(name, exc.status_code, str(exc.detail)))
+    except BaseException:  # cancelled, or the disk failed: keep nothing of the request
+        for s in saved:
+            s.path.unlink(missing_ok=True)
+        raise
+    return saved, refused
 
 
 async def _copy(upload: UploadFile, target: Path, limit: int) -> int:

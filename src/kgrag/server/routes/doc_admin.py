@@ -14,7 +14,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field, field_validator
 
 from kgrag.lifecycle.documents import all_records
-from kgrag.server import doc_jobs
+from kgrag.server import doc_jobs, refused
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.jobs import CurrentJobs, accepted
 from kgrag.server.uploads import inputs_of
@@ -62,8 +62,9 @@ async def delete_document(
 
 @router.delete("")
 async def clear_documents(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
-    """Delete every document the index holds now (files in the input folder stay)."""
+    """Delete every document the index holds now, and forget refused files (files stay)."""
     ids = [r.id for r in await all_records(ws.rag.storage)]
+    ids += [r.doc_id for r in await refused.all_refusals(ws.rag.storage) if r.doc_id not in ids]
     fn = doc_jobs.delete_docs(ids, inputs_of(ws), delete_file=False, purge_cache=False)
     job = await jobs.submit(ws.name, "delete", f"Clearing {len(ids)} document(s)", fn)
     outcome = await job.outcome()

@@ -4,7 +4,8 @@ Everything here reads through the workspace's shared instance, so it
 shows committed state; a track's documents that the index does not hold
 yet show as ``pending`` while their job waits or runs (in this process or
 another one on the same store), refused files as ``failed`` with the
-loader's reason.
+loader's reason. The listings and counts include the files refused at
+upload or by the loader (:mod:`kgrag.server.refused`) as ``failed``.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from pydantic import BaseModel, Field, field_validator
 
 from kgrag.lifecycle.documents import all_records
 from kgrag.server import doc_views as views
-from kgrag.server import job_record, tracks
+from kgrag.server import job_record, refused, tracks
 from kgrag.server.deps import CurrentWorkspace, Workspace
 from kgrag.server.jobs import CurrentJobs, Jobs
 from kgrag.server.pipeline_view import HISTORY, pipeline_view
-from kgrag.types import DocStatus
+from kgrag.storage.base import Storage
+from kgrag.types import DocRecord, DocStatus
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 
@@ -63,9 +65,15 @@ class DocumentsPage(BaseModel):
         )
 
 
+async def _listed(storage: Storage) -> list[DocRecord]:
+    """The documents, and the refused files as failed ones."""
+    records = await all_records(storage)
+    return records + await refused.as_records(storage, (r.id for r in records))
+
+
 @router.post("/paginated")
 async def paginated(body: DocumentsPage, ws: CurrentWorkspace) -> dict[str, Any]:
-    records = await all_records(ws.rag.storage)
+    records = await _listed(ws.rag.storage)
     req = body.request()
     page, total = views.page_of(records, req)
     return {
@@ -77,14 +85,14 @@ async def paginated(body: DocumentsPage, ws: CurrentWorkspace) -> dict[str, Any]
 
 @router.get("/status_counts")
 async def status_counts(ws: CurrentWorkspace) -> dict[str, Any]:
-    return {"status_counts": views.status_counts(await all_records(ws.rag.storage))}
+    return {"status_counts": views.status_counts(await _listed(ws.rag.storage))}
 
 
 @router.get("")
 async def documents(ws: CurrentWorkspace) -> dict[str, Any]:
     """LightRAG's older listing: documents grouped by status (at most 1000)."""
     statuses: dict[str, list[dict[str, Any]]] = {}
-    for record in (await all_records(ws.rag.storage))[:1000]:
+    for record in (await _listed(ws.rag.storage))[:1000]:
         statuses.setdefault(record.status.value, []).append(views.doc_view(record))
     return {"statuses": statuses}
 

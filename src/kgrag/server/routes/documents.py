@@ -21,11 +21,20 @@ from kgrag.ingest.texts import text_documents
 from kgrag.lifecycle.documents import resolve
 from kgrag.server import doc_jobs
 from kgrag.server.deps import CurrentWorkspace, Workspace
-from kgrag.server.jobs import CurrentJobs, accepted
+from kgrag.server.jobs import CurrentJobs, Job, accepted
+from kgrag.server.refused import Refusal, fresh_id
 from kgrag.server.routes import doc_admin, doc_status
 from kgrag.server.routes import jobs as job_routes
 from kgrag.server.tracks import Track, new_track_id
-from kgrag.server.uploads import MAX_FILES, Saved, UploadLimits, inputs_of, save_upload
+from kgrag.server.uploads import (
+    MAX_FILES,
+    Refused,
+    Saved,
+    UploadLimits,
+    inputs_of,
+    judge_uploads,
+    save_upload,
+)
 from kgrag.types import Document
 
 own = APIRouter(prefix="/documents", tags=["documents"])
@@ -110,23 +119,19 @@ async def insert_texts(
     return await _insert(ws, jobs, _documents(body))
 
 
-async def _save_all(given: list[FormFile], ws: Workspace) -> list[Saved]:
-    """Store every file, or none: one refused file refuses the request."""
+def _given(given: list[FormFile]) -> list[FormFile]:
+    """The request's files; 400 for none or too many."""
     if not given:
         raise HTTPException(400, "no file uploaded (multipart field 'file' or 'files')")
     if len(given) > MAX_FILES:
         raise HTTPException(400, f"at most {MAX_FILES} files per upload")
+    return given
+
+
+async def _save_one(given: FormFile, ws: Workspace) -> Saved:
+    """Store the one file, or refuse it with its 4xx."""
     limits = UploadLimits.from_settings(ws.rag.settings)
-    inputs = inputs_of(ws)
-    saved: list[Saved] = []
-    try:
-        for upload in given:
-            saved.append(await save_upload(upload, inputs, limits))
-    except BaseException:
-        for s in saved:
-            s.path.unlink(missing_ok=True)
-        raise
-    return saved
+    return await save_upload(_given([given])[0], inputs_of(ws), limits)
 
 
 def _file_job(
@@ -142,6 +147,38 @@ def _file_job(
     return track, doc_jobs.FileBatch([s.path for s in saved], inputs, metadata, replace)
 
 
+def _refusals(track: Track, refused: list[Refused]) -> list[Refusal]:
+    """The refused files as failed documents of the track."""
+    out = []
+    for r in refused:
+        out.append(Refusal(fresh_id(), r.original_name, r.reason, track.track_id))
+        track.refuse(out[-1].doc_id, r.original_name, r.reason)
+    return out
+
+
+def _all_refused(refused: list[Refused]) -> HTTPException:
+    """The error of a request none of whose files was kept (one file: its own status)."""
+    statuses = {r.status for r in refused}
+    detail = "; ".join(f"{r.original_name!r}: {r.reason}" for r in refused)
+    return HTTPException(statuses.pop() if len(statuses) == 1 else 400, detail)
+
+
+def _answer(job: Job, saved: list[Saved], refused: list[Refused]) -> dict[str, Any]:
+    """LightRAG's answer, plus each file's fate: ``accepted`` and ``refused`` (with why)."""
+    names = ", ".join(repr(s.original_name) for s in saved)
+    message = f"File(s) {names} uploaded successfully. Processing will continue in background."
+    if refused:
+        message += " Refused: " + "; ".join(f"{r.original_name!r} ({r.reason})" for r in refused)
+    return accepted(
+        job,
+        "partial_success" if refused else "success",
+        message,
+        files=[s.path.name for s in saved],
+        accepted=[{"name": s.original_name, "file": s.path.name} for s in saved],
+        refused=[r.to_dict() for r in refused],
+    )
+
+
 @own.post("/upload")
 async def upload(
     ws: CurrentWorkspace,
@@ -149,14 +186,23 @@ async def upload(
     file: Annotated[list[UploadFile] | None, File()] = None,
     files: Annotated[list[UploadFile] | None, File()] = None,
 ) -> dict[str, Any]:
-    """Store the files in the input folder under server-chosen names and index them."""
-    saved = await _save_all([*(file or []), *(files or [])], ws)
+    """Store the acceptable files under server-chosen names and index them; refuse the others.
+
+    Refused files are listed as failed documents with their reason; when
+    no file is kept, the answer is the refusal's 4xx.
+    """
+    given = _given([*(file or []), *(files or [])])
+    limits = UploadLimits.from_settings(ws.rag.settings)
+    saved, refused = await judge_uploads(given, inputs_of(ws), limits)
     track, batch = _file_job(ws, saved)
+    batch.refusals = _refusals(track, refused)
     title = f"Indexing {len(saved)} uploaded file(s)"
+    if not saved:
+        fn = doc_jobs.note_refused(batch.refusals, track)
+        await jobs.submit(ws.name, "upload", title, fn, track)
+        raise _all_refused(refused)
     job = await jobs.submit(ws.name, "upload", title, doc_jobs.index_files(batch, track), track)
-    names = ", ".join(repr(s.original_name) for s in saved)
-    message = f"File(s) {names} uploaded successfully. Processing will continue in background."
-    return accepted(job, "success", message, files=[s.path.name for s in saved])
+    return _answer(job, saved, refused)
 
 
 @own.post("/scan")
@@ -202,7 +248,7 @@ async def _supersede_file(request: Request, old: str, ws: Workspace) -> tuple[Tr
         given = form.get("file")
         if not isinstance(given, FormFile):
             raise HTTPException(422, "the multipart field 'file' must hold the new file")
-        saved = await _save_all([given], ws)
+        saved = [await _save_one(given, ws)]
     track, batch = _file_job(ws, saved, replace=old)
     return track, doc_jobs.index_files(batch, track)
 
