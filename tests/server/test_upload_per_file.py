@@ -7,6 +7,8 @@ PDF) never appeared in the documents listing or the failed count.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import httpx
 import pytest
 
@@ -15,7 +17,7 @@ from .doc_calls import CAROL, documents, upload, wait_job
 
 
 @pytest.fixture
-def client(start_server: StartServer):  # type: ignore[no-untyped-def]
+def client(start_server: StartServer) -> Iterator[httpx.Client]:
     with start_server().client() as c:
         yield c
 
