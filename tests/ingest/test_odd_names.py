@@ -123,3 +123,17 @@ def test_listed_names_and_paths_name_their_documents_and_ambiguity_is_reported()
     assert records_named("nothing", records) == []
     e = record("doc-e", "/srv/other/new\nline.txt", "/srv/other/new\nline.txt", "new\nline.txt")
     assert records_named("new\\nline.txt", [*records, e]) == [c, e]  # ambiguous: the caller says so
+
+
+def test_load_file_refuses_a_name_not_utf8_and_insert_keeps_its_labels_storable(tmp_path):
+    from kgrag.errors import ConfigError
+    from kgrag.ingest.loaders import load_file
+    from kgrag.ingest.texts import text_documents
+
+    path = os.fsdecode(make(tmp_path, b"caf\xe9.txt"))
+    with pytest.raises(LoaderError, match="not valid UTF-8"):
+        load_file(path)
+    [doc] = text_documents("Marley was dead.", [os.fsdecode(b"caf\xe9.txt")])
+    assert doc.file_path == "caf\\xe9.txt" and is_text(doc.file_path)
+    with pytest.raises(ConfigError, match="valid Unicode"):
+        text_documents("Marley was dead.", ids=["\udce9"])

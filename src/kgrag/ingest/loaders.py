@@ -49,7 +49,8 @@ from kgrag.ingest.formats.xml_doc import parse_xml_document
 from kgrag.ingest.html_text import declared_charset
 from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.options import LoadOptions
-from kgrag.ingest.walk import iter_entries
+from kgrag.ingest.walk import iter_entries, not_text
+from kgrag.names import is_text
 from kgrag.types import Document
 
 TEXT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".rst", ".log")
@@ -215,6 +216,8 @@ def load_file(path: str | os.PathLike[str], options: LoadOptions | None = None) 
     """Load one file; raises :class:`LoaderError` when it cannot be used."""
     options = options or DEFAULT_OPTIONS
     name = os.fspath(path)
+    if not is_text(os.path.realpath(name)):
+        raise not_text(name)  # a source is stored as text (kgrag.ingest.walk)
     p = Path(name)
     fmt = FORMATS.get(p.suffix.lower())
     if fmt is None:

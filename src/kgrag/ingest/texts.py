@@ -7,6 +7,7 @@ from typing import Any
 
 from kgrag.errors import ConfigError
 from kgrag.ingest.ids import doc_id, source_doc_id
+from kgrag.names import display_name, is_text
 from kgrag.types import Document
 
 
@@ -19,8 +20,9 @@ def text_documents(
     """One document per text, with its path and id (one entry per text, or none).
 
     Lists of different lengths are a :class:`ConfigError`, never silently
-    cut. A text with an id is known by it (a later text under the same id
-    supersedes it); one without is known by its content.
+    cut, and so is an id that is not valid text (a path that is not is
+    kept escaped). A text with an id is known by it (a later text under
+    the same id supersedes it); one without is known by its content.
     """
     items = strings(texts)
     paths = strings(file_paths) if file_paths is not None else ["unknown_source"] * len(items)
@@ -30,6 +32,9 @@ def text_documents(
             f"insert(): {len(items)} text(s), {len(paths)} file path(s) and "
             f"{len(sources)} id(s); give one of each per text"
         )
+    if not all(is_text(s) for s in sources if s):
+        raise ConfigError("insert(): an id must be valid Unicode text (it has a lone surrogate)")
+    paths = [p if is_text(p) else display_name(p) for p in paths]  # a path here is a label
     return [
         Document(
             id=source_doc_id(src) if src else doc_id(t),

@@ -42,11 +42,11 @@ class _Walk:
 def iter_entries(given: str, options: LoadOptions) -> Iterator[Entry]:
     """Files under ``given`` (or ``given`` itself), and the links skipped on the way."""
     if not os.path.isdir(given):
-        yield given if is_text(os.path.realpath(given)) else _not_text(given, "file")
+        yield given if is_text(os.path.realpath(given)) else not_text(given, "file")
         return
     walk = _Walk(os.path.realpath(given), options)
     if not is_text(walk.root):
-        yield _not_text(given, "folder")
+        yield not_text(given, "folder")
         return
     stack = [given]
     while stack:
@@ -88,7 +88,7 @@ def _scan(walk: _Walk, folder: str) -> Generator[LoaderError, None, tuple[list[s
         else:
             kind = "dir" if entry.is_dir(follow_symlinks=False) else "file"
         if kind is not None and not is_text(os.path.realpath(entry.path) if link else entry.name):
-            yield _not_text(entry.path, "folder" if kind == "dir" else "file")
+            yield not_text(entry.path, "folder" if kind == "dir" else "file")
             continue
         if kind == "file":
             files.append(entry.path)
@@ -125,7 +125,8 @@ def _inside(target: str, root: str) -> bool:
         return False
 
 
-def _not_text(path: str, kind: str) -> LoaderError:
+def not_text(path: str, kind: str = "file") -> LoaderError:
+    """The reason a file or folder whose name is not UTF-8 is skipped."""
     outcome = "nothing in it is indexed" if kind == "folder" else "it is not indexed"
     return LoaderError(
         path,
