@@ -28,6 +28,7 @@ from support.fake_openai import fake_openai
 
 from .body_sweep import BodySweep
 from .conftest import StartServer
+from .doc_calls import documents, wait_job
 from .served import FAKE_MODELS, Served
 
 TEXT = "Ada Lovelace worked with Charles Babbage in London. Babbage designed the Analytical Engine."
@@ -149,3 +150,22 @@ def test_ollama_gives_the_marked_extractive_answer(failing: tuple[Served, str], 
     assert bypass.status_code in (502, 503, 504), bypass.text
     assert bypass.json()["error"].startswith("the chat model")
     _no_address(bypass.text, url)
+
+
+def test_indexing_with_a_dead_model_shows_no_address(
+    tmp_path: Path, start_server: StartServer, body_sweep: BodySweep
+) -> None:
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    body_sweep.forbid_address(url)
+    model = {"llm_provider": "openai", "llm_base_url": url, "llm_api_key": "sk-test"}
+    served = start_server("none", tmp_path / "w", llm_max_retries=0, **model)
+    with served.client() as http:
+        reply = http.post("/documents/texts", json={"texts": [TEXT]})
+        job = wait_job(http, reply.json()["job_id"])
+        listed = documents(http)
+        pipeline = http.get("/documents/pipeline_status").json()
+    failed = [d for d in listed if d["status"] == "failed"]
+    assert failed and failed[0]["error_msg"], listed  # the document failed, and says why
+    shown = json.dumps([job, listed, pipeline])
+    _no_address(shown, url)
+    assert "openai:gpt-4o-mini" in failed[0]["error_msg"]  # the model is named, not where it is

@@ -6,7 +6,8 @@ A document answers with LightRAG's fields (``id``, ``content_summary``,
 (``name``: how kgrag names it, escaped, see :mod:`kgrag.names`;
 ``disabled``, ``warnings``). The listing filters by status (any of
 several) and a search term (in the id, path, original name or summary,
-case-insensitive), sorts, and cuts one page.
+case-insensitive), sorts, and cuts one page. ``error_msg`` names no model
+endpoint's address or server path (:func:`kgrag.server.redact.client_text`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgrag.names import display_name, document_name
+from kgrag.server.redact import client_text
 from kgrag.types import DocRecord, DocStatus
 
 SORT_FIELDS = ("created_at", "updated_at", "id", "file_path")
@@ -41,7 +43,7 @@ def doc_view(record: DocRecord, track_id: str | None = None) -> dict[str, Any]:
         "updated_at": iso(record.updated_at),
         "track_id": track_id,
         "chunks_count": len(record.chunk_ids),
-        "error_msg": record.error,
+        "error_msg": client_text(record.error) if record.error else record.error,
         "metadata": record.metadata,
         "file_path": record.file_path,
         "disabled": record.disabled,
@@ -63,7 +65,7 @@ def placeholder_view(
         "updated_at": iso(created_at),
         "track_id": None,
         "chunks_count": 0,
-        "error_msg": error,
+        "error_msg": client_text(error) if error else error,
         "metadata": {},
         "file_path": file_path,
         "disabled": False,
