@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from kgrag import KGRag, Settings
 from support.fake_openai import fake_openai
 
@@ -29,13 +31,13 @@ WITHIN = 5.0  # the whole query, model calls included
 
 
 def _settings(workdir: Path, base_url: str, **overrides) -> Settings:
+    given = {"query_embed_timeout": BOUND} | overrides
     return settings(
         workdir,
         embedding_provider="openai",
         embedding_base_url=base_url,
         embedding_api_key="sk-test",
-        query_embed_timeout=BOUND,
-        **overrides,
+        **given,
     )
 
 
@@ -104,3 +106,43 @@ def test_the_cli_prints_the_note(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert "only the lexical (BM25) index was searched" in out.stderr, out.stderr
+
+
+class _Embedder:
+    """An embedding function that answers, until told to hang."""
+
+    def __init__(self) -> None:
+        self.hang = False
+
+    async def __call__(self, texts: list[str]) -> np.ndarray:
+        if self.hang:
+            await asyncio.sleep(60)
+        rows = [[float(len(t) % 7 + 1), float(t.count("a") + 1), 1.0] for t in texts]
+        return np.asarray(rows, dtype=np.float32)
+
+
+async def test_an_embedder_that_never_answers_costs_one_bound(tmp_path):
+    embed = _Embedder()
+    async with KGRag(settings(tmp_path / "idx", query_embed_timeout=BOUND), embed=embed) as rag:
+        await rag.insert(TEXTS)
+        embed.hang = True
+        started = time.perf_counter()
+        result = await rag.query(QUESTION, mode="mix")
+        elapsed = time.perf_counter() - started
+    assert BOUND - 0.2 < elapsed < WITHIN, elapsed
+    assert result.retrieval_note is not None and f"within {BOUND:g} s" in result.retrieval_note
+    assert "Ada Lovelace" in result.context
+
+
+def test_a_refused_embedder_is_given_up_on_quickly(tmp_path):
+    base_url = _indexed(tmp_path / "idx")
+
+    async def run() -> tuple[float, object]:
+        async with KGRag(_settings(tmp_path / "idx", base_url, query_embed_timeout=30.0)) as rag:
+            started = time.perf_counter()
+            result = await rag.query(QUESTION, mode="mix")
+            return time.perf_counter() - started, result
+
+    elapsed, result = asyncio.run(run())
+    assert elapsed < 3.0, elapsed  # two quick retries, not the indexing policy's six
+    assert "refused the connection" in (result.retrieval_note or "")

@@ -10,6 +10,7 @@ row returned is float32 and L2-normalised.
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -74,6 +75,13 @@ class EmbeddingService:
         self.batch_size, self.max_async = batch_size, max_async
         self._tokenizer = tokenizer
         self._dim: int | None = None
+
+    def retrying(self, policy: RetryPolicy) -> EmbeddingService:
+        """A view of this service that retries by ``policy`` (a query's few, quick retries);
+        it shares the provider, limiter and ledger."""
+        view = copy.copy(self)
+        view.retry = policy
+        return view
 
     @property
     def provider(self) -> EmbeddingProvider:

@@ -12,8 +12,9 @@ before their budgets and conflicting chunks before theirs, and ends the
 context with what it found missing.
 
 Embedding the question is bounded (``Services.embed_timeout``; not for an
-in-process model, whose first call loads it): when the embedding service
-fails or does not answer in time, the question is
+in-process model, whose first call loads it) and retried twice at most
+(:data:`QUERY_RETRY`): when the embedding service fails or does not
+answer in time, the question is
 searched in the lexical (BM25) index alone, and ``Assembly.note`` (and
 the trace) say so; without a lexical index the failure is raised.
 """
@@ -30,6 +31,7 @@ import numpy as np
 from kgrag.errors import ModelError, QueryError
 from kgrag.llm.failures import public_reason
 from kgrag.llm.local import LocalEmbedder
+from kgrag.llm.retry import RetryPolicy
 from kgrag.query.answer.messages import answer_messages, render_prompt
 from kgrag.query.conditions.render import Final
 from kgrag.query.conditions.stage import Conditions, read_conditions, screen_chunks, screen_found
@@ -76,6 +78,10 @@ if TYPE_CHECKING:
     from kgrag.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
+
+# How embedding the question retries: a few quick tries (a refused connection
+# is given up on in about a second), all within ``Services.embed_timeout``.
+QUERY_RETRY = RetryPolicy(max_retries=2, base=0.25, cap=1.0)
 
 
 @dataclass(slots=True)
@@ -267,7 +273,8 @@ async def _question_vectors(
     """The question's vectors; none, with a note, when the embedder fails and BM25 can stand in."""
     try:
         async with asyncio.timeout(_embed_bound(svc)):
-            return await embed_question(svc.embed, texts), None
+            embed = svc.embed.retrying(QUERY_RETRY) if svc.embed is not None else None
+            return await embed_question(embed, texts), None
     except (ModelError, TimeoutError) as exc:
         if getattr(svc.storage, "lexical", None) is None:
             raise
