@@ -47,11 +47,13 @@ earliest on a tie) and a warning names the attempts and reasons. A
 failed extract with no records skips gleaning; one with records is gleaned
 as usual (gleaning may recover what a cut-off reply lost); a failed glean
 ends gleaning. The kept records are the well-formed ones: a rejected
-record never reaches the graph, healthy or not. ``Extraction.rejected``
-counts the records rejected in all the replies of the chunk, and the
-warnings above reach the document (``kgrag docs``, status). If the chunk ends with no records at all and a stage
-failed, ``Extraction.error`` says why. Everything is a deterministic function of the chunk text and the
-model's answers: no randomness, no timing.
+record never reaches the graph, whichever reply it came in.
+``Extraction.rejected`` counts the records rejected in all the replies of
+the chunk, and the two warnings above reach the document (``kgrag docs``,
+``kgrag status``). If the chunk ends with no records at all and a stage
+failed, ``Extraction.error`` says why. Everything is a deterministic
+function of the chunk text and the model's answers: no randomness, no
+timing.
 
 Model failures (:class:`~kgrag.errors.ModelError`) propagate, so the
 pipeline fails the chunk's document; odd model *output* never raises.
