@@ -106,7 +106,7 @@ def bench(
         f"/health x{calls}: p50 {statistics.median(ms):.1f} ms, p99 {percentile(ms, 0.99):.1f} ms,"
         f" max {max(ms):.1f} ms, total {sum(seconds):.1f} s; job then: {status}"
     )
-    print(f"413 probe during indexing answered in {probe_413(base):.2f} s")
+    print(f"413 probe (a body over the limit) answered in {probe_413(base):.2f} s")
 
 
 def main() -> None:
