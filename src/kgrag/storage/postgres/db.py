@@ -54,8 +54,8 @@ import logging
 import os
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +70,25 @@ log = logging.getLogger("kgrag.storage.postgres")
 logging.getLogger("psycopg").addHandler(logging.NullHandler())
 
 _CHECKOUT_S = 2.0  # one wait for a pooled connection; each new wait lets the pool connect anew
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A session advisory lock: its slot, and the session holding it (pid, start time)."""
+
+    slot: int
+    pid: int
+    started: Any
+
+
+_FENCES: contextvars.ContextVar[tuple[Fence, ...]] = contextvars.ContextVar(
+    "kgrag_pg_fences", default=()
+)
+_FENCE_SQL = (
+    "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+    "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 "
+    "AND l.pid = %s AND a.backend_start = %s AND l.objid = %s AND l.classid = hashtext(%s)::oid"
+)
 
 # (database, connection, lock) of the transaction the current context takes part in.
 _ACTIVE: contextvars.ContextVar[tuple[Any, ...] | None] = contextvars.ContextVar(
@@ -210,14 +229,15 @@ class Database:
             raise self._translate(exc) from exc
         finally:
             await pool.putconn(conn)
+        self._regained()  # a no-op unless a loss was seen
 
     async def _checkout(self, pool: Any, check: bool) -> Any:
         psycopg, psycopg_pool = _psycopg()
         backoff = Backoff(max(self._options.timeout_s, self._options.reconnect_s))
         while True:
             try:
-                conn = await pool.getconn(timeout=min(_CHECKOUT_S, backoff.left()))
-            except psycopg_pool.PoolTimeout as exc:
+                conn = await pool.getconn(timeout=max(0.01, min(_CHECKOUT_S, backoff.left())))
+            except psycopg_pool.PoolTimeout as exc:  # busy, or no server to connect to
                 error: BaseException = exc
             else:
                 if not check:
@@ -228,12 +248,12 @@ class Database:
                 except psycopg.Error as exc:
                     await pool.putconn(conn)  # broken: the pool drops it
                     error = exc
-            if not isinstance(error, psycopg_pool.PoolTimeout):  # else: maybe only busy
-                self._lost()
+                    self._lost()
+            if self._lost_too_long():
+                raise self._unavailable() from error
             if not await backoff.sleep():
                 raise DatabaseUnavailableError(
-                    f"{self.label}: no connection for {backoff.budget_s:.0f} s "
-                    f"(postgres_reconnect_s): {_reason(error)}"
+                    f"{self.label}: no connection for {backoff.budget_s:.0f} s: {_reason(error)}"
                 ) from error
 
     async def _retrying(self, once: Fn, *args: Any) -> Any:
@@ -241,18 +261,11 @@ class Database:
         backoff = Backoff(self._options.reconnect_s)
         while True:
             try:
-                result = await once(*args)
+                return await once(*args)
             except ConnectionLostError as exc:
                 self._lost()
-                if not await backoff.sleep():
-                    raise DatabaseUnavailableError(
-                        f"{self.label} did not answer for {backoff.budget_s:.0f} s "
-                        f"(postgres_reconnect_s): {exc}"
-                    ) from exc
-                continue
-            if self._lost_since is not None:
-                self._regained()
-            return result
+                if self._lost_too_long() or not await backoff.sleep():
+                    raise self._unavailable() from exc
 
     def _lost(self) -> None:
         if self._lost_since is None:
@@ -263,6 +276,17 @@ class Database:
         if self._lost_since is not None:
             took, self._lost_since = time.monotonic() - self._lost_since, None
             log.warning("connected to %s again after %.1f s", self.label, took)
+
+    def _lost_too_long(self) -> bool:
+        """Lost for ``reconnect_s``: from then on a call tries once, not for the whole budget."""
+        lost = self._lost_since
+        return lost is not None and time.monotonic() - lost > self._options.reconnect_s
+
+    def _unavailable(self) -> DatabaseUnavailableError:
+        return DatabaseUnavailableError(
+            f"{self.label} did not answer for {self._options.reconnect_s:g} s "
+            "(postgres_reconnect_s)"
+        )
 
     def _translate(self, exc: BaseException) -> StorageError:
         if is_lost(exc):
@@ -331,12 +355,38 @@ class Database:
             try:
                 async with conn.transaction():
                     yield
+                    await self._check_fences(conn)
                 committed = True
             finally:
                 _ACTIVE.reset(marker)
                 for on_commit, on_rollback in _deferred(conn):
                     _run(on_commit if committed else on_rollback)
                 conn.kgrag_deferred = []
+
+    @contextmanager
+    def fenced(self, fence: Fence) -> Iterator[None]:
+        """Inside the block, a transaction commits only while ``fence``'s lock is held."""
+        token = _FENCES.set((*_FENCES.get(), fence))
+        try:
+            yield
+        finally:
+            _FENCES.reset(token)
+
+    async def _check_fences(self, conn: Any) -> None:
+        """Refuse the commit if a lock it was planned under died with its session.
+
+        A server restart ends every session and frees its locks, while the
+        holder's reads, retried, go on: without this, a change planned
+        before the restart could commit after another one planned since.
+        """
+        for fence in _FENCES.get():
+            params = (fence.pid, fence.started, fence.slot, self.schema)
+            cur = await conn.execute(_FENCE_SQL, params)
+            if not (await cur.fetchone())[0]:
+                raise ConnectionLostError(
+                    f"{self.label}: the lock this change was planned under ended with its "
+                    "connection; nothing was committed"
+                )
 
     async def _guard(self, awaitable: Awaitable[Any]) -> Any:
         psycopg, _ = _psycopg()

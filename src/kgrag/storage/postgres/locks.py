@@ -15,7 +15,11 @@ Slots:
   :mod:`kgrag.queue`), so a rebuild waits for them and they for it;
 - :data:`SERIAL`: the read-plan-write section of a change
   (``Storage.serial()``), exclusive and short: what one change reads, the
-  next one sees;
+  next one sees. It is *fenced*: a transaction inside the block commits
+  only if the lock's session (pid and start time) still holds it, checked
+  just before the commit, so a change planned before a server restart
+  (which ended the session and freed the lock) is refused rather than
+  committed over one planned since (:meth:`Database.fenced`);
 - :class:`KeyClaims`: single keys (the deferred summaries), tried without
   waiting, so workers share them out.
 
@@ -34,6 +38,7 @@ from typing import Any
 
 from kgrag.errors import WorkdirBusyError
 from kgrag.storage.lease import WriterLease
+from kgrag.storage.postgres.db import Fence
 from kgrag.storage.postgres.reconnect import is_lost
 
 WRITER = 1
@@ -45,8 +50,9 @@ OnWait = Callable[[str], None] | None
 class AdvisoryLock:
     """One slot of the workspace's advisory locks (see the module docstring)."""
 
-    def __init__(self, db: Any, slot: int, *, what: str):
+    def __init__(self, db: Any, slot: int, *, what: str, fence: bool = False):
         self.db, self.slot, self.what = db, slot, what
+        self.fence = fence  # transactions in the block commit only while the lock is held
         self._local = WriterLease(None)
         self._shared_local = WriterLease(None)
 
@@ -69,10 +75,23 @@ class AdvisoryLock:
                 await conn.close()  # ending the session frees it; the pool drops the connection
                 raise
             try:
-                yield
+                async with self._fenced(conn):
+                    yield
             finally:
                 unlock = "pg_advisory_unlock_shared" if shared else "pg_advisory_unlock"
                 await asyncio.shield(self._release(conn, unlock))
+
+    @asynccontextmanager
+    async def _fenced(self, conn: Any) -> AsyncIterator[None]:
+        if not self.fence:
+            yield
+            return
+        cur = await conn.execute(
+            "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+        )
+        pid, started = await cur.fetchone()
+        with self.db.fenced(Fence(self.slot, pid, started)):
+            yield
 
     async def _release(self, conn: Any, function: str) -> None:
         """Unlock, unless the session already ended (and took the lock with it)."""

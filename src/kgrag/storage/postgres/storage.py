@@ -91,7 +91,7 @@ class PostgresStorage:
         self._index = _index_options(options)
         self._db.on_open(lambda conn: ensure_schema(conn, self.schema, self._db.label))
         self._writer = AdvisoryLock(self._db, WRITER, what="being written")
-        self._serial = AdvisoryLock(self._db, SERIAL, what="merging a change")
+        self._serial = AdvisoryLock(self._db, SERIAL, what="merging a change", fence=True)
         self._claims = KeyClaims(self._db)
         self._queue = PgWorkQueue(self._db)
         self._defer_index = bool(options.get("defer_vector_index", False))
