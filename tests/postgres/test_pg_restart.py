@@ -231,3 +231,26 @@ def test_a_worker_whose_database_stays_away_stops_with_one_line(private_pg, tmp_
     commits, leases, counts = asyncio.run(queue_state(private_pg.dsn, workspace, tmp_path))
     assert len(commits) == 16 and sorted(set(commits.values())) == [1]
     assert leases == 0 and counts.get("processed") == 16
+
+
+def test_a_terminated_worker_gives_its_documents_back(private_pg, tmp_path):
+    docs = write_corpus(tmp_path / "docs", 12, seed=3)
+    workspace = fresh_workspace("t")
+    leased = f"SELECT count(*) FROM kgrag_{workspace}.doc_status WHERE lease_owner IS NOT NULL"
+    with run_synth("--latency", "1.0") as base_url:
+        env = synth_env(
+            base_url,
+            KGRAG_STORAGE="postgres",
+            KGRAG_POSTGRES_DSN=private_pg.dsn,
+            KGRAG_POSTGRES_WORKSPACE=workspace,
+        )
+        ok("enqueue", "--workdir", tmp_path / "pg", docs, cwd=tmp_path, env=env)
+        worker = _worker(tmp_path, env)
+        _wait_for(lambda: _count(private_pg.dsn, "", leased), lambda n: n >= 2, 120)
+        worker.send_signal(signal.SIGTERM)
+        _out, err = worker.communicate(timeout=60)
+    assert worker.returncode == 128 + signal.SIGTERM, err[-3000:]
+    assert err.splitlines() == [
+        "kgrag: worker stopped (SIGTERM); its documents are back in the queue"
+    ]
+    assert _count(private_pg.dsn, "", leased) == 0  # a new worker need not wait for a lease
