@@ -142,7 +142,26 @@ def test_1_when_check_finds_problems(cli, built):
 
 
 def test_1_when_a_query_cannot_be_answered(cli, tmp_path):
-    """The embedding service is gone: retrieval cannot start (no answer to fall back on)."""
+    """The chat model is gone and the mode has nothing to fall back on (bypass)."""
+    (tmp_path / "story.txt").write_text(STORY)
+    built = cli("index", "--no-progress", "--workdir", "idx", "story.txt", env=FAKE)
+    assert built.code == 0, built.err
+    with fake_openai() as server:
+        dead = server.base_url
+    env = FAKE | {
+        "KGRAG_LLM_PROVIDER": "openai",
+        "KGRAG_LLM_BASE_URL": dead,
+        "KGRAG_LLM_API_KEY": "sk-test",
+        "KGRAG_LLM_MAX_RETRIES": "0",
+    }
+    out = cli("query", "--workdir", "idx", "--mode", "bypass", "Who is Scrooge?", env=env)
+    assert out.code == 1, out.err
+    assert out.err.startswith("kgrag: error: ")
+    assert "127.0.0.1" not in out.err
+
+
+def test_0_and_a_note_when_only_the_embedder_is_gone(cli, tmp_path):
+    """The embedding service is gone: the lexical index answers, and stderr says so."""
     (tmp_path / "story.txt").write_text(STORY)
     with fake_openai() as server:
         env = FAKE | {
@@ -154,8 +173,8 @@ def test_1_when_a_query_cannot_be_answered(cli, tmp_path):
         built = cli("index", "--no-progress", "--workdir", "idx", "story.txt", env=env)
         assert built.code == 0, built.err
     out = cli("query", "--workdir", "idx", "Who is Scrooge?", env=env)
-    assert out.code == 1, out.err
-    assert out.err.startswith("kgrag: error: ")
+    assert out.code == 0, out.err
+    assert "lexical" in out.err
 
 
 def _default_sigint() -> None:
