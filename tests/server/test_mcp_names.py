@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.server.mcpserver.exceptions import ToolError
 
 from kgrag.api import KGRag
-from kgrag.server.mcp_tools import Direct, build_mcp
+from kgrag.errors import ModelServerError, StorageError
+from kgrag.server.mcp_tools import Direct, _reported, build_mcp
 from pipeline.lifecycle_corpus import lifecycle_settings
 
 TEXT = "Marie Curie worked with Pierre Curie in Paris. Marie Curie discovered Polonium."
@@ -67,3 +69,16 @@ async def test_files_are_listed_by_name_never_by_absolute_path(rag: KGRag, tmp_p
         assert (await call(c, "delete_document", doc_id=ids[0]))["deleted"] == [ids[0]]
         deleted = await call(c, "delete_document", doc_id="new\\nline.txt")  # one left: no doubt
         assert deleted["deleted"] == [ids[1]]
+
+
+def test_a_tool_error_names_no_address_or_server_path(tmp_path: Path) -> None:
+    """Library errors reach the MCP client described, without host:port or server paths."""
+    failures = (
+        ModelServerError("openai:gpt@127.0.0.1:8123 kept answering HTTP 500"),
+        StorageError(f"could not connect to host={tmp_path}/pg.sock user=kgrag"),
+    )
+    for failure in failures:
+        with pytest.raises(ToolError) as raised, _reported():
+            raise failure
+        text = str(raised.value)
+        assert "127.0.0.1" not in text and "8123" not in text and str(tmp_path) not in text, text

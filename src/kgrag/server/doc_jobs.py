@@ -23,6 +23,7 @@ from kgrag.ingest.loaders import LoadReport, load_paths
 from kgrag.ingest.options import LoadOptions
 from kgrag.lifecycle.documents import resolve
 from kgrag.lifecycle.rejected import note_rejected
+from kgrag.names import display_name
 from kgrag.pipeline.report import IndexReport
 from kgrag.server import refused, tracks
 from kgrag.server.uploads import inside
@@ -100,7 +101,7 @@ def _loaded(batch: FileBatch, options: LoadOptions, track: Track) -> LoadReport:
         track.plan(doc.id, doc.file_path, doc.metadata)
     for error in loaded.errors:
         real = str(Path(error.path).resolve())
-        shown = os.path.relpath(real, root) if inside(root, real) else Path(real).name
+        shown = display_name(os.path.relpath(real, root) if inside(root, real) else Path(real).name)
         track.refuse(source_doc_id(real), shown, error.reason)
         name = batch.metadata.get(real, {}).get("original_name", shown)
         batch.refusals.append(

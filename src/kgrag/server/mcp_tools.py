@@ -32,6 +32,7 @@ from kgrag.api import KGRag
 from kgrag.errors import KGRagError
 from kgrag.names import display_name
 from kgrag.server.entity_view import entity_view
+from kgrag.server.routes.errors import client_message
 
 Write = Callable[[KGRag], Awaitable[dict[str, Any]]]
 
@@ -74,11 +75,11 @@ _DELETE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHin
 
 @contextmanager
 def _reported() -> Iterator[None]:
-    """Let the library's failures reach the client with their message."""
+    """Let the library's failures reach the client, without addresses or server paths."""
     try:
         yield
     except KGRagError as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(client_message(exc)) from exc
 
 
 def _query_overrides(mode: str, top_k: int | None, **more: Any) -> dict[str, Any]:
