@@ -105,13 +105,19 @@ def test_refused_file_and_warnings_are_shown_then_filtered_and_deleted(
     listed = api(ui.server, "POST", "/documents/paginated", json={"search": "damaged"})
     (warning,) = listed["documents"][0]["warnings"]  # the loader's, about the bad byte
     sync_api.expect(warned.locator("details.warnings li")).to_have_text(warning)
-    ui.page.get_by_label("failed (0)").check()  # the status filter
-    sync_api.expect(ui.page.locator("#docs-rows tr[data-doc-id]")).to_have_count(0)
+    ui.page.get_by_label("failed (1)").check()  # the status filter: the refused file is listed
+    rows = ui.page.locator("#docs-rows tr[data-doc-id]")
+    sync_api.expect(rows).to_have_count(1)
+    sync_api.expect(row(ui, "broken.pdf")).to_have_attribute("data-status", "failed")
+    sync_api.expect(row(ui, "broken.pdf")).to_contain_text("corrupt PDF")
     ui.page.get_by_label("processed (1)").check()  # either status
-    sync_api.expect(ui.page.locator("#docs-rows tr[data-doc-id]")).to_have_count(1)
+    sync_api.expect(rows).to_have_count(2)
     warned.get_by_role("button", name="Delete damaged.txt").click()
     ui.confirm()
-    sync_api.expect(ui.page.locator("#docs-rows tr[data-doc-id]")).to_have_count(0)
+    sync_api.expect(rows).to_have_count(1)
+    row(ui, "broken.pdf").get_by_role("button", name="Delete broken.pdf").click()
+    ui.confirm()
+    sync_api.expect(rows).to_have_count(0)
     assert get(ui.server, "/documents/status_counts")["status_counts"]["all"] == 0
     ui.assert_clean()
 
