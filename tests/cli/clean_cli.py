@@ -18,6 +18,14 @@ import pytest
 from kgrag.cli.main import main
 
 FAKE = {"KGRAG_LLM_PROVIDER": "fake", "KGRAG_EMBEDDING_PROVIDER": "fake"}
+# A chat model that cannot be reached (fake embeddings): every extraction fails.
+DEAD_LLM = {
+    "KGRAG_LLM_PROVIDER": "openai",
+    "KGRAG_LLM_BASE_URL": "http://127.0.0.1:9/v1",  # nothing listens on the discard port
+    "KGRAG_LLM_API_KEY": "test",
+    "KGRAG_LLM_MAX_RETRIES": "0",
+    "KGRAG_EMBEDDING_PROVIDER": "fake",
+}
 
 
 @dataclass

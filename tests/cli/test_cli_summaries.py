@@ -13,18 +13,11 @@ import json
 
 import pytest
 
-from cli.clean_cli import FAKE, CleanCLI, last_json_line
+from cli.clean_cli import DEAD_LLM, FAKE, CleanCLI, last_json_line
 from kgrag.storage.sqlite import SQLiteStorage
 from kgrag.types import DocStatus
 
 STORY = "Scrooge met Marley in London. Marley was dead. Bob Cratchit worked for Scrooge."
-DEAD_LLM = {
-    "KGRAG_LLM_PROVIDER": "openai",
-    "KGRAG_LLM_BASE_URL": "http://127.0.0.1:9/v1",  # nothing listens on the discard port
-    "KGRAG_LLM_API_KEY": "test",
-    "KGRAG_LLM_MAX_RETRIES": "0",
-    "KGRAG_EMBEDDING_PROVIDER": "fake",
-}
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from cli.clean_cli import FAKE, CleanCLI, last_json_line
+from cli.clean_cli import DEAD_LLM, FAKE, CleanCLI, last_json_line
 
 BUILT = FAKE | {
     "KGRAG_EMBEDDING_DIM": "48",
@@ -154,15 +154,6 @@ def test_a_chinese_corpus_is_detected_and_said(cli, tmp_path):
         env=FAKE | {"KGRAG_LANGUAGE": "English"},
     )
     assert "language: English (set)" in out.out
-
-
-DEAD_LLM = {
-    "KGRAG_LLM_PROVIDER": "openai",
-    "KGRAG_LLM_BASE_URL": "http://127.0.0.1:9/v1",  # nothing listens on the discard port
-    "KGRAG_LLM_API_KEY": "test",
-    "KGRAG_LLM_MAX_RETRIES": "0",
-    "KGRAG_EMBEDDING_PROVIDER": "fake",
-}
 
 
 def test_a_first_run_that_skipped_every_file_does_not_block_the_next(cli, tmp_path):

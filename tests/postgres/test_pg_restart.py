@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli_processes import command, export, ok
+from pipeline.cli_processes import cli_env, command, export, ok
 from postgres.restartable import RestartablePostgres, restartable
 from postgres.test_pg_workers import queue_state, write_corpus
 from support.postgres import ENV, fresh_workspace
@@ -42,22 +42,16 @@ def private_pg():
 
 
 def synth_env(base_url: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KGRAG_", "OPENAI_"))}
-    env.update(
+    """The fake-model CLI settings, with chat and embeddings sent to the synth server."""
+    return cli_env(
         KGRAG_LLM_PROVIDER="openai",
         KGRAG_LLM_BASE_URL=base_url,
         KGRAG_LLM_API_KEY="t",
         KGRAG_EMBEDDING_PROVIDER="openai",
         KGRAG_EMBEDDING_BASE_URL=base_url,
         KGRAG_EMBEDDING_API_KEY="t",
-        KGRAG_EXTRACTOR="llm",
-        KGRAG_SPLIT_BY_CHARACTER="\n\n",
-        KGRAG_SPLIT_BY_CHARACTER_ONLY="true",
-        KGRAG_FORCE_LLM_SUMMARY_ON_MERGE="3",
-        KGRAG_MAX_GLEANING="0",
+        **extra,
     )
-    env.update(extra)
-    return env
 
 
 def _count(dsn: str, schema: str, sql: str) -> int | None:
