@@ -43,10 +43,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_query_scale import TYPES, Synthetic, build
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
+from kgrag.curation.resolution import resolve_entities
+from kgrag.curation.resolution.view import load_view
 from kgrag.ingest.ids import entity_vector_id
-from kgrag.resolve import resolve_entities
-from kgrag.resolve.view import load_view
 from kgrag.storage.sqlite import SQLiteStorage
 
 ALIAS_EVERY = 10  # one alias node per ten entities

@@ -31,9 +31,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "tests" / "ingest")]
+sys.path[:0] = [str(ROOT)]
 
-from forged_zip import MiB, forge, large_docx  # noqa: E402
+from tests.ingest.forged_zip import MiB, forge, large_docx  # noqa: E402
 
 _CHILD = """
 import json, resource, sys, time

@@ -22,16 +22,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kgrag.api import KGRag
-from kgrag.lifecycle.export import dumps
+from kgrag.api.facade import KGRag
+from kgrag.maintenance.export import dumps
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _helpers() -> Any:
     """tests/curation/helpers.py (the synthetic index and the test settings)."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    return importlib.import_module("curation.helpers")
+    sys.path.insert(0, str(ROOT))
+    return importlib.import_module("tests.curation.helpers")
 
 
 async def _merge(

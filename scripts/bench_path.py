@@ -34,9 +34,9 @@ import eval_recall as ER
 import numpy as np
 
 from kgrag.evaluation.recall import ranked_keys, recall_at
-from kgrag.query.param import QueryParam
-from kgrag.query.routes.path_graph import build_path_graph
-from kgrag.query.routes.path_search import Endpoint, PathLimits, search_paths, select_paths
+from kgrag.retrieval.modes.path_graph import build_path_graph
+from kgrag.retrieval.modes.path_search import Endpoint, PathLimits, search_paths, select_paths
+from kgrag.retrieval.param import QueryParam
 
 KS = (2, 5)
 # Mode names for comparisons: a mode and the query fields it is asked with.
@@ -78,7 +78,7 @@ async def time_modes(storage: Any, questions: list, modes: list[str]) -> dict[st
     """p50 / p95 wall ms of context-only queries per mode (after two warm-up queries)."""
     from kgrag.llm.embedding import EmbeddingService
     from kgrag.llm.fake import FakeEmbeddingProvider
-    from kgrag.query import QueryEngine
+    from kgrag.retrieval import QueryEngine
 
     engine = QueryEngine(storage, None, EmbeddingService(FakeEmbeddingProvider(dim=BQ.DIM)))
     out = {}
@@ -162,7 +162,7 @@ async def mode_recall(rag: Any, ds: Any, mode: str) -> dict[str, Any]:
 
 
 async def recall(args: argparse.Namespace) -> dict[str, Any]:
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
 
     er_args = ER.parse_args(_eval_argv(args))
     results: dict[str, Any] = {}

@@ -52,10 +52,10 @@ from bench_query_scale import (
     timed,
 )
 
+from kgrag.knowledge.walk import store as walk_store
 from kgrag.llm.embedding import EmbeddingService
 from kgrag.llm.fake import FakeEmbeddingProvider
-from kgrag.pipeline import walk_store
-from kgrag.query import QueryEngine
+from kgrag.retrieval import QueryEngine
 from kgrag.storage.postgres import PostgresStorage
 from kgrag.storage.postgres.vectors import search_sql
 

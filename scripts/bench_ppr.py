@@ -33,11 +33,11 @@ from pathlib import Path
 import numpy as np
 from bench_query_scale import DIM, Synthetic, build, pct, questions
 
+from kgrag.knowledge.walk import store as walk_store
 from kgrag.llm.embedding import EmbeddingService
 from kgrag.llm.fake import FakeEmbeddingProvider
-from kgrag.pipeline import walk_store
-from kgrag.query import QueryEngine, QueryParam
-from kgrag.query.routes import ppr as ppr_mode
+from kgrag.retrieval import QueryEngine, QueryParam
+from kgrag.retrieval.modes import ppr as ppr_mode
 from kgrag.storage.sqlite import SQLiteStorage
 
 

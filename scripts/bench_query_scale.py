@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
+from kgrag.knowledge.walk import store as walk_store
 from kgrag.llm.embedding import EmbeddingService
 from kgrag.llm.fake import FakeEmbeddingProvider, fake_vector
-from kgrag.pipeline import walk_store
-from kgrag.query import QueryEngine, QueryParam
+from kgrag.retrieval import QueryEngine, QueryParam
 from kgrag.storage.base import edge_key
 from kgrag.storage.sqlite import SQLiteStorage
 from kgrag.storage.sqlite.matrix import MatrixIndex

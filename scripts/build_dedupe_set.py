@@ -21,11 +21,11 @@ import re
 from itertools import combinations
 from pathlib import Path
 
-from kgrag.api import KGRag
-from kgrag.config import Settings
-from kgrag.resolve.names import Name, is_distinguishing, parse, spelling_only
-from kgrag.resolve.statements import sentences, stated_aliases
-from kgrag.resolve.view import Entity, GraphView, load_view
+from kgrag.api.facade import KGRag
+from kgrag.config.settings import Settings
+from kgrag.curation.resolution.names import Name, is_distinguishing, parse, spelling_only
+from kgrag.curation.resolution.statements import sentences, stated_aliases
+from kgrag.curation.resolution.view import Entity, GraphView, load_view
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "resolve" / "data"
 ZH_CHARS = 300_000  # the first chapters of the novel

@@ -25,10 +25,10 @@ import json
 import sys
 from pathlib import Path
 
-from kgrag.api import KGRag
-from kgrag.config import Settings
-from kgrag.resolve.names import parse
-from kgrag.resolve.view import load_view
+from kgrag.api.facade import KGRag
+from kgrag.config.settings import Settings
+from kgrag.curation.resolution.names import parse
+from kgrag.curation.resolution.view import load_view
 
 ROOT = Path(__file__).resolve().parent.parent
 MODIFIER, ACRONYMS, ZH = "name inside another", "acronym spellings-out", "different Chinese names"

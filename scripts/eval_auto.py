@@ -19,7 +19,7 @@ when one of the first k chunks the mode returns contains its quote
 
 Beside recall, each set reports the index's name reach, how ``auto``
 routed its questions (``chunks``, ``walk+path``...; see
-``kgrag.query.routes.auto``) and the gap between ``auto`` and the best
+``kgrag.retrieval.modes.auto``) and the gap between ``auto`` and the best
 single mode. ``--chunk-size N`` indexes the book at another chunk size
 (its own cached index), to see the routes follow the book, not its chunks.
 """
@@ -78,9 +78,9 @@ def quote_rank(chunks: list[dict[str, Any]], quote: str) -> int | None:
 
 async def route_counts(rag: Any, questions: list[str]) -> dict[str, Any]:
     """The index's name reach and how many of ``questions`` take each route of ``auto``."""
-    from kgrag.query.routes.auto import choose_route
-    from kgrag.query.routes.auto_signals import Signals, index_reach
-    from kgrag.query.routes.ppr_graph import cached_graph
+    from kgrag.knowledge.walk.matrix import cached_graph
+    from kgrag.retrieval.modes.auto import choose_route
+    from kgrag.retrieval.modes.auto_signals import Signals, index_reach
 
     graph, _ = await cached_graph(rag.storage)
     reach = index_reach(rag.storage, graph)
@@ -123,7 +123,7 @@ def carol_settings(args: argparse.Namespace) -> tuple[Any, Path]:
 
 async def run_carol(args: argparse.Namespace) -> dict[str, Any]:
     """Index the book (once; unchanged afterwards) and evaluate every mode on its questions."""
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
 
     text = await asyncio.to_thread(Path(args.book).read_text, encoding="utf-8")
     items = carol_questions(Path(args.carol_questions), squash(text))
@@ -156,7 +156,7 @@ def recall_args(args: argparse.Namespace, name: str) -> argparse.Namespace:
 
 async def run_gold(args: argparse.Namespace, name: str) -> dict[str, Any]:
     """One of eval_recall's sets, as it runs it, with auto's routes counted."""
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
 
     rec_args = recall_args(args, name)
     result = await eval_recall.run_dataset(rec_args, name)

@@ -21,14 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
+from kgrag.curation.resolution.engine import Options, resolve_view
+from kgrag.curation.resolution.evaluate import evaluate, load_fixture, merge, table
+from kgrag.curation.resolution.view import Entity, GraphView
 from kgrag.llm.cache import LLMCache
 from kgrag.llm.fake import FakeChatProvider
 from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.service import ChatService
-from kgrag.resolve.engine import Options, resolve_view
-from kgrag.resolve.evaluate import evaluate, load_fixture, merge, table
-from kgrag.resolve.view import Entity, GraphView
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "resolve" / "data"
 

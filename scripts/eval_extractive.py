@@ -79,7 +79,7 @@ def hits(quote: str, gold: str) -> bool:
 
 
 def settings(workdir: Path) -> Any:
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
 
     return Settings(
         workdir=workdir,
@@ -105,10 +105,10 @@ class Answered:
 
 async def answer(rag: Any, question: str, mode: str) -> Answered:
     """Retrieve as the engine does, then time the extractive answer alone."""
-    from kgrag.query.answer.extractive import extractive_answer
-    from kgrag.query.assemble import assemble
-    from kgrag.query.routes.modes import get_mode
-    from kgrag.query.trace import NO_TRACE
+    from kgrag.retrieval.answer.extractive import extractive_answer
+    from kgrag.retrieval.assemble import assemble
+    from kgrag.retrieval.modes.registry import get_mode
+    from kgrag.retrieval.trace import NO_TRACE
 
     engine = rag.engine
     param = rag.query_param(mode=mode)
@@ -170,7 +170,7 @@ async def evaluate(rag: Any, questions: list[Question], mode: str) -> dict[str, 
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
 
     questions = load_questions(Path(args.data), args.questions or None)
     with tempfile.TemporaryDirectory(prefix="kgrag-extractive-") as tmp:

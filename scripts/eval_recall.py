@@ -69,7 +69,7 @@ def load(name: str, data: Path, limit: int | None = None, sliced: bool = False) 
 
 def settings_for(args: argparse.Namespace, workdir: Path, dataset: str):
     """The kgrag Settings of one index (no chat model unless ``--llm-base-url``)."""
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
 
     chat = bool(args.llm_base_url)
     if args.extractor == "llm" and not chat:
@@ -176,7 +176,7 @@ async def evaluate_mode(
 
 async def run_dataset(args: argparse.Namespace, name: str) -> dict[str, Any]:
     """Index (or reuse) one dataset and evaluate every mode on it."""
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
 
     ds = load(
         name,
@@ -218,7 +218,7 @@ async def evaluate_modes(rag: Any, ds: Dataset, modes: list[str]) -> dict[str, A
 
 async def dedupe_copy(args: argparse.Namespace, ds: Dataset, workdir: Path) -> Path:
     """A copy of the index at ``workdir`` with ``resolve_entities(apply=True)`` applied (cached)."""
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
 
     target = workdir.with_name(f"{workdir.name}-dedupe{args.dedupe_min_score:g}")
     if (target / "dedupe_report.json").exists():
@@ -237,7 +237,7 @@ async def dedupe_copy(args: argparse.Namespace, ds: Dataset, workdir: Path) -> P
 
 async def group_passages(args: argparse.Namespace, ds: Dataset, workdir: Path, groups: list):
     """For each group (as in the report): the passages its names come from (original index)."""
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
 
     async with KGRag(settings_for(args, workdir, ds.name)) as rag:
         out = []
@@ -258,7 +258,7 @@ async def run_deduped(
     args: argparse.Namespace, ds: Dataset, workdir: Path, before: dict[str, Any]
 ) -> dict[str, Any]:
     """Recall after ``dedupe --apply``, the merges, and what the dropped questions had merged."""
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
 
     target = await dedupe_copy(args, ds, workdir)
     report = json.loads((target / "dedupe_report.json").read_text())

@@ -52,7 +52,7 @@ NOTE = (
 
 def carol_snippets(data: Path, rng: random.Random, n: int) -> list[str]:
     """``n`` distinct token windows of A Christmas Carol, cut where a token chunker would cut."""
-    from kgrag.tokenizer import get_tokenizer
+    from kgrag.llm.tokenizer import get_tokenizer
 
     tokenizer = get_tokenizer()
     tokens = tokenizer.encode(

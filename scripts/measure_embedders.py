@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from kgrag.llm.local import LocalEmbedder, resolve_model
-from kgrag.tokenizer import get_tokenizer
+from kgrag.llm.tokenizer import get_tokenizer
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 if not DATA.is_dir():

@@ -6,7 +6,7 @@ Usage::
         --grid 'damping=0.3,0.5,0.7' --grid 'chunk_weight=0.1,0.5'
 
 Each ``--grid name=v1,v2`` names a field of
-:class:`kgrag.query.routes.ppr.PPRSettings` (``edges.leaf`` and
+:class:`kgrag.retrieval.modes.ppr.PPRSettings` (``edges.leaf`` and
 ``edges.chunk_edge``, ``edges.idf`` reach :class:`EdgeWeights`); every
 combination (other fields at their shipped defaults) is evaluated with the same questions and printed as one line
 with recall@2 and recall@5, best recall@5 last. The index must exist (run
@@ -38,7 +38,7 @@ def parse_value(text: str) -> object:
 
 
 def settings_for(combo: dict[str, object]):
-    from kgrag.query.routes.ppr import PPRSettings
+    from kgrag.retrieval.modes.ppr import PPRSettings
 
     edges = {k.split(".", 1)[1]: v for k, v in combo.items() if k.startswith("edges.")}
     plain = {k: v for k, v in combo.items() if not k.startswith("edges.")}
@@ -59,8 +59,8 @@ async def main(argv: list[str] | None = None) -> None:
         name: [parse_value(v) for v in values.split(",")]
         for name, values in (g.split("=", 1) for g in args.grid)
     }
-    from kgrag.api import KGRag
-    from kgrag.query.routes import ppr as retrieve_ppr
+    from kgrag.api.facade import KGRag
+    from kgrag.retrieval.modes import ppr as retrieve_ppr
 
     ds = eval_recall.load(
         args.dataset, Path(eval_args.data), eval_args.questions or None, eval_args.slice

@@ -3,7 +3,7 @@
 Usage (from a test package whose folder has an ``__init__.py``, so that
 ``tests/`` is importable)::
 
-    from synth import run_synth, synth_stats
+    from tests.synth import run_synth, synth_stats
 
     with run_synth("--latency", "0.01") as base_url:   # ".../v1"
         ...
@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
 SERVER = REPO / "tests" / "support" / "fake_openai.py"

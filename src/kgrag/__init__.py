@@ -9,8 +9,9 @@ The public surface (pinned by ``tests/test_public_api.py``)::
 it in pieces (an :class:`AnswerStream`).
 """
 
-from kgrag.api import KGRag
-from kgrag.config import Settings
+from kgrag.api.blocking import SyncAnswerStream, SyncKGRag
+from kgrag.api.facade import KGRag
+from kgrag.config.settings import Settings
 from kgrag.errors import (
     ConfigError,
     CurationError,
@@ -31,13 +32,12 @@ from kgrag.errors import (
     UnknownBackendError,
     WorkdirBusyError,
 )
+from kgrag.indexing.report import IndexReport
+from kgrag.indexing.worker import WorkerOptions, WorkerReport
 from kgrag.llm.adapters import adapt_chat, adapt_embedding, adapt_rerank
 from kgrag.llm.limiter import Limits
-from kgrag.pipeline.report import IndexReport
-from kgrag.pipeline.worker import WorkerOptions, WorkerReport
-from kgrag.query.answer.stream import AnswerStream
-from kgrag.query.param import QueryParam, QueryResult
-from kgrag.sync import SyncAnswerStream, SyncKGRag
+from kgrag.retrieval.answer.stream import AnswerStream
+from kgrag.retrieval.param import QueryParam, QueryResult
 from kgrag.types import DocStatus, Document
 
 __version__ = "0.1.0"

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 
-from kgrag.names import display_name
+from kgrag.ingest.names import display_name
 
 
 class KGRagError(Exception):
@@ -81,7 +81,7 @@ class LoaderError(KGRagError):
     """A file could not be loaded (unsupported type, unreadable, corrupt)."""
 
     def __init__(self, path: str, reason: str):
-        # ``path`` as given; the message shows it escaped, on one line (docs: kgrag.names)
+        # ``path`` as given; the message shows it escaped, on one line (docs: kgrag.ingest.names)
         self.path, self.reason = path, reason
         super().__init__(f"{display_name(path)}: {display_name(reason)}")
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.fake_openai import fake_openai
+from tests.support.fake_openai import fake_openai
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "byo_models.py"
 

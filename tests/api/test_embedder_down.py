@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from kgrag import KGRag, Settings
-from support.fake_openai import fake_openai
+from tests.support.fake_openai import fake_openai
 
 from .helpers import settings
 

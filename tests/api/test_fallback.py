@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from kgrag import KGRag, Settings
-from support.paced_chat import ANSWER, Pace, PacedChat
+from tests.support.paced_chat import ANSWER, Pace, PacedChat
 
 from .helpers import QUESTION, TEXT, settings
 from .servers import closed_port, silent_server

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from kgrag import KGRag
 from kgrag.errors import ModelRequestError
+from kgrag.indexing.progress import RichProgress
 from kgrag.llm.fake import FakeChatProvider
-from kgrag.pipeline.progress import RichProgress
 
 from .helpers import settings
 

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from pipeline.corpus import write_book_parts
+from tests.indexing.corpus import write_book_parts
 
 
 def kgrag(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:

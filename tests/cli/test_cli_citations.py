@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from cli.test_cli import kgrag
+from tests.cli.test_cli import kgrag
 
 GUIDE = """# Licensing guide
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cli.clean_cli import FAKE, CleanCLI
+from tests.cli.clean_cli import FAKE, CleanCLI
 
 KEY = "sk-live-0123456789abcdef"
 

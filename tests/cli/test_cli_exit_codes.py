@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from cli.clean_cli import FAKE, CleanCLI, last_json_line
-from support.fake_openai import fake_openai
+from tests.cli.clean_cli import FAKE, CleanCLI, last_json_line
+from tests.support.fake_openai import fake_openai
 
 STORY = "Scrooge met Marley in London. Marley was dead. Bob Cratchit worked for Scrooge."
 

@@ -11,8 +11,8 @@ import json
 import sqlite3
 from pathlib import Path
 
-from pipeline.cli_processes import docs_json, export, kgrag, ok
-from pipeline.lifecycle_corpus import document, write
+from tests.indexing.cli_processes import docs_json, export, kgrag, ok
+from tests.indexing.lifecycle_corpus import document, write
 
 
 def by_name(listing: list[dict]) -> dict[str, dict]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.clean_cli import FAKE, CleanCLI, last_json_line
+from tests.cli.clean_cli import FAKE, CleanCLI, last_json_line
 
 LONG = "long-" + "x" * 245 + ".txt"  # 255 bytes, the usual limit of a name
 
@@ -100,7 +100,7 @@ def test_a_name_two_documents_answer_to_is_refused_with_their_ids(cli, tmp_path)
 
 def test_query_references_show_a_file_name_on_one_line():
     from kgrag.cli.reference_view import reference_block
-    from kgrag.query.reference import Reference
+    from kgrag.retrieval.reference import Reference
 
     ref = Reference(1, "chunk", "chunk-1", file_path="docs/new\nline.txt", section=["A\nB"])
     lines = reference_block(ref)

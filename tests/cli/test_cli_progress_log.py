@@ -1,4 +1,4 @@
-"""Without a terminal, progress is plain lines a log can hold (kgrag.pipeline.progress_log)."""
+"""Without a terminal, progress is plain lines a log can hold (kgrag.indexing.progress_log)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 import subprocess
 import sys
 
-from kgrag.pipeline.progress_log import LineProgress
+from kgrag.indexing.progress_log import LineProgress
 
 STORY = "Scrooge met Marley {i} in London. Bob Cratchit worked for Scrooge in a cold office.\n"
 LINE = re.compile(

@@ -13,9 +13,9 @@ import json
 
 import pytest
 
-from cli.clean_cli import DEAD_LLM, FAKE, CleanCLI, last_json_line
 from kgrag.storage.sqlite import SQLiteStorage
 from kgrag.types import DocStatus
+from tests.cli.clean_cli import DEAD_LLM, FAKE, CleanCLI, last_json_line
 
 STORY = "Scrooge met Marley in London. Marley was dead. Bob Cratchit worked for Scrooge."
 

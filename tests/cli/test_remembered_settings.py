@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from cli.clean_cli import DEAD_LLM, FAKE, CleanCLI, last_json_line
+from tests.cli.clean_cli import DEAD_LLM, FAKE, CleanCLI, last_json_line
 
 BUILT = FAKE | {
     "KGRAG_EMBEDDING_DIM": "48",

@@ -1,4 +1,4 @@
-"""The index's remembered settings (kgrag.manifest), on real SQLite stores."""
+"""The index's remembered settings (kgrag.indexing.manifest), on real SQLite stores."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import os
 
 import pytest
 
-from kgrag import KGRag, manifest
-from kgrag.config import Settings
+from kgrag import KGRag
+from kgrag.config.settings import Settings
 from kgrag.errors import ConfigError, NoIndexError
+from kgrag.indexing import manifest
 from kgrag.storage.sqlite import SQLiteStorage
 from kgrag.types import DocRecord, DocStatus, Document
 

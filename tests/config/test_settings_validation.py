@@ -13,7 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from kgrag import KGRag
-from kgrag.config import Settings, setting_source
+from kgrag.config.settings import Settings, setting_source
 from kgrag.errors import ConfigError, SettingsError
 
 

@@ -6,7 +6,7 @@ import calendar
 from pathlib import Path
 from typing import Any
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 
 from .corpus import write_corpus
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cli.clean_cli import FAKE, CleanCLI, last_json_line
+from tests.cli.clean_cli import FAKE, CleanCLI, last_json_line
 
 from .helpers import QUESTION, corpus
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cli.clean_cli import FAKE, CleanCLI
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.errors import SettingsError
+from tests.cli.clean_cli import FAKE, CleanCLI
 
 
 def test_a_price_table_is_normalised(tmp_path, monkeypatch):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kgrag.api import KGRag
-from kgrag.lifecycle.costs import NAMESPACE
+from kgrag.api.facade import KGRag
+from kgrag.indexing.costs import NAMESPACE
 
 from .helpers import CHAT, EMBED, QUESTION, corpus, day, fake_settings
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgrag.api import KGRag
-from kgrag.lifecycle.cost_report import CostFigures
-from synth import http_settings, run_synth, synth_reset, synth_stats
+from kgrag.api.facade import KGRag
+from kgrag.maintenance.cost_report import CostFigures
+from tests.synth import http_settings, run_synth, synth_reset, synth_stats
 
 from .corpus import CHANGED, write_corpus
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 
 from kgrag import KGRag, SyncKGRag
-from kgrag.lifecycle.cost_report import CostReport
+from kgrag.maintenance.cost_report import CostReport
 
 from .helpers import QUESTION, corpus, fake_settings
 

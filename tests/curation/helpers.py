@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kgrag.api import KGRag
-from kgrag.config import Settings
-from kgrag.lifecycle.export import dumps
+from kgrag.api.facade import KGRag
+from kgrag.config.settings import Settings
+from kgrag.maintenance.export import dumps
 
 DOC_A = "Ebenezer Scrooge met Bob Cratchit in London."
 DOC_B = "Scrooge paid Cratchit in London. Ebenezer Scrooge and Scrooge counted coins."

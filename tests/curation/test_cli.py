@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cli.clean_cli import FAKE, CleanCLI
+from tests.cli.clean_cli import FAKE, CleanCLI
 
 from .helpers import DOC_A, DOC_B
 

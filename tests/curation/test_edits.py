@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.curation.ops import Curator
 from kgrag.curation.records import MANUAL
 from kgrag.errors import CurationError, EntityNotFoundError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.errors import CurationError, EntityNotFoundError, MergeNotFoundError
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.curation.records import SplitNotFoundError
 from kgrag.errors import CurationError, EntityNotFoundError
-from kgrag.lifecycle.export import dumps
+from kgrag.maintenance.export import dumps
 
 from .helpers import DOC_A, graph, insert, settings, sound
 

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from eval_support import DATA, OFFLINE
+from tests.eval.eval_support import DATA, OFFLINE
 
 ROOT = Path(__file__).resolve().parents[2]
 HOTPOT = DATA / "hotpotqa" / "hotpotqa_train.json"

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from eval_support import DATA
 
 from kgrag.errors import ConfigError
 from kgrag.evaluation import GoldOptions, answer_rows, read_gold
 from kgrag.evaluation.datasets import load_dataset
 from kgrag.evaluation.jsonl import passages_file
+from tests.eval.eval_support import DATA
 
 
 def test_jsonl_questions_with_answers_gold_and_passages(tmp_path):

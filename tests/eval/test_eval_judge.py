@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import re
 
-from eval_support import OFFLINE
-
 from kgrag import KGRag, Settings
 from kgrag.evaluation import AnswerRow, GoldQuestion, compare_answers, evaluate_answers
 from kgrag.evaluation.prompts import CORRECTNESS_SYSTEM, PAIRWISE_SYSTEM
+from tests.eval.eval_support import OFFLINE
 
 FENCED = re.compile(r"(?:^|\n)([^\n]+):\n(`{3,})\n(.*?)\n\2", re.S)
 

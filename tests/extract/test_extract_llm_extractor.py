@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.errors import ConfigError, ModelTimeoutError
 from kgrag.extract.llm_extractor import LLMExtractor, reply_problem
 from kgrag.extract.prompts import INPUT_HEADING, find_fenced
 from kgrag.ingest.ids import chunk_id
 from kgrag.llm.base import ChatResult
-from kgrag.tokenizer import get_tokenizer
+from kgrag.llm.tokenizer import get_tokenizer
 from kgrag.types import Chunk
 
 TOK = get_tokenizer()

@@ -12,17 +12,15 @@ from kgrag.extract.prompts import (
     DESCRIPTIONS_HEADING,
     INPUT_HEADING,
     QUESTION_HEADING,
-    answer_messages,
     extraction_messages,
     fence,
     fenced_block_after,
     fill,
     find_fenced,
     gleaning_message,
-    keywords_messages,
-    naive_answer_messages,
     summary_messages,
 )
+from kgrag.retrieval.prompts import answer_messages, keywords_messages, naive_answer_messages
 
 
 def _roles(messages):

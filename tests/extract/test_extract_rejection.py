@@ -13,7 +13,7 @@ import pytest
 from kgrag.extract.llm_extractor import LLMExtractor, reply_problem
 from kgrag.extract.parser import parse_delimited, parse_extraction, parse_json
 from kgrag.llm.base import ChatResult
-from kgrag.tokenizer import get_tokenizer
+from kgrag.llm.tokenizer import get_tokenizer
 from kgrag.types import Chunk
 
 TEXT = "Scrooge was the partner of Marley."

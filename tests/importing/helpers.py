@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.cli.index_cmd import chat_totals
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 
 DATA = Path(__file__).parent / "data"
 LIGHTRAG_WD = DATA / "lightrag_wd"

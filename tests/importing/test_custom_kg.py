@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from kgrag.api import KGRag
-from kgrag.lifecycle.importing.model import ImportFormatError
+from kgrag.api.facade import KGRag
+from kgrag.maintenance.importing.model import ImportFormatError
 from kgrag.types import SEP
 
 from .helpers import chat_calls, fake_settings

@@ -13,13 +13,13 @@ import shutil
 import networkx as nx
 import pytest
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.ingest.ids import chunk_id
-from kgrag.lifecycle.importing.model import ImportFormatError
+from kgrag.maintenance.importing.model import ImportFormatError
 from kgrag.storage.base import edge_key
 from kgrag.types import SEP
-from support.fake_openai import fake_openai
-from synth import http_settings
+from tests.support.fake_openai import fake_openai
+from tests.synth import http_settings
 
 from .helpers import LIGHTRAG_DOCS, LIGHTRAG_WD, extraction_calls, fake_settings
 

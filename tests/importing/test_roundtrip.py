@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.cli.main import main
-from kgrag.lifecycle.export import dumps
-from kgrag.lifecycle.importing.model import ImportFormatError
+from kgrag.maintenance.export import dumps
+from kgrag.maintenance.importing.model import ImportFormatError
 
 from .helpers import LIGHTRAG_DOCS, chat_calls, extraction_calls, fake_settings
 

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.errors import ConfigError
 from kgrag.ingest.block_chunker import chunk_blocks, locate_chunks, make_block_chunks
 from kgrag.ingest.blocks import Block, BlockBuilder
 from kgrag.ingest.chunking import make_chunks, make_chunks_for_settings
 from kgrag.ingest.formats.markdown import parse_markdown
 from kgrag.ingest.formats.text import parse_text
-from kgrag.tokenizer import get_tokenizer
+from kgrag.llm.tokenizer import get_tokenizer
 from kgrag.types import Document
 
 TOK = get_tokenizer()

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kgrag.api import KGRag
-from kgrag.config import Settings
+from kgrag.api.facade import KGRag
+from kgrag.config.settings import Settings
 from kgrag.ingest.blocks import decode_blocks
-from kgrag.query.context.sections import location_text, reference_line
+from kgrag.retrieval.context.sections import location_text, reference_line
 
 GUIDE = """# Licensing guide
 

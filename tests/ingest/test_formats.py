@@ -6,7 +6,6 @@ import io
 
 import docx
 import pytest
-from pdf_fixture import minimal_pdf
 from pypdf import PdfReader, PdfWriter
 
 from kgrag.errors import LoaderError
@@ -17,7 +16,8 @@ from kgrag.ingest.formats.markdown import parse_markdown
 from kgrag.ingest.formats.pdf import join_lines, parse_pdf
 from kgrag.ingest.formats.text import parse_text
 from kgrag.ingest.loaders import load_file
-from kgrag.tokenizer import get_tokenizer
+from kgrag.llm.tokenizer import get_tokenizer
+from tests.ingest.pdf_fixture import minimal_pdf
 
 TOK = get_tokenizer()
 

@@ -21,7 +21,7 @@ from kgrag.errors import LoaderError
 from kgrag.ingest.block_chunker import chunk_blocks
 from kgrag.ingest.loaders import load_file, supported_suffixes
 from kgrag.ingest.options import LoadOptions
-from kgrag.tokenizer import get_tokenizer
+from kgrag.llm.tokenizer import get_tokenizer
 
 TOK = get_tokenizer()
 

@@ -16,11 +16,11 @@ import time
 import zipfile
 
 import pytest
-from test_formats_more import epub_file, odt_file, pptx_file, xlsx_file
-from zip_fixture import GiB, MiB, zeros_entry
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.loaders import FORMATS, load_file
+from tests.ingest.test_formats_more import epub_file, odt_file, pptx_file, xlsx_file
+from tests.ingest.zip_fixture import GiB, MiB, zeros_entry
 
 _zeros_entry = zeros_entry
 

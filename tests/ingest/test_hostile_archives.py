@@ -28,9 +28,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from forged_zip import MiB, forge, large_docx
-from test_formats import docx_file
-from test_formats_more import epub_file, odt_file, pptx_file, xlsx_file
+
+from tests.ingest.forged_zip import MiB, forge, large_docx
+from tests.ingest.test_formats import docx_file
+from tests.ingest.test_formats_more import epub_file, odt_file, pptx_file, xlsx_file
 
 RSS_BOUND_MIB = 300
 SECONDS_BOUND = 10.0

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.errors import ConfigError
 from kgrag.ingest.chunking import (
     chunk_by_tokens,
@@ -19,7 +19,7 @@ from kgrag.ingest.chunking import (
 )
 from kgrag.ingest.ids import chunk_id, doc_id
 from kgrag.ingest.recursive import split_recursive
-from kgrag.tokenizer import get_tokenizer
+from kgrag.llm.tokenizer import get_tokenizer
 from kgrag.types import Document
 
 TOK = get_tokenizer()

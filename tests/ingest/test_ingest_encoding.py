@@ -137,7 +137,7 @@ def test_unknown_or_non_text_codec_is_a_config_error(name):
 
 
 def test_settings_build_load_options():
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
 
     options = LoadOptions.from_settings(Settings(input_encoding="latin1", follow_symlinks=True))
     assert options.encoding == "iso8859-1" and options.follow_symlinks

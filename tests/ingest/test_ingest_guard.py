@@ -13,12 +13,12 @@ import zipfile
 
 import docx
 import pytest
-from pdf_fixture import minimal_pdf
-from zip_fixture import GiB, MiB, zeros_entry
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.loaders import FORMATS, Loaded, load_file, load_paths, register_format
 from kgrag.ingest.options import LoadOptions
+from tests.ingest.pdf_fixture import minimal_pdf
+from tests.ingest.zip_fixture import GiB, MiB, zeros_entry
 
 _zeros_entry = zeros_entry
 

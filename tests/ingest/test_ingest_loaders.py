@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import docx
 import pytest
-from pdf_fixture import minimal_pdf
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.ids import doc_id, source_doc_id
 from kgrag.ingest.loaders import decode_text, load_file, load_paths, supported_suffixes
+from tests.ingest.pdf_fixture import minimal_pdf
 
 
 def _docx(path, paragraphs, table=None):

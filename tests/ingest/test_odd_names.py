@@ -15,7 +15,7 @@ import pytest
 from kgrag.errors import LoaderError
 from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.loaders import load_paths
-from kgrag.names import display_name, document_name, is_text, records_named
+from kgrag.ingest.names import display_name, document_name, is_text, records_named
 from kgrag.types import DocRecord, DocStatus
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from support.fake_openai import fake_openai
+from tests.support.fake_openai import fake_openai
 
 from .base_env import REPO, base_distributions, build_base_env
 

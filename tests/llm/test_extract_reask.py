@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.extract.llm_extractor import LLMExtractor, reply_problem
 from kgrag.extract.prompts import extraction_messages
 from kgrag.ingest.chunking import make_chunks_for_settings
@@ -24,10 +24,10 @@ from kgrag.llm.factory import build_models
 from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.service import ChatService
+from kgrag.llm.tokenizer import get_tokenizer
 from kgrag.storage.registry import open_storage
-from kgrag.tokenizer import get_tokenizer
 from kgrag.types import Chunk, Document, Extraction
-from synth import http_settings, run_synth, synth_stats
+from tests.synth import http_settings, run_synth, synth_stats
 
 from .stubs import ScriptedChat
 
@@ -125,7 +125,7 @@ async def _bad_cached(storage, fmt: str) -> list[str]:
 
 
 async def _extract_all(fmt: str, *flags: str) -> tuple[list[Extraction], dict, list[str]]:
-    """Extract every chunk as kgrag.api wires the extractor; (extractions, stats, bad cached)."""
+    """Extract every chunk as kgrag.api.facade wires the extractor; (extractions, stats, bad cached)."""
     with run_synth(*flags) as base_url, tempfile.TemporaryDirectory() as tmp:
         settings = http_settings(tmp, base_url, extraction_format=fmt, llm_max_retries=8)
         storage = open_storage(settings.storage, Path(tmp))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.errors import UnknownBackendError
 from kgrag.llm import MemoryKV, build_models
 from kgrag.llm.fake import FakeChatProvider, FakeEmbeddingProvider

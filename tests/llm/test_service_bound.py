@@ -16,7 +16,7 @@ from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.openai import OpenAIChatProvider
 from kgrag.llm.retry import RetryPolicy
 from kgrag.llm.service import ChatService
-from support.paced_chat import ANSWER, Pace, PacedChat
+from tests.support.paced_chat import ANSWER, Pace, PacedChat
 
 QUICK_RETRY = RetryPolicy(max_retries=6, base=0.05, cap=0.2)
 A = [{"role": "user", "content": "Who wrote the notes?"}]

@@ -9,7 +9,7 @@ import httpx
 import numpy as np
 import pytest
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.errors import ModelRateLimitError
 from kgrag.llm import _http
 from kgrag.llm.cache import MemoryKV
@@ -20,7 +20,7 @@ from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.openai import OpenAIChatProvider, OpenAIEmbeddingProvider
 from kgrag.llm.retry import RetryPolicy
 from kgrag.llm.service import ChatService
-from synth import run_synth, synth_reset, synth_stats
+from tests.synth import run_synth, synth_reset, synth_stats
 
 EXTRACT = [
     {

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from kgrag.config import Settings
-from kgrag.lifecycle.export import dumps, export_graph
+from kgrag.api.blocking import SyncKGRag
+from kgrag.config.settings import Settings
 from kgrag.llm.fake import FakeChatProvider, FakeEmbeddingProvider
-from kgrag.sync import SyncKGRag
-from pipeline.lifecycle_corpus import document, lifecycle_settings, write
+from kgrag.maintenance.export import dumps, export_graph
+from tests.indexing.lifecycle_corpus import document, lifecycle_settings, write
 
 QUESTION = "Who met Bruno Keller in Zurich?"
 TRICKY = (

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from kgrag.errors import ConfigError, StorageError
-from kgrag.lifecycle.migrate import Batch, MigrateOptions, migrate
-from kgrag.lifecycle.migrate_steps import MIGRATION_KEY
-from kgrag.pipeline.facts import CHUNKS
+from kgrag.indexing.facts import CHUNKS
+from kgrag.maintenance.migrate import Batch, MigrateOptions, migrate
+from kgrag.maintenance.migrate_steps import MIGRATION_KEY
 from kgrag.storage.sqlite import SQLiteStorage
 
 from .helpers import build_index, export_text

@@ -12,7 +12,7 @@ from kgrag.cli.main import main
 from kgrag.cli.migrate_cmd import Spec, parse_spec
 from kgrag.errors import ConfigError
 from kgrag.storage.sqlite import SQLiteStorage
-from pipeline.lifecycle_corpus import lifecycle_settings
+from tests.indexing.lifecycle_corpus import lifecycle_settings
 
 from .helpers import answer, build_index, model_calls, sqlite_export
 

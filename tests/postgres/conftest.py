@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from support.postgres import fresh_workspace, server
+from tests.support.postgres import fresh_workspace, server
 
 pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 

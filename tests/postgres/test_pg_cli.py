@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from pipeline.cli_processes import cli_env, command, kgrag
-from support.postgres import fresh_workspace
+from tests.indexing.cli_processes import cli_env, command, kgrag
+from tests.support.postgres import fresh_workspace
 
 from .twins import BACKENDS, QUESTION, Corpus, drop_workspace, run, write_corpus
 
@@ -184,7 +184,7 @@ def test_reset_if_settings_changed_empties_the_workspace(pg_dsn, tmp_path):
 
 
 def test_a_busy_workspace_names_the_process_holding_it(pg_dsn, tmp_path):
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
 
     from .twins import pg_settings
 

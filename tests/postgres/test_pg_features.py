@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
+from kgrag.indexing.documents import resolve
+from kgrag.indexing.facts import CHUNKS
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
-from kgrag.lifecycle.documents import resolve
-from kgrag.pipeline.facts import CHUNKS
-from kgrag.query.trace import STAGES
+from kgrag.retrieval.trace import STAGES
 from kgrag.types import DocStatus
-from pipeline.lifecycle_corpus import document, write
+from tests.indexing.lifecycle_corpus import document, write
 
 from .twins import BACKENDS, QUESTION, Corpus, run, twins, write_corpus
 

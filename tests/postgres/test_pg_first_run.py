@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from pipeline.cli_processes import cli_env, kgrag
-from support.postgres import fresh_workspace
+from tests.indexing.cli_processes import cli_env, kgrag
+from tests.support.postgres import fresh_workspace
 
 from .twins import drop_workspace, run, write_corpus
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from kgrag.storage.base import edge_key
-from support.postgres import until_waiting_on_lock
+from tests.support.postgres import until_waiting_on_lock
 
 
 async def _degree_rows(storage) -> int:

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from kgrag.api.blocking import SyncKGRag
 from kgrag.cli.main import main
 from kgrag.errors import ConfigError
-from kgrag.lifecycle.export import dumps
-from kgrag.lifecycle.migrate import Batch, MigrateOptions, migrate
+from kgrag.maintenance.export import dumps
+from kgrag.maintenance.migrate import Batch, MigrateOptions, migrate
 from kgrag.storage.postgres import PostgresStorage
 from kgrag.storage.sqlite import SQLiteStorage
-from kgrag.sync import SyncKGRag
-from migrate.helpers import answer, build_index, export_text, model_calls, sqlite_export
-from pipeline.lifecycle_corpus import lifecycle_settings
-from support.postgres import fresh_workspace
+from tests.indexing.lifecycle_corpus import lifecycle_settings
+from tests.migrate.helpers import answer, build_index, export_text, model_calls, sqlite_export
+from tests.support.postgres import fresh_workspace
 
 
 class Stop(Exception):

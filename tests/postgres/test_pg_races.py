@@ -14,8 +14,8 @@ from kgrag.llm.cache import LLMCache, MemoryKV
 from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.service import ChatService
-from kgrag.query.trace import Trace
-from llm.stubs import ScriptedChat, msgs
+from kgrag.retrieval.trace import Trace
+from tests.llm.stubs import ScriptedChat, msgs
 
 
 class StaleReads(MemoryKV):

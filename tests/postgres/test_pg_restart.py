@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli_processes import cli_env, command, export, ok
-from postgres.restartable import RestartablePostgres, restartable
-from postgres.test_pg_workers import queue_state, write_corpus
-from support.postgres import ENV, fresh_workspace
-from synth import run_synth
+from tests.indexing.cli_processes import cli_env, command, export, ok
+from tests.postgres.restartable import RestartablePostgres, restartable
+from tests.postgres.test_pg_workers import queue_state, write_corpus
+from tests.support.postgres import ENV, fresh_workspace
+from tests.synth import run_synth
 
 DOCS = 60
 pytestmark = pytest.mark.skipif(
@@ -156,9 +156,9 @@ def test_three_workers_carry_on_through_a_postgres_restart(private_pg, tmp_path)
 
 def test_the_server_answers_and_indexes_after_a_postgres_restart(private_pg, tmp_path):
     from kgrag.server.accounts import add_account
-    from postgres.test_pg_server import KEY, SECRET, TEXTS, USER, _start, _stop, wait_job
-    from postgres.test_pg_server import ok as answered
-    from postgres.test_pg_workers import pg_env
+    from tests.postgres.test_pg_server import KEY, SECRET, TEXTS, USER, _start, _stop, wait_job
+    from tests.postgres.test_pg_server import ok as answered
+    from tests.postgres.test_pg_workers import pg_env
 
     accounts = tmp_path / "accounts.json"
     add_account(accounts, *USER, ["*"])

@@ -21,9 +21,9 @@ from typing import Any
 import httpx
 import pytest
 
-from pipeline.cli_processes import FAKE_ENV, Lines, cli_env, command, export
-from postgres.test_pg_workers import pg_env, write_corpus
-from support.postgres import fresh_workspace
+from tests.indexing.cli_processes import FAKE_ENV, Lines, cli_env, command, export
+from tests.postgres.test_pg_workers import pg_env, write_corpus
+from tests.support.postgres import fresh_workspace
 
 KEY = "pg-server-test-key-0123456789"
 SECRET = "pg server tests only: 4f1d8a2c9e7b6a5d3c1e0f9a8b7c6d5e4f3a2b1c"
@@ -209,8 +209,8 @@ def test_concurrent_uploads_on_two_processes_are_processed_once(pair: Pair, tmp_
 
 def _reference_export(workdir: Path, texts: list[str], names: list[str]) -> bytes:
     """The export of one embedded-store process indexing the same texts."""
-    from kgrag.api import KGRag
-    from kgrag.config import Settings
+    from kgrag.api.facade import KGRag
+    from kgrag.config.settings import Settings
 
     settings = Settings(
         workdir=workdir, **{k.removeprefix("KGRAG_").lower(): v for k, v in FAKE_ENV.items()}

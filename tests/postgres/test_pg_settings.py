@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.errors import SettingsError
 from kgrag.storage.registry import storage_for
 
@@ -65,7 +65,7 @@ def test_without_ssl_settings_the_dsn_is_kept_as_given(tmp_path):
 
 
 async def test_a_pool_of_the_configured_size_serves_the_store(pg_dsn, tmp_path):
-    from support.postgres import fresh_workspace
+    from tests.support.postgres import fresh_workspace
 
     settings = Settings(
         workdir=tmp_path,

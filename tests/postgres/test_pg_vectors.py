@@ -9,7 +9,7 @@ import pytest
 
 from kgrag.storage.postgres.vector_index import EXACT_ROWS, search_sql
 from kgrag.storage.postgres.vectors import namespaces, pack
-from support.postgres import until_waiting_on_lock
+from tests.support.postgres import until_waiting_on_lock
 
 
 def _unit32(rows: np.ndarray) -> np.ndarray:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli_processes import cli_env, command, export, kgrag, ok
-from support.postgres import fresh_workspace
+from tests.indexing.cli_processes import cli_env, command, export, kgrag, ok
+from tests.support.postgres import fresh_workspace
 
 NAMES = [
     "Ada Lovelace", "Charles Babbage", "Alan Turing", "Grace Hopper", "John Neumann",
@@ -150,7 +150,7 @@ async def _consistent(rag) -> int:
     first and the statuses after must find every chunk's document processed,
     with all its chunks stored: a half-merged document fails this.
     """
-    from kgrag.pipeline.facts import CHUNKS
+    from kgrag.indexing.facts import CHUNKS
     from kgrag.types import DocStatus
 
     chunks = rag.storage.kv(CHUNKS)
@@ -166,8 +166,8 @@ async def _consistent(rag) -> int:
 
 
 async def _query_loop(settings, workers: list[subprocess.Popen]) -> tuple[int, int]:
-    from kgrag.api import KGRag
-    from kgrag.query.param import QueryParam
+    from kgrag.api.facade import KGRag
+    from kgrag.retrieval.param import QueryParam
 
     rag = KGRag(settings)
     await rag.open(create=True)
@@ -185,14 +185,14 @@ async def _query_loop(settings, workers: list[subprocess.Popen]) -> tuple[int, i
 
 
 def test_queries_during_indexing_see_whole_documents_only(corpus, pg_dsn, tmp_path):
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
 
     docs, reference = corpus
     workspace = fresh_workspace()
     env = pg_env(pg_dsn, workspace)
     ok("enqueue", "--workdir", tmp_path / "pg", docs, cwd=tmp_path, env=env)
     workers = [start_worker(tmp_path, env, "--concurrency", "2") for _ in range(3)]
-    from pipeline.cli_processes import FAKE_ENV
+    from tests.indexing.cli_processes import FAKE_ENV
 
     settings = Settings(
         workdir=tmp_path / "pg",

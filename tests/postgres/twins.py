@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgrag.api import KGRag
-from kgrag.config import Settings
-from pipeline.lifecycle_corpus import document, lifecycle_settings, write
-from support.postgres import fresh_workspace
+from kgrag.api.facade import KGRag
+from kgrag.config.settings import Settings
+from tests.indexing.lifecycle_corpus import document, lifecycle_settings, write
+from tests.support.postgres import fresh_workspace
 
 BACKENDS = ("sqlite", "postgres")
 QUESTION = "What did Alice Moreau and Bruno Keller do in Lyon for Zephyr Robotics?"

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from kgrag.api import KGRag
-from kgrag.config import Settings
+from kgrag.api.facade import KGRag
+from kgrag.config.settings import Settings
 
 from .served import FAKE_MODELS, Served, serving
 

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.server.accounts import add_account
 from kgrag.server.app import ServerOptions, create_app
 from kgrag.server.tokens import TokenSigner

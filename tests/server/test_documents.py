@@ -7,7 +7,7 @@ import re
 import httpx
 import pytest
 
-from ingest.pdf_fixture import minimal_pdf
+from tests.ingest.pdf_fixture import minimal_pdf
 
 from .doc_calls import CAROL, documents, insert, upload, wait_job
 from .served import Served

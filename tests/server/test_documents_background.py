@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from kgrag.server.app import ServerOptions, create_app
-from synth import run_synth
+from tests.synth import run_synth
 
 from .doc_calls import CAROL, insert, wait_job
 from .served import make_settings, running

@@ -22,9 +22,9 @@ from typing import Any
 import httpx
 import pytest
 
-from kgrag.api import KGRag
-from kgrag.config import Settings
-from support.fake_openai import fake_openai
+from kgrag.api.facade import KGRag
+from kgrag.config.settings import Settings
+from tests.support.fake_openai import fake_openai
 
 from .body_sweep import BodySweep
 from .conftest import StartServer

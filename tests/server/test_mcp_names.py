@@ -16,10 +16,10 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver.exceptions import ToolError
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.errors import ModelServerError, StorageError
 from kgrag.server.mcp_tools import Direct, _reported, build_mcp
-from pipeline.lifecycle_corpus import lifecycle_settings
+from tests.indexing.lifecycle_corpus import lifecycle_settings
 
 TEXT = "Marie Curie worked with Pierre Curie in Paris. Marie Curie discovered Polonium."
 

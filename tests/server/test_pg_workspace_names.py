@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.server import pg_workspaces as pg
 from kgrag.server.workspaces import DEFAULT, WorkspaceError, Workspaces
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from kgrag.query.param import QueryParam
+from kgrag.retrieval.param import QueryParam
 from kgrag.server.query_body import FILTER_FIELDS, PARAM_FIELDS, ROUTE_FIELDS, QueryBody
 
 from .conftest import StartServer

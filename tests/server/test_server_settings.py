@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kgrag.config import Settings
-from kgrag.config_check import mask
+from kgrag.config.check import mask
+from kgrag.config.settings import Settings
 from kgrag.errors import SettingsError
 
 KEY = "settings-test-key-0123456789"

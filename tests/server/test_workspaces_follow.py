@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.server import job_record
 from kgrag.server.jobs import Job, Jobs
 from kgrag.server.workspaces import DEFAULT, Workspaces

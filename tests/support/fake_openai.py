@@ -46,12 +46,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-if not __package__:  # run as a script: make the ``support`` package importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if not __package__:  # run as a script: make the ``tests.support`` package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from support.fake_faults import Faults, FaultState, Hang, Refusal
-from support.fake_replies import approx_tokens, chat_reply, classify, embed, garble, text_of
-from support.fake_replies import wants_json as asks_json
+from tests.support.fake_faults import Faults, FaultState, Hang, Refusal
+from tests.support.fake_replies import approx_tokens, chat_reply, classify, embed, garble, text_of
+from tests.support.fake_replies import wants_json as asks_json
 
 CREATED = 1700000000  # a fixed timestamp: the same request gets the same bytes
 WORDS_PER_EVENT = 8

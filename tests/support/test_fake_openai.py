@@ -16,8 +16,9 @@ import httpx
 import pytest
 
 from kgrag.extract.parser import parse_extraction
-from kgrag.extract.prompts import extraction_messages, gleaning_message, keywords_messages
-from support.fake_openai import FakeOpenAI, fake_openai
+from kgrag.extract.prompts import extraction_messages, gleaning_message
+from kgrag.retrieval.prompts import keywords_messages
+from tests.support.fake_openai import FakeOpenAI, fake_openai
 
 TEXT = (
     "Ebenezer Scrooge kept the counting-house with Bob Cratchit. "

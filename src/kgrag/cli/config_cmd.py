@@ -2,7 +2,7 @@
 
 Sources, strongest first: the command line (``--workdir``), the
 environment (the variable is named), ``.env``, the index's remembered
-settings (:mod:`kgrag.manifest`), the default. API keys are masked. The
+settings (:mod:`kgrag.indexing.manifest`), the default. API keys are masked. The
 workdir need not hold an index; one that does fills in its settings, and a
 set value contradicting them is reported like for any other command (exit 2).
 """
@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kgrag import manifest
-from kgrag.config import Settings, setting_source
-from kgrag.config_check import mask
+from kgrag.config.check import mask
+from kgrag.config.settings import Settings, setting_source
+from kgrag.indexing import manifest
 from kgrag.storage.base import Storage
 
 # setting -> the flag that sets it (see kgrag.cli.main.flag_overrides)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from kgrag.cli.opening import OK, opened
 
 if TYPE_CHECKING:
-    from kgrag.lifecycle.cost_report import CostFigures, CostReport
+    from kgrag.maintenance.cost_report import CostFigures, CostReport
 
 _FIGURES = (
     ("calls", "calls"),

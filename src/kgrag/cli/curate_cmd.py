@@ -26,7 +26,7 @@ import json
 import sys
 from typing import Any
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.cli.index_cmd import waiting_message
 from kgrag.cli.opening import USAGE, opened
 from kgrag.errors import CurationError

@@ -7,11 +7,11 @@ import json
 import sys
 import time
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.cli.index_cmd import waiting_message
 from kgrag.cli.opening import opened
-from kgrag.lifecycle.exports import FORMATS
-from kgrag.names import display_name
+from kgrag.ingest.names import display_name
+from kgrag.maintenance.exports import FORMATS
 
 _SELECT = ("delete", "disable", "enable")
 
@@ -142,7 +142,7 @@ async def _check(rag: KGRag, args: argparse.Namespace) -> int:
 
 
 async def _export(rag: KGRag, args: argparse.Namespace) -> int:
-    from kgrag.lifecycle.exports import FOLDER_FORMATS, check_format, render
+    from kgrag.maintenance.exports import FOLDER_FORMATS, check_format, render
 
     timestamps = not args.no_timestamps
     if args.output != "-":

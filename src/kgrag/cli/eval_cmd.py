@@ -27,7 +27,7 @@ from kgrag.cli.args import parse_pairs
 from kgrag.cli.index_cmd import waiting_message
 from kgrag.cli.opening import EXIT_CODES, OK, opened
 from kgrag.cli.query_cmd import MODES
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.errors import ConfigError, NoIndexError
 from kgrag.evaluation import (
     AnswersReport,
@@ -189,7 +189,7 @@ def _index_bar(rag: Any, args: argparse.Namespace) -> Any:
     if args.no_progress or (args.json and not sys.stderr.isatty()):
         return None
     from kgrag.cli.index_cmd import chat_totals
-    from kgrag.pipeline.progress import RichProgress
+    from kgrag.indexing.progress import RichProgress
 
     return RichProgress(llm_calls=lambda: chat_totals(rag.models.ledger.snapshot())["calls"])
 
@@ -240,7 +240,7 @@ async def _answer_both(args: argparse.Namespace, settings: Settings) -> list[Any
 @asynccontextmanager
 async def _judge_chat(settings: Settings) -> AsyncIterator[Any]:
     """The chat model that judges: the index's (answers cached there), else one uncached."""
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
     from kgrag.llm.factory import build_models
 
     rag = KGRag(settings)

@@ -21,10 +21,10 @@ import json
 import os
 import sys
 
-from kgrag.api import IndexReport, KGRag
+from kgrag.api.facade import IndexReport, KGRag
 from kgrag.cli.index_summary import kinds_line, work_line
 from kgrag.cli.opening import opened
-from kgrag.names import display_name
+from kgrag.ingest.names import display_name
 
 
 def _progress(rag: KGRag, args: argparse.Namespace):
@@ -37,10 +37,10 @@ def _progress(rag: KGRag, args: argparse.Namespace):
         return chat_totals(rag.models.ledger.snapshot())["calls"]
 
     if not terminal:
-        from kgrag.pipeline.progress_log import LineProgress
+        from kgrag.indexing.progress_log import LineProgress
 
         return LineProgress(llm_calls=calls)
-    from kgrag.pipeline.progress import RichProgress
+    from kgrag.indexing.progress import RichProgress
 
     return RichProgress(llm_calls=calls)
 
@@ -96,7 +96,7 @@ async def run(args: argparse.Namespace, settings) -> int:
 
 
 async def _reset_if_changed(settings) -> None:
-    from kgrag.manifest import reset_if_changed
+    from kgrag.indexing.manifest import reset_if_changed
 
     changes = await reset_if_changed(settings, on_wait=waiting_message)
     if changes:
@@ -196,7 +196,7 @@ def _print_report(
 
 
 def _note(line: str) -> None:
-    """One line on stderr; names in it escaped (:func:`kgrag.names.display_name`)."""
+    """One line on stderr; names in it escaped (:func:`kgrag.ingest.names.display_name`)."""
     print(display_name(line), file=sys.stderr)
 
 
@@ -266,7 +266,7 @@ def built_with(remembered: dict | None) -> dict:
     """What the index was built with, for the summary: language (and how chosen), embedder."""
     if not remembered:
         return {}
-    from kgrag.manifest import describe_embedder
+    from kgrag.indexing.manifest import describe_embedder
 
     return {
         "language": remembered.get("language"),

@@ -25,7 +25,7 @@
 
 Settings come from ``KGRAG_*`` variables (and ``.env``), read once here;
 ``--workdir`` overrides ``KGRAG_WORKDIR``; an index's remembered settings
-fill in the rest (:mod:`kgrag.manifest`). Only ``index`` creates an index.
+fill in the rest (:mod:`kgrag.indexing.manifest`). Only ``index`` creates an index.
 Progress goes to stderr, results to stdout. Exit statuses:
 :data:`kgrag.cli.opening.EXIT_CODES` (also in ``kgrag --help``).
 """
@@ -174,7 +174,7 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def load_settings(args: argparse.Namespace) -> Any:
     """The environment's settings (validated) with the command line's flags applied."""
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
 
     return Settings().with_overrides(**flag_overrides(args))
 

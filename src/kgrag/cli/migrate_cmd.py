@@ -6,7 +6,7 @@
 SRC and DST are ``sqlite:PATH`` (a working directory) or ``postgres:DSN``
 (any libpq connection string or URI; the workspace is ``--workspace``,
 ``postgres:DSN#WORKSPACE``, or else the SQLite side's folder name). An
-interrupted run continues when run again; see :mod:`kgrag.lifecycle.migrate`.
+interrupted run continues when run again; see :mod:`kgrag.maintenance.migrate`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import Any
 from kgrag.cli.index_cmd import waiting_message
 from kgrag.cli.opening import FAILED, OK
 from kgrag.errors import ConfigError, NoIndexError
-from kgrag.lifecycle.migrate import Batch, MigrateOptions, MigrationReport, migrate
-from kgrag.lifecycle.migrate_steps import holds_anything
+from kgrag.maintenance.migrate import Batch, MigrateOptions, MigrationReport, migrate
+from kgrag.maintenance.migrate_steps import holds_anything
 
 _URI_PREFIXES = ("postgres://", "postgresql://")
 _WORKSPACE_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from kgrag.api import KGRag
-from kgrag.config import Settings
+from kgrag.api.facade import KGRag
+from kgrag.config.settings import Settings
 from kgrag.errors import ConfigError, DocumentNotFoundError, KGRagError
 
 OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130

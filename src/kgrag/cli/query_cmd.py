@@ -9,12 +9,12 @@ import sys
 import time
 from typing import Any
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.cli.args import parse_pairs
 from kgrag.cli.opening import opened
 from kgrag.cli.reference_view import render_references
-from kgrag.query.answer.citations import invalid_note
-from kgrag.query.param import QueryResult
+from kgrag.retrieval.answer.citations import invalid_note
+from kgrag.retrieval.param import QueryResult
 
 MODES = ["auto", "mix", "local", "global", "hybrid", "naive", "bypass", "ppr", "path"]
 
@@ -216,7 +216,7 @@ async def _one(rag: KGRag, args, param) -> int:
         print(json.dumps(data, ensure_ascii=False, indent=None if args.json else 2))
         return 0
     if args.explain:
-        from kgrag.query.trace import render_trace
+        from kgrag.retrieval.trace import render_trace
 
         data = await rag.query_data(args.question, param, trace=True)
         print(render_trace(data["trace"]), file=sys.stderr)

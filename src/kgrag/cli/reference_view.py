@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kgrag.names import display_name
-from kgrag.query.reference import Reference
+from kgrag.ingest.names import display_name
+from kgrag.retrieval.reference import Reference
 
 EXCERPT_CHARS = 160
 

@@ -63,7 +63,7 @@ async def run(args: argparse.Namespace, settings: Any) -> int:
         if args.command == "enqueue":
             report, errors = await rag.enqueue_paths(args.paths, metadata=parse_meta(args.meta))
             return _print_enqueued(report, errors, args.json)
-        from kgrag.pipeline.worker import WorkerOptions
+        from kgrag.indexing.worker import WorkerOptions
 
         options = WorkerOptions(
             concurrency=max(1, args.concurrency),

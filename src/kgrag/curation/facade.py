@@ -1,4 +1,4 @@
-"""The curation methods of :class:`~kgrag.api.KGRag` and :class:`~kgrag.sync.SyncKGRag`.
+"""The curation methods of :class:`~kgrag.api.facade.KGRag` and :class:`~kgrag.api.blocking.SyncKGRag`.
 
 Kept here, as two mixins, so the façade stays one method per concern
 elsewhere: every method takes the writer lease and delegates to
@@ -162,7 +162,7 @@ class CurationMethods:
 
 
 class SyncCurationMethods:
-    """:class:`CurationMethods`, blocking (for :class:`~kgrag.sync.SyncKGRag`)."""
+    """:class:`CurationMethods`, blocking (for :class:`~kgrag.api.blocking.SyncKGRag`)."""
 
     def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         owner = cast(Any, self)

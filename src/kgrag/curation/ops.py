@@ -1,7 +1,7 @@
 """The curation operations: merge, unmerge, and manual edits of entities and relations.
 
 Each operation validates the request against the graph and the records,
-builds the new records, and applies one :class:`~kgrag.pipeline.changes.Change`
+builds the new records, and applies one :class:`~kgrag.indexing.changes.Change`
 that recomputes the touched keys *with* the new records and writes the
 records in the same transaction (a crash leaves the old state or the new
 one). The caller holds the writer lease.
@@ -28,8 +28,8 @@ from kgrag.curation.records import (
     check_split,
 )
 from kgrag.errors import CurationError, EntityNotFoundError, MergeNotFoundError
-from kgrag.pipeline.changes import Change, ChangeApplier, ChangeStats
-from kgrag.pipeline.facts import SUPPORT, support_key
+from kgrag.indexing.changes import Change, ChangeApplier, ChangeStats
+from kgrag.indexing.facts import SUPPORT, support_key
 from kgrag.storage.base import edge_key
 
 if TYPE_CHECKING:

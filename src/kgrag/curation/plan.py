@@ -1,6 +1,6 @@
 """Plan touched graph keys through the curation records.
 
-The planner (:func:`kgrag.graph.canonical.plan_keys`) recomputes a key from
+The planner (:func:`kgrag.knowledge.canonical.plan_keys`) recomputes a key from
 its supporting chunks. With curation records, before it runs:
 
 - a split name's rows in the chunks its split lists are read as the new
@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kgrag.curation.records import MANUAL, Curation
-from kgrag.graph.canonical import ChunkFacts, KeyPlans, plan_keys
-from kgrag.graph.merge import MergePlan
-from kgrag.pipeline.facts import FACTS, SUPPORT, FactsCache, StoredChunk, support_key
+from kgrag.indexing.facts import FACTS, SUPPORT, FactsCache, StoredChunk, support_key
+from kgrag.knowledge.canonical import ChunkFacts, KeyPlans, plan_keys
+from kgrag.knowledge.merge import MergePlan
 from kgrag.storage.base import edge_key
 from kgrag.types import ExtractedEntity, ExtractedRelation
 
 if TYPE_CHECKING:
-    from kgrag.graph.policy import MergePolicy
+    from kgrag.knowledge.policy import MergePolicy
     from kgrag.storage.base import Storage
 
 Pair = tuple[str, str]
@@ -222,7 +222,7 @@ def finalize(
     """Aliases, tombstones and field overrides, applied to computed plans (before any summary).
 
     A merged target lists its aliases (field ``aliases``), so its vector
-    embeds their names too (:func:`kgrag.pipeline.vectors.entity_text`).
+    embeds their names too (:func:`kgrag.indexing.vectors.entity_text`).
     """
     nodes, edges = plans.plan.nodes, plans.plan.edges
     for name, plan in nodes.items():

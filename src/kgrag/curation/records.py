@@ -1,6 +1,6 @@
 """The curation records, where they are stored, and the view the planner reads.
 
-Three key-value namespaces, next to the chunk facts (:mod:`kgrag.pipeline.facts`):
+Three key-value namespaces, next to the chunk facts (:mod:`kgrag.indexing.facts`):
 
 - ``entity_aliases``: alias name -> ``{"target": name, "merge": merge id}``.
   A name is mapped through its alias chain to its *canonical* name before
@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import CurationError
-from kgrag.pipeline.facts import parse_support_key, support_key
+from kgrag.indexing.facts import parse_support_key, support_key
 from kgrag.storage.base import edge_key
 
 if TYPE_CHECKING:
-    from kgrag.graph.canonical import ChunkFacts
+    from kgrag.knowledge.canonical import ChunkFacts
     from kgrag.storage.base import Storage
 
 ALIASES = "entity_aliases"
@@ -344,7 +344,7 @@ async def import_records(storage: Storage, block: Mapping[str, Any]) -> None:
     For an index that holds none yet (a fresh copy); indexing afterwards
     plans through them, and :meth:`kgrag.curation.ops.Curator.replay` adds
     the manual facts no document touches. ``kgrag import --from kgrag``
-    does all of it in one transaction (:mod:`kgrag.lifecycle.importing.commit`).
+    does all of it in one transaction (:mod:`kgrag.maintenance.importing.commit`).
     """
     async with storage.transaction():
         await write_records(storage, parse_block(block))

@@ -23,7 +23,7 @@ from kgrag.evaluation.reports import AnswerScore, AnswersReport, ModeAnswers
 from kgrag.evaluation.scoring import exact_match, f1_score
 
 if TYPE_CHECKING:
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
 
 
 async def evaluate_answers(

@@ -24,9 +24,9 @@ from kgrag.evaluation.prompts import pairwise_messages
 from kgrag.evaluation.reports import CompareReport, OrderVerdict, PairJudgement
 
 if TYPE_CHECKING:
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
     from kgrag.llm.service import ChatService
-    from kgrag.query.param import QueryParam
+    from kgrag.retrieval.param import QueryParam
 
 _OTHER = {"A": "B", "B": "A"}
 

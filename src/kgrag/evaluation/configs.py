@@ -1,8 +1,8 @@
 """A configuration to compare: ``KEY=VALUE`` pairs split into query parameters and settings.
 
-Keys that are :class:`~kgrag.query.param.QueryParam` fields (``mode``,
+Keys that are :class:`~kgrag.retrieval.param.QueryParam` fields (``mode``,
 ``top_k``, ``chunk_top_k``, ``response_type``...) shape each query; other
-keys are :class:`~kgrag.config.Settings` fields (``llm_model``,
+keys are :class:`~kgrag.config.settings.Settings` fields (``llm_model``,
 ``llm_temperature``...) the index is opened with. Values are read as JSON
 when they parse (``20``, ``0.5``, ``true``), else as text.
 """
@@ -34,8 +34,8 @@ def _value(text: str) -> Any:
 
 def run_config(pairs: dict[str, str]) -> RunConfig:
     """The configuration the ``pairs`` describe; an unknown key is a :class:`ConfigError`."""
-    from kgrag.config import Settings
-    from kgrag.query.param import QueryParam
+    from kgrag.config.settings import Settings
+    from kgrag.retrieval.param import QueryParam
 
     query_fields = {f.name for f in fields(QueryParam)} - {"stream"}
     settings: dict[str, Any] = {}

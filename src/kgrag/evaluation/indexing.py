@@ -14,8 +14,8 @@ from kgrag.errors import ConfigError
 from kgrag.evaluation.gold import GoldSet
 
 if TYPE_CHECKING:
-    from kgrag.api import IndexReport, KGRag
-    from kgrag.pipeline.progress import ProgressSink
+    from kgrag.api.facade import IndexReport, KGRag
+    from kgrag.indexing.progress import ProgressSink
 
 
 async def index_passages(

@@ -23,7 +23,7 @@ from kgrag.evaluation.progress import NullProgress, Progress
 from kgrag.evaluation.reports import ModeRecall, QuestionRecall, RecallReport
 
 if TYPE_CHECKING:
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
 
 Aliases = Mapping[str, frozenset[str]]  # document id -> every name it is known by
 
@@ -54,7 +54,7 @@ def ranked_keys(
 
 async def document_aliases(rag: KGRag) -> dict[str, frozenset[str]]:
     """Every document's names: id, file path, source and path relative to its folder."""
-    from kgrag.lifecycle.documents import all_records
+    from kgrag.indexing.documents import all_records
 
     return {
         r.id: frozenset(n for n in (r.id, r.file_path, r.source, r.relative_path) if n)

@@ -66,7 +66,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kgrag.config import DEFAULT_ENTITY_TYPES, Settings
+from kgrag.config.settings import DEFAULT_ENTITY_TYPES, Settings
 from kgrag.errors import ConfigError
 from kgrag.extract.fences import fence
 from kgrag.extract.formats import COMPLETION_MARKER, FORMATS, TUPLE_DELIMITER
@@ -74,7 +74,7 @@ from kgrag.extract.parser import json_closes, parse_extraction
 from kgrag.extract.prompts import extraction_messages, gleaning_message
 from kgrag.ingest.ids import canonical_pair
 from kgrag.llm.base import ChatResult, Role
-from kgrag.tokenizer import Tokenizer
+from kgrag.llm.tokenizer import Tokenizer
 from kgrag.types import Chunk, ExtractedEntity, ExtractedRelation, Extraction
 
 Messages = list[dict[str, str]]
@@ -304,7 +304,7 @@ class LLMExtractor:
     def from_settings(
         cls, chat: ExtractorChat, settings: Settings, tokenizer: Tokenizer
     ) -> LLMExtractor:
-        """An extractor configured from a :class:`kgrag.config.Settings`."""
+        """An extractor configured from a :class:`kgrag.config.settings.Settings`."""
         return cls(
             chat,
             tokenizer,

@@ -1,6 +1,6 @@
 """The extractor of an index that needs a chat model this process does not have.
 
-An index built with the LLM extractor remembers it (:mod:`kgrag.manifest`).
+An index built with the LLM extractor remembers it (:mod:`kgrag.indexing.manifest`).
 Opened where no chat model is configured, it can still be read, queried
 extractively, checked and exported; only extracting is impossible. This
 stand-in says so when (and only when) something asks it to extract.

@@ -16,7 +16,7 @@ on them):
   :func:`fill`, which leaves every other brace alone (JSON needs no escaping).
 
 The query-side prompts (keywords, answers) live in
-:mod:`kgrag.extract.query_prompts` and are re-exported here.
+:mod:`kgrag.retrieval.prompts` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from kgrag.config import DEFAULT_ENTITY_TYPES
+from kgrag.config.settings import DEFAULT_ENTITY_TYPES
 from kgrag.extract.examples import EXAMPLES, Example
 from kgrag.extract.fences import (  # noqa: F401  (re-exported)
     CONTEXT_HEADING,
@@ -39,11 +39,6 @@ from kgrag.extract.fences import (  # noqa: F401  (re-exported)
     find_fenced,
 )
 from kgrag.extract.formats import COMPLETION_MARKER, TUPLE_DELIMITER, render
-from kgrag.extract.query_prompts import (  # noqa: F401  (re-exported)
-    answer_messages,
-    keywords_messages,
-    naive_answer_messages,
-)
 from kgrag.extract.templates import (
     DELIMITED_FORMAT,
     EXTRACT_SYSTEM,

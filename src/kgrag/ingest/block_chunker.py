@@ -51,7 +51,7 @@ from kgrag.ingest.blocks import (
     usable_blocks,
 )
 from kgrag.ingest.ids import unique_chunks
-from kgrag.tokenizer import Tokenizer
+from kgrag.llm.tokenizer import Tokenizer
 from kgrag.types import Chunk, Document
 
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)|[。！？；]")

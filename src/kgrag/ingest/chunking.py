@@ -30,7 +30,7 @@ from kgrag.errors import ConfigError
 from kgrag.ingest.block_chunker import locate_chunks, make_block_chunks
 from kgrag.ingest.ids import unique_chunks
 from kgrag.ingest.recursive import DEFAULT_SEPARATORS, split_recursive
-from kgrag.tokenizer import Tokenizer
+from kgrag.llm.tokenizer import Tokenizer
 from kgrag.types import Chunk, Document
 
 __all__ = [

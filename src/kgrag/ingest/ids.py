@@ -5,7 +5,7 @@ gets the same id across runs and machines:
 
 * ``doc-``   + md5("source:" + source) for a document with a source (a
   file's canonical path, or an id the caller gave), else md5(its text);
-  a moved file keeps the id it had (:mod:`kgrag.pipeline.enqueue`), and a
+  a moved file keeps the id it had (:mod:`kgrag.indexing.enqueue`), and a
   source whose id is held by a moved document gets :func:`source_doc_id`
   with a ``attempt`` number
 * ``chunk-`` + md5(chunk text)

@@ -48,9 +48,9 @@ from kgrag.ingest.formats.xlsx import parse_xlsx
 from kgrag.ingest.formats.xml_doc import parse_xml_document
 from kgrag.ingest.html_text import declared_charset
 from kgrag.ingest.ids import source_doc_id
+from kgrag.ingest.names import is_text
 from kgrag.ingest.options import LoadOptions
 from kgrag.ingest.walk import iter_entries, not_text
-from kgrag.names import is_text
 from kgrag.types import Document
 
 TEXT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".rst", ".log")

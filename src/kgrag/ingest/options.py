@@ -1,7 +1,7 @@
 """The knobs the loaders obey, in one small object.
 
 Loaders are plain functions; rather than long argument lists they take a
-:class:`LoadOptions`, built from :class:`~kgrag.config.Settings` by
+:class:`LoadOptions`, built from :class:`~kgrag.config.settings.Settings` by
 :meth:`LoadOptions.from_settings` (``KGRag.index_paths`` does it) or
 directly by callers of :func:`~kgrag.ingest.loaders.load_paths`.
 """
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from kgrag.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
 
 MiB = 1024 * 1024
 
@@ -63,7 +63,7 @@ class LoadOptions:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LoadOptions:
-        """The options a :class:`~kgrag.config.Settings` object asks for."""
+        """The options a :class:`~kgrag.config.settings.Settings` object asks for."""
         return cls(
             encoding=settings.input_encoding,
             max_file_bytes=settings.max_file_bytes,

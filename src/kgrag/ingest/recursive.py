@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgrag.errors import ConfigError
-from kgrag.tokenizer import Tokenizer
+from kgrag.llm.tokenizer import Tokenizer
 
 DEFAULT_SEPARATORS: tuple[str, ...] = (
     "\n\n",

@@ -7,7 +7,7 @@ from typing import Any
 
 from kgrag.errors import ConfigError
 from kgrag.ingest.ids import doc_id, source_doc_id
-from kgrag.names import display_name, is_text
+from kgrag.ingest.names import display_name, is_text
 from kgrag.types import Document
 
 

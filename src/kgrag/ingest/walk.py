@@ -15,7 +15,7 @@ sub-folders); names starting with ``.`` are skipped. Symbolic links:
 A name that is not valid UTF-8 (bytes in another encoding) cannot be
 stored as a document's source, so such a file, or a folder with
 everything in it, is skipped with one reason naming it escaped
-(:func:`kgrag.names.display_name`); the rest of the folder goes on.
+(:func:`kgrag.ingest.names.display_name`); the rest of the folder goes on.
 Other odd names (newlines, control characters) are indexed as they are.
 """
 
@@ -26,8 +26,8 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 from kgrag.errors import LoaderError
+from kgrag.ingest.names import display_name, is_text
 from kgrag.ingest.options import LoadOptions
-from kgrag.names import display_name, is_text
 
 Entry = str | LoaderError  # a file to load, or a reason it was skipped
 

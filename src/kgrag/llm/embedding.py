@@ -145,7 +145,7 @@ class EmbeddingService:
 
     def _windows(self, text: str, limit: int) -> list[tuple[str, float]]:
         if self._tokenizer is None or isinstance(self._tokenizer, str):
-            from kgrag.tokenizer import get_tokenizer
+            from kgrag.llm.tokenizer import get_tokenizer
 
             self._tokenizer = get_tokenizer(self._tokenizer or "o200k_base")
         tokens = self._tokenizer.encode(text)

@@ -1,4 +1,4 @@
-"""Build every model service from :class:`kgrag.config.Settings`, or around injected models."""
+"""Build every model service from :class:`kgrag.config.settings.Settings`, or around injected models."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from kgrag.llm.retry import RetryPolicy
 from kgrag.llm.service import ChatService, RerankService
 
 if TYPE_CHECKING:
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
     from kgrag.storage.base import KVStore
 
 

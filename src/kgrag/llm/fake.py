@@ -47,7 +47,7 @@ from kgrag.llm import _fake_text as ft
 from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
 
 if TYPE_CHECKING:
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
 
 MAX_ENTITIES = 40
 MAX_RELATIONS = 60

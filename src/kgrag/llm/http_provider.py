@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from kgrag.llm import _http
 
 if TYPE_CHECKING:
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
 
 
 class HTTPProvider:

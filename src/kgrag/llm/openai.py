@@ -20,7 +20,7 @@ from kgrag.llm.http_provider import HTTPChatProvider, HTTPEmbeddingProvider
 from kgrag.llm.reasoning import strip_reasoning
 
 if TYPE_CHECKING:
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 

@@ -1,17 +1,17 @@
 """Registries of chat, embedding and rerank providers, imported lazily.
 
 Every registered provider class has a ``from_settings(settings)`` class
-method building it from :class:`kgrag.config.Settings`.
+method building it from :class:`kgrag.config.settings.Settings`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kgrag.registry import Registry
+from kgrag.config.registry import Registry
 
 if TYPE_CHECKING:
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
     from kgrag.llm.base import ChatProvider, EmbeddingProvider, RerankProvider
 
 CHAT_PROVIDERS: Registry[Any] = Registry("chat provider")

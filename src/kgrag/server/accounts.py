@@ -19,7 +19,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from kgrag.config_server import WORKSPACE
+from kgrag.config.server import WORKSPACE
 from kgrag.errors import ConfigError
 
 _USER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")

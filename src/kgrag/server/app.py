@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.server import auth as auth_module
 from kgrag.server import lightrag_api
 from kgrag.server.gate import Gate

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 from kgrag.server.accounts import Accounts
 from kgrag.server.tokens import TokenSigner, check_secret
 

@@ -14,7 +14,7 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.server.auth import ANONYMOUS, Principal, credentials
 from kgrag.server.workspaces import DEFAULT, WorkspaceError, Workspaces
 

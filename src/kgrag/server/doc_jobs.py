@@ -18,18 +18,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import ConfigError, DocumentNotFoundError
+from kgrag.indexing.documents import resolve
+from kgrag.indexing.rejected import note_rejected
+from kgrag.indexing.report import IndexReport
 from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.loaders import LoadReport, load_paths
+from kgrag.ingest.names import display_name
 from kgrag.ingest.options import LoadOptions
-from kgrag.lifecycle.documents import resolve
-from kgrag.lifecycle.rejected import note_rejected
-from kgrag.names import display_name
-from kgrag.pipeline.report import IndexReport
 from kgrag.server import refused, tracks
 from kgrag.server.uploads import inside
 
 if TYPE_CHECKING:
-    from kgrag.api import KGRag
+    from kgrag.api.facade import KGRag
     from kgrag.server.jobs import Job, JobFn
     from kgrag.server.tracks import Track
     from kgrag.types import Document

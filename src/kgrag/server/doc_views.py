@@ -3,7 +3,7 @@
 A document answers with LightRAG's fields (``id``, ``content_summary``,
 ``content_length``, ``status`` in lower case, ISO times, ``track_id``,
 ``chunks_count``, ``error_msg``, ``metadata``, ``file_path``) and kgrag's
-(``name``: how kgrag names it, escaped, see :mod:`kgrag.names`;
+(``name``: how kgrag names it, escaped, see :mod:`kgrag.ingest.names`;
 ``disabled``, ``warnings``). The listing filters by status (any of
 several) and a search term (in the id, path, original name or summary,
 case-insensitive), sorts, and cuts one page. ``error_msg`` names no model
@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.names import display_name, document_name
+from kgrag.ingest.names import display_name, document_name
 from kgrag.server.redact import client_text
 from kgrag.types import DocRecord, DocStatus
 

@@ -1,7 +1,7 @@
 """Whether an open index instance still matches what the index records about itself.
 
 The first indexing run into a workspace settles its language and records
-its settings (:mod:`kgrag.manifest`); an instance opened before that, in
+its settings (:mod:`kgrag.indexing.manifest`); an instance opened before that, in
 this process or in any other one, still has the settings it opened with.
 :func:`behind` asks the store, never this process's memory, so a server
 follows a run that another process (or ``kgrag index``) committed.
@@ -13,12 +13,12 @@ import json
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from kgrag import manifest
 from kgrag.errors import ConfigError
+from kgrag.indexing import manifest
 
 if TYPE_CHECKING:
-    from kgrag.api import KGRag
-    from kgrag.config import Settings
+    from kgrag.api.facade import KGRag
+    from kgrag.config.settings import Settings
 
 
 # The last verdict per instance: (record, its settings, base, behind?); settling settings

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kgrag.pipeline.progress import ProgressCounts
+from kgrag.indexing.progress import ProgressCounts
 
 if TYPE_CHECKING:
     from kgrag.server.tracks import Track
@@ -40,7 +40,7 @@ def new_job_id() -> str:
 
 
 class JobProgress(ProgressCounts):
-    """The indexer's counts for a job (a :class:`~kgrag.pipeline.progress.ProgressSink`)."""
+    """The indexer's counts for a job (a :class:`~kgrag.indexing.progress.ProgressSink`)."""
 
     __slots__ = ()
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Request
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.server import job_record
 from kgrag.server.job_record import Job, JobProgress, new_job_id
 from kgrag.server.work_queue import JobFn, WorkQueue

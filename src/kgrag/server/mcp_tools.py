@@ -9,7 +9,7 @@ that reads through ``rag`` and writes through ``write`` (in the server,
 the workspace's job queue, behind its other writes). Failures of the
 library reach the client as tool errors with their message.
 
-Documents are listed by id and name (:func:`kgrag.names.document_name`:
+Documents are listed by id and name (:func:`kgrag.ingest.names.document_name`:
 escaped, relative to the folder indexed); a file's absolute path is never
 listed. ``delete_document`` takes any of them back: an id, a listed name
 or path, or a source; a name several documents answer to is an error
@@ -28,9 +28,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.errors import KGRagError
-from kgrag.names import display_name
+from kgrag.ingest.names import display_name
 from kgrag.server.entity_view import entity_view
 from kgrag.server.routes.errors import client_message
 

@@ -17,7 +17,7 @@ import string
 from pathlib import Path
 from typing import Any
 
-from kgrag.config import Settings
+from kgrag.config.settings import Settings
 
 SEPARATOR = "__"
 MAX_WORKSPACE = 48  # what the postgres storage accepts

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgrag.query.param import QueryResult
+from kgrag.retrieval.param import QueryResult
 from kgrag.types import SEP
 
 _DATA_KEYS = {

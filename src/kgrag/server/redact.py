@@ -10,7 +10,7 @@ their server path. What the server sends shows them without:
   as ``/documents/upload`` names no folder here, and stays);
 - :func:`scrubbed` applies it to every string of a JSON-ready value.
 
-Documents are named by :func:`kgrag.names.document_name`.
+Documents are named by :func:`kgrag.ingest.names.document_name`.
 """
 
 from __future__ import annotations

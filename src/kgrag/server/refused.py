@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kgrag.names import display_name
+from kgrag.ingest.names import display_name
 from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:

@@ -39,7 +39,7 @@ from kgrag.ingest.loaders import FORMATS
 from kgrag.ingest.options import LoadOptions
 
 if TYPE_CHECKING:
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
     from kgrag.server.deps import Workspace
 
 INPUTS = "inputs"

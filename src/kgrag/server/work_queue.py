@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.errors import KGRagError
 from kgrag.server import job_record, tracks
 from kgrag.server.following import behind
@@ -39,7 +39,7 @@ from kgrag.server.job_record import BEAT_S, Job
 from kgrag.server.job_thread import JobThread, call_in, set_in
 
 if TYPE_CHECKING:
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
 
 log = logging.getLogger(__name__)
 

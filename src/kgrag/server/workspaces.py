@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kgrag.api import KGRag
-from kgrag.config import Settings
+from kgrag.api.facade import KGRag
+from kgrag.config.settings import Settings
 from kgrag.errors import KGRagError
 from kgrag.server import pg_workspaces as pg
 from kgrag.server.following import behind

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgrag.registry import Registry
+from kgrag.config.registry import Registry
 
 if TYPE_CHECKING:
-    from kgrag.config import Settings
+    from kgrag.config.settings import Settings
 
 STORAGES: Registry[Any] = Registry("storage backend")
 STORAGES.register("sqlite", "kgrag.storage.sqlite:SQLiteStorage")

@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 from fastapi import HTTPException, Request
 from pydantic import BaseModel, ValidationError
 
-from kgrag.api import KGRag
-from kgrag.query.answer.stream import AnswerStream
-from kgrag.query.param import QueryResult
+from kgrag.api.facade import KGRag
+from kgrag.retrieval.answer.stream import AnswerStream
+from kgrag.retrieval.param import QueryResult
 from kgrag.server import deps
 from kgrag.server.auth import Principal
 from kgrag.server.chat.errors import ChatError

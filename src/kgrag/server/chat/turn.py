@@ -42,7 +42,7 @@ class ChatTurn:
     user_prompt: str | None = None
 
     def overrides(self) -> dict[str, Any]:
-        """The :class:`~kgrag.query.param.QueryParam` fields this turn sets."""
+        """The :class:`~kgrag.retrieval.param.QueryParam` fields this turn sets."""
         return {
             "mode": self.mode,
             "conversation_history": self.history,

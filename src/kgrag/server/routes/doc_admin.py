@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, Field, field_validator
 
-from kgrag.lifecycle.documents import all_records
+from kgrag.indexing.documents import all_records
 from kgrag.server import doc_jobs, refused
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.jobs import CurrentJobs, accepted

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field, field_validator
 
-from kgrag.lifecycle.documents import all_records
+from kgrag.indexing.documents import all_records
 from kgrag.server import doc_views as views
 from kgrag.server import job_record, refused, tracks
 from kgrag.server.deps import CurrentWorkspace, Workspace

@@ -16,9 +16,9 @@ from fastapi import APIRouter, File, HTTPException, Request, UploadFile
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from starlette.datastructures import UploadFile as FormFile
 
+from kgrag.indexing.documents import resolve
 from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.texts import text_documents
-from kgrag.lifecycle.documents import resolve
 from kgrag.server import doc_jobs
 from kgrag.server.deps import CurrentWorkspace, Workspace
 from kgrag.server.jobs import CurrentJobs, Job, accepted

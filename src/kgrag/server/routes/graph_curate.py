@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field, StringConstraints
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.jobs import CurrentJobs, run_in_queue
 

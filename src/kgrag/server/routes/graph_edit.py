@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException
 from pydantic import AliasChoices, BaseModel, Field, StringConstraints
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.errors import CurationError
 from kgrag.server.deps import CurrentWorkspace, Workspace
 from kgrag.server.graph_views import edge_view, node_view

@@ -26,7 +26,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.routing import Route
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.server import deps
 from kgrag.server.jobs import Jobs, run_in_queue
 from kgrag.server.mcp_tools import Direct, Index, Write, build_mcp

@@ -23,9 +23,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from kgrag.api import KGRag
+from kgrag.api.facade import KGRag
 from kgrag.errors import KGRagError
-from kgrag.query.answer.stream import AnswerStream
+from kgrag.retrieval.answer.stream import AnswerStream
 from kgrag.server.auth import Principal
 from kgrag.server.chat import ollama_shapes as shape
 from kgrag.server.chat.names import LATEST, model_name, parse_model

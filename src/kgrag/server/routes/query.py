@@ -27,7 +27,7 @@ from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
 from kgrag.errors import KGRagError
-from kgrag.query.answer.stream import AnswerStream
+from kgrag.retrieval.answer.stream import AnswerStream
 from kgrag.server import query_views as views
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.query_body import QueryBody, QueryDataBody

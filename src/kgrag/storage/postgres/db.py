@@ -34,7 +34,7 @@ before :class:`~kgrag.errors.DatabaseUnavailableError`; a transaction
 cannot be re-run here (its block is the caller's), so it fails with
 :class:`~kgrag.errors.ConnectionLostError`, which tells the caller that
 nothing of it was committed and the work may run again whole (a worker
-does: see :mod:`kgrag.pipeline.worker`). A transaction and a lock check
+does: see :mod:`kgrag.indexing.worker`). A transaction and a lock check
 their connection before using it, so an idle connection that died with
 the server is replaced rather than failing them. A lost connection and
 its recovery are logged once each (logger ``kgrag.storage.postgres``).

@@ -1,0 +1,67 @@
+"""Checks for the server section of :class:`kgrag.config.settings.Settings`.
+
+``KGRAG_API_KEYS`` is JSON (key -> the workspaces it opens, ``*`` for all);
+``KGRAG_CORS_ORIGINS`` is a comma-separated list (or JSON) of origins,
+each ``scheme://host[:port]`` and never ``*``. Each function raises
+ValueError saying in one line what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+KEYS_FORMAT = 'a JSON object {"key": ["workspace", ...]} ("*": every workspace)'
+MIN_KEY_CHARS = 16
+WORKSPACE = re.compile(r"^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,63})$")
+_ORIGIN = re.compile(r"^https?://[A-Za-z0-9.\-\[\]:]+$")
+
+
+def _json(value: Any, expected: str) -> Any:
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"is not JSON ({exc.msg}); expected {expected}") from None
+
+
+def api_keys(value: Any) -> dict[str, list[str]]:
+    """The key ring's entries, each key at least 16 characters, each workspace a valid name."""
+    if value is None or value == "":
+        return {}
+    if isinstance(value, str):
+        value = _json(value, KEYS_FORMAT)
+    if not isinstance(value, dict):
+        raise ValueError(f"expected {KEYS_FORMAT}, got {type(value).__name__}")
+    out: dict[str, list[str]] = {}
+    for i, (key, spaces) in enumerate(value.items(), start=1):
+        if not isinstance(key, str) or len(key) < MIN_KEY_CHARS:
+            raise ValueError(f"key {i} is shorter than {MIN_KEY_CHARS} characters")
+        if isinstance(spaces, str):
+            spaces = [spaces]
+        if not isinstance(spaces, list) or not spaces:
+            raise ValueError(f"key {i} must list its workspaces")
+        bad = [s for s in spaces if not isinstance(s, str) or not WORKSPACE.match(s)]
+        if bad:
+            raise ValueError(f"key {i} names an invalid workspace {bad[0]!r}")
+        out[key] = list(spaces)
+    return out
+
+
+def origins(value: Any) -> list[str]:
+    """The CORS origins, ``scheme://host[:port]`` each (no path, no wildcard)."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        text = value.strip()
+        value = _json(text, "a list of origins") if text.startswith("[") else text.split(",")
+    if not isinstance(value, list | tuple):
+        raise ValueError(f"expected a list of origins, got {type(value).__name__}")
+    out = []
+    for origin in (str(o).strip().rstrip("/") for o in value):
+        if origin == "*":
+            raise ValueError("'*' is not allowed: list the origins that may call the server")
+        if not _ORIGIN.match(origin):
+            raise ValueError(f"origin {origin!r} must be scheme://host[:port], nothing after")
+        out.append(origin)
+    return out
