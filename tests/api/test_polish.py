@@ -15,6 +15,7 @@ from kgrag import (
     QueryResult,
     SyncKGRag,
 )
+from tests.support.chat import ScriptedChat
 
 from .helpers import QUESTION, TEXT, settings
 
@@ -122,22 +123,9 @@ async def test_insert_refuses_mismatched_lengths(tmp_path):
     assert len(report.processed) == 1 and status["documents"]["processed"]["count"] == 1
 
 
-class SlowChat:
+def slow_chat() -> ScriptedChat:
     """A chat provider whose calls take a while, so concurrency shows."""
-
-    identity = "slow-test"
-
-    async def chat(self, request):
-        from kgrag.llm.base import ChatResult
-
-        await asyncio.sleep(0.02)
-        return ChatResult(text="ok", finish_reason="stop")
-
-    async def stream(self, request, usage=None):
-        yield "ok"
-
-    async def aclose(self):
-        return None
+    return ScriptedChat(identity="slow-test", delay=0.02)
 
 
 async def _burst(rag: KGRag, calls: int) -> None:
@@ -146,8 +134,8 @@ async def _burst(rag: KGRag, calls: int) -> None:
 
 
 async def test_two_instances_keep_their_own_limits(tmp_path):
-    a = KGRag(settings(tmp_path / "a", llm_max_async=2), chat=SlowChat())
-    b = KGRag(settings(tmp_path / "b", llm_max_async=5), chat=SlowChat())
+    a = KGRag(settings(tmp_path / "a", llm_max_async=2), chat=slow_chat())
+    b = KGRag(settings(tmp_path / "b", llm_max_async=5), chat=slow_chat())
     async with a, b:
         await asyncio.gather(_burst(a, 12), _burst(b, 12))
         assert a.models.chat.limiter is not b.models.chat.limiter
@@ -159,8 +147,8 @@ async def test_limits_are_shared_when_passed_to_both(tmp_path):
     from kgrag import Limits
 
     limits = Limits(chat=3, embed=2)
-    a = KGRag(settings(tmp_path / "a", llm_max_async=8), chat=SlowChat(), limits=limits)
-    b = KGRag(settings(tmp_path / "b", llm_max_async=8), chat=SlowChat(), limits=limits)
+    a = KGRag(settings(tmp_path / "a", llm_max_async=8), chat=slow_chat(), limits=limits)
+    b = KGRag(settings(tmp_path / "b", llm_max_async=8), chat=slow_chat(), limits=limits)
     async with a, b:
         await asyncio.gather(_burst(a, 10), _burst(b, 10))
         assert a.models.chat.limiter is b.models.chat.limiter is limits.chat

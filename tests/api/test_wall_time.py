@@ -9,28 +9,18 @@ import pytest
 
 from kgrag import KGRag
 from kgrag.llm import ChatService, Ledger, PriorityLimiter
-from kgrag.llm.base import ChatResult
+from tests.support.chat import ScriptedChat
 
 from .helpers import settings
 
 
-class Sleepy:
-    identity = "sleepy"
-
-    async def chat(self, request):
-        await asyncio.sleep(0.2)
-        return ChatResult(text="ok", finish_reason="stop")
-
-    async def stream(self, request, usage=None):
-        await asyncio.sleep(0.2)
-        yield "ok"
-
-    async def aclose(self):
-        return None
+def sleepy() -> ScriptedChat:
+    """A chat model whose every call (and stream) takes 0.2 s."""
+    return ScriptedChat(identity="sleepy", delay=0.2)
 
 
 def _service(ledger: Ledger, limit: int = 4) -> ChatService:
-    return ChatService(Sleepy(), cache=None, limiter=PriorityLimiter(limit), ledger=ledger)
+    return ChatService(sleepy(), cache=None, limiter=PriorityLimiter(limit), ledger=ledger)
 
 
 async def test_parallel_calls_sum_seconds_but_not_wall_time():
@@ -64,7 +54,7 @@ def test_a_call_in_flight_counts_in_the_snapshot():
 
 async def test_stored_ledger_adds_wall_time_across_sessions(tmp_path):
     for _ in range(2):
-        async with KGRag(settings(tmp_path / "idx"), chat=Sleepy()) as rag:
+        async with KGRag(settings(tmp_path / "idx"), chat=sleepy()) as rag:
             await rag.models.chat.chat([{"role": "user", "content": "x"}], use_cache=False)
     async with KGRag(settings(tmp_path / "idx")) as rag:
         stored = (await rag.status())["llm_all_time"]["answer"]
@@ -72,7 +62,7 @@ async def test_stored_ledger_adds_wall_time_across_sessions(tmp_path):
 
 
 async def test_stored_ledger_from_before_wall_time_stays_without_it(tmp_path):
-    async with KGRag(settings(tmp_path / "idx"), chat=Sleepy()) as rag:
+    async with KGRag(settings(tmp_path / "idx"), chat=sleepy()) as rag:
         await rag.storage.set_meta("ledger", {"answer": {"calls": 5, "seconds": 9.0}})
         await rag.models.chat.chat([{"role": "user", "content": "x"}], use_cache=False)
     async with KGRag(settings(tmp_path / "idx")) as rag:

@@ -12,9 +12,9 @@ import pytest
 
 from kgrag.extract.llm_extractor import LLMExtractor, reply_problem
 from kgrag.extract.parser import parse_delimited, parse_extraction, parse_json
-from kgrag.llm.base import ChatResult
 from kgrag.llm.tokenizer import get_tokenizer
 from kgrag.types import Chunk
+from tests.support.chat import ScriptedChat
 
 TEXT = "Scrooge was the partner of Marley."
 CHUNK = Chunk(id="chunk-1", doc_id="doc-1", content=TEXT, tokens=8, order=0)
@@ -23,17 +23,6 @@ FIRST = (
     "entity<|#|>Marley<|#|>Person<|#|>Scrooge's late partner.\n"
     "relation<|#|>Scrooge<|#|>Marley<|#|>partnership<|#|>They were partners.\n<|COMPLETE|>"
 )
-
-
-class ScriptedChat:
-    """Answers calls from a list; records what it was sent."""
-
-    def __init__(self, *answers: str):
-        self.answers, self.calls = list(answers), []
-
-    async def chat(self, messages, *, role, json_mode=False, accept=None, tag=None):
-        self.calls.append({"messages": [dict(m) for m in messages], "role": role})
-        return ChatResult(text=self.answers.pop(0))
 
 
 def rows(*lines: str) -> str:
@@ -166,10 +155,10 @@ def test_the_measured_glean_reply_is_malformed():
 
 
 async def test_a_glean_with_a_rejected_record_is_reasked_and_recovered():
-    chat = ScriptedChat(FIRST, MOSTLY_GOOD_GLEAN, GOOD_GLEAN, rows())
+    chat = ScriptedChat(FIRST, MOSTLY_GOOD_GLEAN, GOOD_GLEAN, rows(), then=None)
     ex = await _extractor(chat, max_gleaning=2).extract(CHUNK)
-    assert [c["role"] for c in chat.calls] == ["extract", "glean", "glean", "glean"]
-    assert "1 malformed record rejected" in chat.calls[2]["messages"][-1]["content"]
+    assert [c.role for c in chat.calls] == ["extract", "glean", "glean", "glean"]
+    assert "1 malformed record rejected" in chat.calls[2].messages[-1]["content"]
     assert ("Fezziwig", "Person") in {(e.name, e.type) for e in ex.entities}
     assert ex.rejected == 1
     assert (
@@ -179,7 +168,7 @@ async def test_a_glean_with_a_rejected_record_is_reasked_and_recovered():
 
 
 async def test_a_glean_that_stays_malformed_keeps_only_well_formed_records_and_is_marked():
-    chat = ScriptedChat(FIRST, SHORT_GLEAN, *[MOSTLY_GOOD_GLEAN] * 3)
+    chat = ScriptedChat(FIRST, SHORT_GLEAN, *[MOSTLY_GOOD_GLEAN] * 3, then=None)
     ex = await _extractor(chat, max_gleaning=1).extract(CHUNK)
     assert len(chat.calls) == 5 and ex.error is None
     assert "Fezziwig" not in {e.name for e in ex.entities}  # the row a field short

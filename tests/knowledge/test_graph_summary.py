@@ -24,29 +24,24 @@ from kgrag.knowledge.summary import (
     messages_tokens,
     truncate_tokens,
 )
-from kgrag.llm.base import ChatResult
+from kgrag.llm.base import ChatRequest
 from kgrag.types import SEP
 from kgrag.types import ExtractedEntity as E
+from tests.support.chat import ScriptedChat
 
 from .strategies import TOKENIZER
 
 
-class ScriptedChat:
-    """Records every call; answers with ``answer(fragments, call_number)``."""
+def summarizer(answer=lambda frags, n: f"summary number {n}") -> ScriptedChat:
+    """A chat answering every summary call with ``answer(fragments, call_number)``."""
+    return ScriptedChat(
+        then=lambda request, n: answer(sent_fragments(request.messages), n),
+        check=_a_summary_call,
+    )
 
-    def __init__(self, answer=lambda frags, n: f"summary number {n}"):
-        self.answer = answer
-        self.calls: list[list[dict[str, str]]] = []
-        self.in_flight = self.max_in_flight = 0
 
-    async def chat(self, messages, *, role, json_mode=False):
-        assert role == "summary" and not json_mode
-        self.calls.append(messages)
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        await asyncio.sleep(0)
-        self.in_flight -= 1
-        return ChatResult(text=self.answer(sent_fragments(messages), len(self.calls)))
+def _a_summary_call(request: ChatRequest) -> None:
+    assert request.role == "summary" and not request.json_mode
 
 
 def sent_fragments(messages) -> list[str]:
@@ -80,32 +75,32 @@ def test_prompt_layout():
 
 
 def test_small_input_is_one_call():
-    chat = ScriptedChat()
+    chat = summarizer()
     out = run(summarize("Alice", ["a", "b", "c"], chat=chat, policy=policy(), kind="entity"))
     assert out == "summary number 1"
-    assert len(chat.calls) == 1 and sent_fragments(chat.calls[0]) == ["a", "b", "c"]
+    assert len(chat.calls) == 1 and sent_fragments(chat.messages[0]) == ["a", "b", "c"]
 
 
 def test_large_input_call_count_and_sizes():
     p = policy(context=1500)
     frags = [words(100, f"f{i}_") for i in range(40)]
-    chat = ScriptedChat()
+    chat = summarizer()
     run(summarize("Alice", frags, chat=chat, policy=p))
     budget = call_budget("Alice", "entity", "English", p)
     groups = group_fragments([fragment_cost(TOKENIZER, f) for f in frags], budget)
     expected_map = sum(1 for g in groups if len(g) >= 2)
     assert expected_map > 2
     assert len(chat.calls) == expected_map + 1  # the partial summaries fit one final call
-    assert all(messages_tokens(TOKENIZER, c) <= 1500 for c in chat.calls)
-    assert sent_fragments(chat.calls[-1])[0].startswith("summary number")
+    assert all(messages_tokens(TOKENIZER, c) <= 1500 for c in chat.messages)
+    assert sent_fragments(chat.messages[-1])[0].startswith("summary number")
 
 
 def test_oversized_pair_is_truncated_into_one_call():
     p = policy(context=400)
-    chat = ScriptedChat()
+    chat = summarizer()
     run(summarize("A", [words(900, "a"), words(900, "b")], chat=chat, policy=p))
     assert len(chat.calls) == 1
-    assert messages_tokens(TOKENIZER, chat.calls[0]) <= 400
+    assert messages_tokens(TOKENIZER, chat.messages[0]) <= 400
 
 
 @settings(max_examples=40, deadline=None)
@@ -116,19 +111,19 @@ def test_oversized_pair_is_truncated_into_one_call():
 )
 def test_map_reduce_never_exceeds_context(sizes, context, answer_len):
     p = policy(context=context)
-    chat = ScriptedChat(lambda frags, n: words(answer_len, f"s{n}_"))
+    chat = summarizer(lambda frags, n: words(answer_len, f"s{n}_"))
     frags = [words(n, f"f{i}_") for i, n in enumerate(sizes)]
     out = run(summarize("X", frags, chat=chat, policy=p))
     assert out.startswith(f"s{len(chat.calls)}_")
-    assert all(messages_tokens(TOKENIZER, c) <= context for c in chat.calls)
+    assert all(messages_tokens(TOKENIZER, c) <= context for c in chat.messages)
     assert len(chat.calls) <= max(1, len(frags) - 1)
     if len(frags) >= 2:
-        assert all(len(sent_fragments(c)) >= 2 for c in chat.calls)
+        assert all(len(sent_fragments(c)) >= 2 for c in chat.messages)
 
 
 def test_empty_answer_falls_back_to_joined_fragments():
     p = policy(summary_max_tokens=5)
-    chat = ScriptedChat(lambda frags, n: "   ")
+    chat = summarizer(lambda frags, n: "   ")
     frags = ["alpha beta gamma", "delta epsilon zeta"]
     out = run(summarize("A", frags, chat=chat, policy=p))
     assert out == truncate_tokens(TOKENIZER, SEP.join(frags), 5)
@@ -136,13 +131,13 @@ def test_empty_answer_falls_back_to_joined_fragments():
 
 
 def test_think_block_is_dropped():
-    chat = ScriptedChat(lambda frags, n: "<think>hmm</think>\n Final text. ")
+    chat = summarizer(lambda frags, n: "<think>hmm</think>\n Final text. ")
     assert run(summarize("A", ["x", "y"], chat=chat, policy=policy())) == "Final text."
 
 
 def test_tiny_context_is_a_config_error():
     with pytest.raises(ConfigError):
-        run(summarize("A", ["x"] * 5, chat=ScriptedChat(), policy=policy(context=50)))
+        run(summarize("A", ["x"] * 5, chat=summarizer(), policy=policy(context=50)))
 
 
 def _plans(p):
@@ -157,11 +152,11 @@ def _plans(p):
 def test_apply_summaries_runs_concurrently_and_writes_descriptions():
     p = policy(force_llm_summary_on_merge=3)
     plans = _plans(p)
-    chat = ScriptedChat(lambda frags, n: "S:" + frags[0].split()[0])
+    chat = summarizer(lambda frags, n: "S:" + frags[0].split()[0])
     assert run(apply_summaries(plans, chat, policy=p)) == 3
     assert [pl.data["description"] for pl in plans] == ["S:A", "S:B", "S:C", "only"]
     assert all(pl.needs_summary is None for pl in plans)
-    assert chat.max_in_flight == 3
+    assert chat.max_active == 3
 
 
 def test_apply_summaries_without_chat_truncates():

@@ -9,8 +9,7 @@ from kgrag.llm.cache import LLMCache, MemoryKV, cache_key
 from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.service import ChatService
-
-from .stubs import ScriptedChat, msgs
+from tests.support.chat import ScriptedChat, msgs
 
 
 def _service(provider: ScriptedChat, kv: MemoryKV | None = None, **kw) -> ChatService:

@@ -27,9 +27,8 @@ from kgrag.llm.service import ChatService
 from kgrag.llm.tokenizer import get_tokenizer
 from kgrag.storage.registry import open_storage
 from kgrag.types import Chunk, Document, Extraction
+from tests.support.chat import ScriptedChat
 from tests.synth import http_settings, run_synth, synth_stats
-
-from .stubs import ScriptedChat
 
 TOK = get_tokenizer()
 TEXT = "Scrooge was the partner of Marley. Bob Cratchit is Scrooge's clerk."

@@ -18,8 +18,7 @@ from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.reasoning import ReasoningFilter, strip_reasoning
 from kgrag.llm.service import ChatService
-
-from .stubs import ScriptedChat
+from tests.support.chat import ScriptedChat
 
 SECRET = "SECRET-DRAFT"
 BLOCK = f"<think>{SECRET} maybe the answer is no</think>"
@@ -68,19 +67,8 @@ def _service(provider) -> ChatService:
     )
 
 
-class PiecesChat(ScriptedChat):
-    """Streams its answer in pieces of three characters, so the tags are split."""
-
-    async def stream(
-        self, request: ChatRequest, usage: ChatResult | None = None
-    ) -> AsyncIterator[str]:
-        text = self._next(request)
-        for i in range(0, len(text), 3):
-            yield text[i : i + 3]
-
-
 async def test_the_chat_service_filters_answers_and_streams():
-    service = _service(PiecesChat(ANSWER, ANSWER, ANSWER))
+    service = _service(ScriptedChat(ANSWER, ANSWER, ANSWER, pieces=3))  # tags split over pieces
     messages = [{"role": "user", "content": "capital?"}]
     assert (await service.chat(messages)).text == CLEAN
     assert (await service.chat(messages)).text == CLEAN  # the cached answer

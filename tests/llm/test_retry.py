@@ -12,8 +12,7 @@ from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.retry import RetryPolicy
 from kgrag.llm.service import ChatService
-
-from .stubs import ScriptedChat, msgs
+from tests.support.chat import ScriptedChat, msgs
 
 FAST = RetryPolicy(max_retries=3, base=0.01, cap=0.02)
 

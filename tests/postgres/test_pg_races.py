@@ -15,7 +15,7 @@ from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.service import ChatService
 from kgrag.retrieval.trace import Trace
-from tests.llm.stubs import ScriptedChat, msgs
+from tests.support.chat import ScriptedChat, msgs
 
 
 class StaleReads(MemoryKV):

@@ -8,6 +8,7 @@ from kgrag.errors import ModelServerError
 from kgrag.llm.base import ChatResult
 from kgrag.retrieval.keywords.heuristic import heuristic_keywords, search_text
 from kgrag.retrieval.keywords.resolve import clean_keywords, parse_keywords, resolve_keywords
+from tests.support.chat import ScriptedChat
 
 
 @pytest.mark.parametrize(
@@ -75,33 +76,24 @@ def test_search_text_drops_stop_words():
     assert search_text("the of and") == "the of and"
 
 
-class _Chat:
-    def __init__(self, result):
-        self.result, self.calls, self.messages = result, [], []
-
-    async def chat(self, messages, *, role, json_mode=False):
-        self.calls.append((role, json_mode))
-        self.messages.append(messages)
-        if isinstance(self.result, Exception):
-            raise self.result
-        return self.result
-
-
 async def test_resolve_prefers_caller_then_llm():
-    chat = _Chat(
-        ChatResult('{"high_level_keywords": ["h"], "low_level_keywords": ["L"]}', cached=True)
+    chat = ScriptedChat(
+        ChatResult('{"high_level_keywords": ["h"], "low_level_keywords": ["L"]}', cached=True),
+        then=None,
     )
     kws = await resolve_keywords("Who is Scrooge?", ["x"], [], chat)
     assert (kws.high, kws.low, kws.source) == (["x"], [], "caller") and chat.calls == []
     kws = await resolve_keywords("Who is Scrooge?", [], [], chat)
     assert (kws.high, kws.low, kws.source) == (["h"], ["L"], "cache")
-    assert chat.calls == [("keywords", True)]
+    assert [(c.role, c.json_mode) for c in chat.calls] == [("keywords", True)]
     prompt = "\n".join(m["content"] for m in chat.messages[0])
     assert "Who is Scrooge?" in prompt and "high_level_keywords" in prompt and "English" in prompt
 
 
 async def test_resolve_falls_back_to_the_heuristic_when_the_call_fails():
-    kws = await resolve_keywords("Who is Scrooge?", [], [], _Chat(ModelServerError("502")))
+    kws = await resolve_keywords(
+        "Who is Scrooge?", [], [], ScriptedChat(ModelServerError("502"), then=None)
+    )
     assert kws.source == "heuristic" and kws.low == ["Scrooge"] and "502" in kws.error
 
 
