@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgrag.api.facade import KGRag, SyncKGRag
+from kgrag.api import KGRag, SyncKGRag
 from kgrag.errors import CurationError, EntityNotFoundError
 
 from .helpers import DOC_A, DOC_B, DOC_C, graph, insert, settings, sound, synthetic

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from kgrag.api.facade import KGRag, SyncKGRag
+from kgrag.api import KGRag, SyncKGRag
 from kgrag.curation.facade import CurationMethods
 
 from .helpers import DOC_A, DOC_B, settings

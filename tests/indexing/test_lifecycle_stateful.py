@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from kgrag.api.facade import SyncKGRag
+from kgrag.api.blocking import SyncKGRag
 from kgrag.curation.ops import Curator
 from kgrag.curation.records import import_records
 from kgrag.maintenance.export import dumps

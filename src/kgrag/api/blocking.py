@@ -2,42 +2,101 @@
 
 Every call runs on a private event loop (:class:`asyncio.Runner`); a
 stream is driven piece by piece on the same loop (:class:`SyncAnswerStream`).
+
+Each method is derived from the :class:`KGRag` method of the same name by one
+of three helpers, never written twice: :func:`blocking` (a coroutine method,
+run to its end), :func:`streaming` (an answer stream, as a plain iterator)
+and :func:`forwarded` (a plain method, called as it is). Each copies the
+method's signature and docstring, so ``help()`` shows them; its static type
+is derived from the async method's through a ``ParamSpec``, so type checkers
+and IDEs see the same parameters with no second copy to keep in step. The
+public names left out on purpose are :data:`ASYNC_ONLY`; a test fails when a
+public :class:`KGRag` name is in neither.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterable, Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+import inspect
+from collections.abc import Callable, Coroutine, Iterator
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from kgrag.curation.facade import SyncCurationMethods
+from kgrag.api.facade import KGRag
 
 if TYPE_CHECKING:
-    import datetime as dt
-
-    from kgrag.api.facade import KGRag
     from kgrag.config.settings import Settings
-    from kgrag.curation.resolution.report import ResolutionReport
-    from kgrag.indexing.changes import ChangeStats
-    from kgrag.indexing.enqueue import EnqueueReport
-    from kgrag.indexing.progress import ProgressSink
-    from kgrag.indexing.report import IndexReport
-    from kgrag.indexing.worker import WorkerOptions, WorkerReport
     from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.llm.limiter import Limits
-    from kgrag.maintenance.check import CheckReport
-    from kgrag.maintenance.cost_report import CostReport
-    from kgrag.maintenance.importing.model import ImportReport
     from kgrag.retrieval.answer.stream import AnswerStream
-    from kgrag.retrieval.param import QueryParam, QueryResult
+    from kgrag.retrieval.param import QueryResult
     from kgrag.storage.base import Storage
-    from kgrag.types import Document
 
+P = ParamSpec("P")
 T = TypeVar("T")
 
+# Public names of KGRag with no blocking counterpart, and why.
+ASYNC_ONLY: dict[str, str] = {
+    "storage": "the store's methods are coroutines",
+    "models": "the model services' methods are coroutines",
+    "indexer": "the indexer's methods are coroutines",
+    "extractor": "the extractor's methods are coroutines",
+    "engine": "the query engine's methods are coroutines",
+    "writing": "the writer lease is an async context manager",
+    "tokenizer": "a part of the open index; reach it through .rag",
+    "from_index": "a part of the open index; reach it through .rag",
+    "on_writer_wait": "a hook of the async writer lease; set it on .rag",
+}
+# Public names of SyncKGRag with no async counterpart.
+SYNC_ONLY = frozenset({"rag"})
 
-class SyncKGRag(SyncCurationMethods):
+
+def _derived(call: Callable[..., Any], method: Callable[..., Any], returns: str = "") -> None:
+    """Give ``call`` the name, docstring and signature of ``method`` (``returns``: its result)."""
+    signature = inspect.signature(method)
+    if returns:
+        signature = signature.replace(return_annotation=returns)
+    call.__name__ = method.__name__
+    call.__qualname__ = f"SyncKGRag.{method.__name__}"
+    call.__doc__ = method.__doc__
+    call.__signature__ = signature  # type: ignore[attr-defined]
+
+
+def blocking(
+    method: Callable[Concatenate[KGRag, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[SyncKGRag, P], T]:
+    """``method`` run to its end on the private loop."""
+
+    def call(self: SyncKGRag, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._run(method(self._rag, *args, **kwargs))
+
+    _derived(call, method)
+    return call
+
+
+def streaming(
+    method: Callable[Concatenate[KGRag, P], AnswerStream], doc: str
+) -> Callable[Concatenate[SyncKGRag, P], SyncAnswerStream]:
+    """``method``'s stream as a :class:`SyncAnswerStream` (``doc``: how to use it)."""
+
+    def call(self: SyncKGRag, /, *args: P.args, **kwargs: P.kwargs) -> SyncAnswerStream:
+        return SyncAnswerStream(self._runner, method(self._rag, *args, **kwargs))
+
+    _derived(call, method, returns="SyncAnswerStream")
+    call.__doc__ = doc
+    return call
+
+
+def forwarded(method: Callable[Concatenate[KGRag, P], T]) -> Callable[Concatenate[SyncKGRag, P], T]:
+    """``method`` (not a coroutine) called on the async object as it is."""
+
+    def call(self: SyncKGRag, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return method(self._rag, *args, **kwargs)
+
+    _derived(call, method)
+    return call
+
+
+class SyncKGRag:
     """:class:`KGRag` for code without an event loop: the same methods, blocking.
 
     ::
@@ -64,8 +123,6 @@ class SyncKGRag(SyncCurationMethods):
         limits: Limits | None = None,
         **overrides: Any,
     ):
-        from kgrag.api.facade import KGRag  # the façade imports this module to re-export it
-
         self._runner = asyncio.Runner()
         self._rag = KGRag(
             settings,
@@ -89,9 +146,6 @@ class SyncKGRag(SyncCurationMethods):
     def _run(self, call: Coroutine[Any, Any, T]) -> T:
         return self._runner.run(call)
 
-    def open(self, *, create: bool = True) -> None:
-        self._run(self._rag.open(create=create))
-
     def close(self) -> None:
         """Close the index and the private event loop."""
         try:
@@ -106,124 +160,51 @@ class SyncKGRag(SyncCurationMethods):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def insert(
-        self,
-        texts: str | Iterable[str],
-        file_paths: Iterable[str] | None = None,
-        progress: ProgressSink | None = None,
-        *,
-        ids: Iterable[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> IndexReport:
-        return self._run(self._rag.insert(texts, file_paths, progress, ids=ids, metadata=metadata))
-
-    def index_paths(
-        self,
-        paths: Iterable[str | Path],
-        progress: ProgressSink | None = None,
-        *,
-        metadata: dict[str, Any] | None = None,
-        replace: str | None = None,
-        strict: bool = False,
-    ) -> IndexReport:
-        return self._run(
-            self._rag.index_paths(
-                paths, progress, metadata=metadata, replace=replace, strict=strict
-            )
-        )
-
-    def index_documents(
-        self, docs: list[Document], progress: ProgressSink | None = None
-    ) -> IndexReport:
-        return self._run(self._rag.index_documents(docs, progress))
-
-    def retry_failed(self, progress: ProgressSink | None = None) -> IndexReport:
-        return self._run(self._rag.retry_failed(progress))
-
-    def enqueue_paths(
-        self, paths: Iterable[str | Path], *, metadata: dict[str, Any] | None = None
-    ) -> tuple[EnqueueReport, list[str]]:
-        return self._run(self._rag.enqueue_paths(paths, metadata=metadata))
-
-    def work(self, options: WorkerOptions | None = None) -> WorkerReport:
-        return self._run(self._rag.work(options))
-
-    def delete(
-        self, ids: Iterable[str] = (), *, paths: Iterable[str] = (), purge_cache: bool = False
-    ) -> tuple[list[str], ChangeStats]:
-        return self._run(self._rag.delete(ids, paths=paths, purge_cache=purge_cache))
-
-    def set_disabled(
-        self, ids: Iterable[str] = (), disabled: bool = True, *, paths: Iterable[str] = ()
-    ) -> list[str]:
-        return self._run(self._rag.set_disabled(ids, disabled, paths=paths))
-
-    def documents(self, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
-        return self._run(self._rag.documents(offset, limit))
-
-    def export(self, *, timestamps: bool = True) -> dict[str, Any]:
-        return self._run(self._rag.export(timestamps=timestamps))
-
-    def export_to(
-        self, path: str | Path, *, format: str = "json", timestamps: bool = True
-    ) -> list[Path]:
-        return self._run(self._rag.export_to(path, format=format, timestamps=timestamps))
-
-    def import_graph(
-        self,
-        given: str | Path | dict[str, Any],
-        *,
-        source: str = "kgrag",
-        name: str | None = None,
-        root: str | Path | None = None,
-        vectors: str = "auto",
-    ) -> ImportReport:
-        return self._run(
-            self._rag.import_graph(given, source=source, name=name, root=root, vectors=vectors)
-        )
-
-    def resolve_entities(
-        self, *, min_score: float | None = None, apply: bool = False, use_llm: bool = False
-    ) -> ResolutionReport:
-        return self._run(
-            self._rag.resolve_entities(min_score=min_score, apply=apply, use_llm=use_llm)
-        )
-
-    def check(self, *, repair: bool = False) -> CheckReport:
-        return self._run(self._rag.check(repair=repair))
-
-    def rebuild(self, progress: ProgressSink | None = None) -> IndexReport:
-        return self._run(self._rag.rebuild(progress))
-
-    def query_param(self, **overrides: Any) -> QueryParam:
-        return self._rag.query_param(**overrides)
-
-    def query(
-        self, question: str, param: QueryParam | None = None, **overrides: Any
-    ) -> QueryResult:
-        return self._run(self._rag.query(question, param, **overrides))
-
-    def query_data(
-        self,
-        question: str,
-        param: QueryParam | None = None,
-        *,
-        trace: bool = False,
-        **overrides: Any,
-    ) -> dict[str, Any]:
-        return self._run(self._rag.query_data(question, param, trace=trace, **overrides))
-
-    def stream(
-        self, question: str, param: QueryParam | None = None, **overrides: Any
-    ) -> SyncAnswerStream:
-        """The answer in pieces, as a plain iterator (``for piece in rag.stream(q)``)."""
-        return SyncAnswerStream(self._runner, self._rag.stream(question, param, **overrides))
-
-    def status(self) -> dict[str, Any]:
-        return self._run(self._rag.status())
-
-    def cost_report(self, since: str | dt.date | None = None, *, top: int = 10) -> CostReport:
-        return self._run(self._rag.cost_report(since, top=top))
+    open = blocking(KGRag.open)
+    # indexing and documents
+    insert = blocking(KGRag.insert)
+    index_paths = blocking(KGRag.index_paths)
+    index_documents = blocking(KGRag.index_documents)
+    retry_failed = blocking(KGRag.retry_failed)
+    enqueue_paths = blocking(KGRag.enqueue_paths)
+    work = blocking(KGRag.work)
+    delete = blocking(KGRag.delete)
+    set_disabled = blocking(KGRag.set_disabled)
+    documents = blocking(KGRag.documents)
+    # the whole index
+    export = blocking(KGRag.export)
+    export_to = blocking(KGRag.export_to)
+    import_graph = blocking(KGRag.import_graph)
+    resolve_entities = blocking(KGRag.resolve_entities)
+    check = blocking(KGRag.check)
+    rebuild = blocking(KGRag.rebuild)
+    status = blocking(KGRag.status)
+    cost_report = blocking(KGRag.cost_report)
+    # querying
+    query_param = forwarded(KGRag.query_param)
+    query = blocking(KGRag.query)
+    query_data = blocking(KGRag.query_data)
+    stream = streaming(
+        KGRag.stream, "The answer in pieces, as a plain iterator (``for piece in rag.stream(q)``)."
+    )
+    # curation (kgrag.curation.facade.CurationMethods)
+    merge_entities = blocking(KGRag.merge_entities)
+    merge_groups = blocking(KGRag.merge_groups)
+    unmerge = blocking(KGRag.unmerge)
+    merges = blocking(KGRag.merges)
+    split_entity = blocking(KGRag.split_entity)
+    unsplit = blocking(KGRag.unsplit)
+    splits = blocking(KGRag.splits)
+    create_entity = blocking(KGRag.create_entity)
+    edit_entity = blocking(KGRag.edit_entity)
+    clear_entity_edits = blocking(KGRag.clear_entity_edits)
+    rename_entity = blocking(KGRag.rename_entity)
+    delete_entity = blocking(KGRag.delete_entity)
+    restore_entity = blocking(KGRag.restore_entity)
+    create_relation = blocking(KGRag.create_relation)
+    edit_relation = blocking(KGRag.edit_relation)
+    delete_relation = blocking(KGRag.delete_relation)
+    restore_relation = blocking(KGRag.restore_relation)
 
 
 class SyncAnswerStream(Iterator[str]):

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from kgrag.api import opening as open_index
-from kgrag.api.blocking import SyncAnswerStream, SyncKGRag
 from kgrag.config.settings import Settings
 from kgrag.curation.facade import CurationMethods
 from kgrag.errors import ConfigError, NotOpenError
@@ -38,6 +37,8 @@ from kgrag.types import Document
 
 if TYPE_CHECKING:
     import datetime as dt
+    from collections.abc import Callable
+    from contextlib import AbstractAsyncContextManager
 
     from kgrag.curation.resolution.report import ResolutionReport
     from kgrag.extract.base import Extractor
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
     from kgrag.retrieval.param import QueryParam, QueryResult
     from kgrag.storage.base import Storage
 
-__all__ = ["IndexReport", "KGRag", "SyncAnswerStream", "SyncKGRag"]
+__all__ = ["IndexReport", "KGRag"]
 
 T = TypeVar("T")
 NOT_OPEN = "KGRag is not open: use `async with KGRag(...) as rag:` or `await rag.open()`"
@@ -125,7 +126,8 @@ class KGRag(CurationMethods):
         self._parts: open_index.OpenIndex | None = None  # set by open
         self._opened = False
         self._engine: QueryEngine | None = None
-        self.on_writer_wait: Any = None  # called with a message when another process writes
+        # called with a message when another process writes
+        self.on_writer_wait: Callable[[str], None] | None = None
 
     @property
     def _open(self) -> open_index.OpenIndex:
@@ -175,7 +177,7 @@ class KGRag(CurationMethods):
         await self._open.costs.save()
 
     # -- indexing ----------------------------------------------------------
-    def writing(self, *, shared: bool = False):
+    def writing(self, *, shared: bool = False) -> AbstractAsyncContextManager[None]:
         """The workdir's writer lease (one writer process; calls in this process take turns).
 
         ``shared``: alongside workers and other shared holders where the backend
@@ -452,7 +454,7 @@ class KGRag(CurationMethods):
             )
         return self._engine
 
-    def query_param(self, **overrides: Any) -> QueryParam:
+    def query_param(self, /, **overrides: Any) -> QueryParam:
         """A :class:`~kgrag.retrieval.param.QueryParam` with this index's defaults."""
         from kgrag.retrieval.param import QueryParam
 
@@ -462,7 +464,7 @@ class KGRag(CurationMethods):
         return param.replace(**overrides) if param is not None else self.query_param(**overrides)
 
     async def query(
-        self, question: str, param: QueryParam | None = None, **overrides: Any
+        self, /, question: str, param: QueryParam | None = None, **overrides: Any
     ) -> QueryResult:
         """Answer ``question``; ``print(result)`` prints the answer.
 
@@ -479,7 +481,7 @@ class KGRag(CurationMethods):
         return await self.engine.query(question, self._param(param, overrides))
 
     def stream(
-        self, question: str, param: QueryParam | None = None, **overrides: Any
+        self, /, question: str, param: QueryParam | None = None, **overrides: Any
     ) -> AnswerStream:
         """The answer to ``question`` in pieces: ``async for piece in rag.stream(q): ...``.
 
@@ -492,6 +494,7 @@ class KGRag(CurationMethods):
 
     async def query_data(
         self,
+        /,
         question: str,
         param: QueryParam | None = None,
         *,

@@ -1,25 +1,40 @@
-"""The curation methods of :class:`~kgrag.api.facade.KGRag` and :class:`~kgrag.api.blocking.SyncKGRag`.
+"""The curation methods of :class:`~kgrag.api.facade.KGRag` (a mixin).
 
-Kept here, as two mixins, so the façade stays one method per concern
-elsewhere: every method takes the writer lease and delegates to
-:class:`~kgrag.curation.ops.Curator` (:func:`_curating`).
+Kept here so the façade stays one method per concern elsewhere: every
+method takes the writer lease and delegates to
+:class:`~kgrag.curation.ops.Curator` (:func:`_curating`). The blocking
+:class:`~kgrag.api.blocking.SyncKGRag` derives its own from these.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from kgrag.curation.ops import Curator
 from kgrag.llm.ledger import labelled_block
 
+if TYPE_CHECKING:
+    from kgrag.indexing.indexer import Indexer
+    from kgrag.storage.base import Storage
+
 T = TypeVar("T")
 
 
+class _Index(Protocol):
+    """What the mixin needs of its owner (an open :class:`~kgrag.api.facade.KGRag`)."""
+
+    @property
+    def storage(self) -> Storage: ...
+    @property
+    def indexer(self) -> Indexer: ...
+    def writing(self, *, shared: bool = False) -> AbstractAsyncContextManager[None]: ...
+
+
 def _open(rag: object) -> tuple[AbstractAsyncContextManager[None], Curator]:
-    """The writer lease and a curator of an open :class:`KGRag` (typed loosely: a mixin)."""
-    owner = cast(Any, rag)
+    """The writer lease and a curator of an open :class:`KGRag`."""
+    owner = cast("_Index", rag)  # the mixin is only ever mixed into KGRag
     lease = labelled_block(owner.writing(), "curate")  # its model calls count as curation
     return lease, Curator(owner.storage, owner.indexer.applier)
 
@@ -159,107 +174,3 @@ class CurationMethods:
 
     async def restore_relation(self, source: str, target: str) -> None:
         await _curating(self, lambda c: c.restore_relation(source, target))
-
-
-class SyncCurationMethods:
-    """:class:`CurationMethods`, blocking (for :class:`~kgrag.api.blocking.SyncKGRag`)."""
-
-    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        owner = cast(Any, self)
-        return owner._run(getattr(owner._rag, name)(*args, **kwargs))
-
-    def merge_entities(
-        self,
-        target: str,
-        sources: list[str],
-        *,
-        evidence: dict[str, Any] | None = None,
-        origin: str = "manual",
-    ) -> str:
-        return str(self._call("merge_entities", target, sources, evidence=evidence, origin=origin))
-
-    def merge_groups(
-        self,
-        groups: list[tuple[str, list[str]]],
-        *,
-        evidence: list[dict[str, Any] | None] | None = None,
-        origin: str = "dedupe",
-    ) -> list[str]:
-        return list(self._call("merge_groups", groups, evidence=evidence, origin=origin))
-
-    def unmerge(self, merge_id: str) -> None:
-        self._call("unmerge", merge_id)
-
-    def merges(self) -> list[dict[str, Any]]:
-        return list(self._call("merges"))
-
-    def split_entity(self, name: str, parts: dict[str, list[str]]) -> str:
-        return str(self._call("split_entity", name, parts))
-
-    def unsplit(self, split_id: str) -> None:
-        self._call("unsplit", split_id)
-
-    def splits(self) -> list[dict[str, Any]]:
-        return list(self._call("splits"))
-
-    def create_entity(self, name: str, entity_type: str = "", description: str = "") -> None:
-        self._call("create_entity", name, entity_type, description)
-
-    def edit_entity(
-        self, name: str, *, description: str | None = None, entity_type: str | None = None
-    ) -> None:
-        self._call("edit_entity", name, description=description, entity_type=entity_type)
-
-    def clear_entity_edits(self, name: str, fields: list[str]) -> None:
-        self._call("clear_entity_edits", name, fields)
-
-    def rename_entity(self, old: str, new: str) -> str:
-        return str(self._call("rename_entity", old, new))
-
-    def delete_entity(self, name: str) -> None:
-        self._call("delete_entity", name)
-
-    def restore_entity(self, name: str) -> None:
-        self._call("restore_entity", name)
-
-    def create_relation(
-        self,
-        source: str,
-        target: str,
-        *,
-        description: str = "",
-        keywords: str = "",
-        weight: float = 1.0,
-    ) -> None:
-        self._call(
-            "create_relation",
-            source,
-            target,
-            description=description,
-            keywords=keywords,
-            weight=weight,
-        )
-
-    def edit_relation(
-        self,
-        source: str,
-        target: str,
-        *,
-        description: str | None = None,
-        keywords: str | None = None,
-        weight: float | None = None,
-    ) -> None:
-        self._call(
-            "edit_relation",
-            source,
-            target,
-            description=description,
-            keywords=keywords,
-            weight=weight,
-        )
-
-    def delete_relation(self, source: str, target: str) -> None:
-        self._call("delete_relation", source, target)
-
-    def restore_relation(self, source: str, target: str) -> None:
-        self._call("restore_relation", source, target)
