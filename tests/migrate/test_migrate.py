@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from kgrag.errors import ConfigError, StorageError
-from kgrag.indexing.facts import CHUNKS
 from kgrag.maintenance.migrate import Batch, MigrateOptions, migrate
 from kgrag.maintenance.migrate_steps import MIGRATION_KEY
+from kgrag.storage.layout import CHUNKS
 from kgrag.storage.sqlite import SQLiteStorage
 
 from .helpers import build_index, export_text

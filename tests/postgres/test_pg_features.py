@@ -20,9 +20,9 @@ import pytest
 
 from kgrag.api.facade import KGRag
 from kgrag.indexing.documents import resolve
-from kgrag.indexing.facts import CHUNKS
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 from kgrag.retrieval.trace import STAGES
+from kgrag.storage.layout import CHUNKS
 from kgrag.types import DocStatus
 from tests.indexing.lifecycle_corpus import document, write
 

@@ -150,7 +150,7 @@ async def _consistent(rag) -> int:
     first and the statuses after must find every chunk's document processed,
     with all its chunks stored: a half-merged document fails this.
     """
-    from kgrag.indexing.facts import CHUNKS
+    from kgrag.storage.layout import CHUNKS
     from kgrag.types import DocStatus
 
     chunks = rag.storage.kv(CHUNKS)

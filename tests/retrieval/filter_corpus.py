@@ -12,9 +12,9 @@ from typing import Any
 
 from kgrag.api.facade import KGRag
 from kgrag.config.settings import Settings
-from kgrag.indexing.facts import support_key
 from kgrag.ingest.ids import source_doc_id
 from kgrag.storage.base import edge_key
+from kgrag.storage.layout import support_key
 
 # source id -> (file path, metadata, text)
 DOCS = {

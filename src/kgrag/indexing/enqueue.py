@@ -33,10 +33,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kgrag.indexing.facts import FULL_DOCS
 from kgrag.ingest.blocks import encode_blocks
 from kgrag.ingest.ids import content_hash, source_doc_id
 from kgrag.ingest.names import display_name
+from kgrag.storage.layout import FULL_DOCS
 from kgrag.types import DocRecord, DocStatus, Document
 
 if TYPE_CHECKING:

@@ -13,6 +13,7 @@ them (``kgrag check`` verifies that, ``kgrag rebuild`` recomputes it):
   of the live chunks supporting it (uncapped, unlike ``source_ids``).
 - ``doc_graph``: per document, the chunk ids of its committed version.
 
+The names, key formats and row shapes are :mod:`kgrag.storage.layout`'s.
 ``summary_pending`` lists the keys whose description is provisional (the
 joined fragments) until the writer summarises them (:class:`PendingSummaries`).
 """
@@ -22,37 +23,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kgrag.ingest.ids import PAIR_SEP
 from kgrag.knowledge.canonical import ChunkFacts
+from kgrag.storage.layout import (  # noqa: F401  (CHUNKS..SUPPORT: re-exported for old importers)
+    CHUNKS,
+    DOC_GRAPH,
+    FACTS,
+    FULL_DOCS,
+    PENDING,
+    SUPPORT,
+    Pair,
+    parse_support_key,
+    support_key,
+)
+from kgrag.storage.layout.rows import FactsRow
 from kgrag.types import ExtractedEntity, ExtractedRelation, Extraction
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
-
-FACTS = "chunk_facts"
-SUPPORT = "graph_support"
-DOC_GRAPH = "doc_graph"
-CHUNKS = "text_chunks"
-FULL_DOCS = "full_docs"
-PENDING = "summary_pending"
-
-Pair = tuple[str, str]
-
-
-def support_key(key: str | Pair) -> str:
-    """The ``graph_support`` key of an entity name or a relation pair."""
-    if isinstance(key, tuple):
-        return "r:" + key[0] + PAIR_SEP + key[1]
-    return "e:" + key
-
-
-def parse_support_key(text: str) -> str | Pair:
-    """Inverse of :func:`support_key`."""
-    kind, rest = text[:2], text[2:]
-    if kind == "r:":
-        a, b = rest.split(PAIR_SEP, 1)
-        return (a, b)
-    return rest
 
 
 @dataclass(slots=True)
@@ -83,7 +70,7 @@ class StoredChunk:
         )
 
     @classmethod
-    def from_record(cls, chunk_id: str, rec: dict[str, Any]) -> StoredChunk:
+    def from_record(cls, chunk_id: str, rec: FactsRow | dict[str, Any]) -> StoredChunk:
         return cls(
             chunk_id,
             rec.get("extractor", "llm"),
@@ -94,7 +81,7 @@ class StoredChunk:
             {k: list(v) for k, v in rec.get("owners", {}).items()},
         )
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> FactsRow:
         return {
             "extractor": self.extractor,
             "entities": self.entities,

@@ -35,7 +35,6 @@ from kgrag.errors import ExtractionError, LeaseLostError
 from kgrag.extract.base import Extractor
 from kgrag.indexing.changes import Change, ChangeApplier, NewVersion
 from kgrag.indexing.enqueue import Enqueuer, EnqueueReport
-from kgrag.indexing.facts import FACTS, FULL_DOCS
 from kgrag.indexing.imported import given_chunks
 from kgrag.indexing.progress import NullProgress, ProgressSink
 from kgrag.indexing.turnstile import Turnstile
@@ -44,6 +43,7 @@ from kgrag.ingest.blocks import decode_blocks
 from kgrag.ingest.chunking import make_chunks_for_settings
 from kgrag.knowledge.policy import MergePolicy
 from kgrag.llm.ledger import document_context
+from kgrag.storage.layout import FACTS, FULL_DOCS
 from kgrag.types import Chunk, DocRecord, DocStatus, Document, Extraction
 
 if TYPE_CHECKING:

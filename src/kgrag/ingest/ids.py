@@ -20,11 +20,8 @@ from collections.abc import Iterable
 from hashlib import md5
 from typing import Any
 
+from kgrag.storage.layout import PAIR_SEP as PAIR_SEP  # joins a relation's sorted names
 from kgrag.types import Chunk
-
-# Unit separator: cannot occur in a normalised entity name, so the pair
-# ("ab", "c") and ("a", "bc") never hash alike.
-PAIR_SEP = "\x1f"
 
 
 def _md5(text: str) -> str:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgrag.indexing.facts import CHUNKS
+from kgrag.storage.layout import CHUNKS
 from kgrag.types import DocStatus
 
 if TYPE_CHECKING:

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgrag.indexing.facts import CHUNKS, DOC_GRAPH, FACTS, SUPPORT
 from kgrag.indexing.vectors import entity_text, relation_text
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 from kgrag.knowledge.walk import store as walk_store
+from kgrag.storage.layout import CHUNKS, DOC_GRAPH, FACTS, SUPPORT
 from kgrag.types import DocStatus
 
 if TYPE_CHECKING:

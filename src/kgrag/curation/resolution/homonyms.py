@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.curation.resolution.report import Homonym
 from kgrag.curation.resolution.view import Entity
-from kgrag.indexing.facts import FACTS
+from kgrag.storage.layout import FACTS
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgrag.indexing.facts import CHUNKS
 from kgrag.ingest.ids import entity_vector_id
 from kgrag.knowledge.fields import as_list
 from kgrag.knowledge.walk.graph import Rows, WalkGraph, assemble
+from kgrag.storage.layout import CHUNKS
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage

@@ -32,11 +32,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kgrag.indexing.facts import CHUNKS
 from kgrag.knowledge.walk.codec import FORMAT, decode, encode
 from kgrag.knowledge.walk.graph import WalkGraph, differences
 from kgrag.knowledge.walk.patch import patch
 from kgrag.knowledge.walk.rows import build, fill_sims, read_touched
+from kgrag.storage.layout import CHUNKS
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import ConfigError
-from kgrag.indexing.facts import CHUNKS, FULL_DOCS
 from kgrag.maintenance.export import dumps, export_graph
 from kgrag.maintenance.exports.csv_tables import write_csv
 from kgrag.maintenance.exports.graphml import write_graphml
 from kgrag.maintenance.exports.markdown import write_markdown
 from kgrag.maintenance.exports.parquet import Texts, require_pyarrow, write_parquet
 from kgrag.maintenance.exports.tables import replacing
+from kgrag.storage.layout import CHUNKS, FULL_DOCS
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage

@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kgrag.errors import DocumentNotFoundError
-from kgrag.indexing.facts import CHUNKS, DOC_GRAPH, SUPPORT, support_key
 from kgrag.ingest.names import records_named
 from kgrag.retrieval.trace import Trace, relation_id
 from kgrag.storage.base import VectorHit, edge_key
+from kgrag.storage.layout import CHUNKS, DOC_GRAPH, SUPPORT, support_key
 from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:
