@@ -6,7 +6,7 @@ import pytest
 
 from kgrag.api.facade import KGRag
 from kgrag.curation.ops import Curator
-from kgrag.curation.records import MANUAL
+from kgrag.knowledge.curation import MANUAL
 from kgrag.errors import CurationError, EntityNotFoundError
 
 from .helpers import DOC_A, DOC_B, DOC_C, graph, insert, settings, sound

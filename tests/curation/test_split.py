@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kgrag.api.facade import KGRag
-from kgrag.curation.records import SplitNotFoundError
+from kgrag.knowledge.curation import SplitNotFoundError
 from kgrag.errors import CurationError, EntityNotFoundError
 from kgrag.maintenance.export import dumps
 

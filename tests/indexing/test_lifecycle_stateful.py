@@ -21,7 +21,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from kgrag.api.blocking import SyncKGRag
 from kgrag.curation.ops import Curator
-from kgrag.curation.records import import_records
+from kgrag.knowledge.curation import import_records
 from kgrag.maintenance.export import dumps
 
 from .export_ids import by_source

@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from kgrag.curation.records import (
+from kgrag.knowledge.curation import (
     ALIASES,
     EDITS,
     ENTITY_FIELDS,

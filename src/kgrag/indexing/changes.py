@@ -26,7 +26,7 @@ however many documents of the run touched it.
 Curation records (:mod:`kgrag.curation`) are inputs too: every name is
 mapped through the entity aliases before planning, manual facts join as
 one more source, tombstones and field overrides apply to the plans
-(:class:`~kgrag.curation.plan.CuratedPlanner`). A change with no documents
+(:class:`~kgrag.indexing.curated.CuratedPlanner`). A change with no documents
 but ``recompute`` names recomputes the keys around them, planning with the
 change's ``curation`` records, which ``commit`` writes in the same
 transaction (a merge, an unmerge, a manual edit).
@@ -46,8 +46,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgrag.curation.plan import CuratedPlanner, Planned
-from kgrag.curation.records import Curation, CurationStore
+from kgrag.indexing.curated import CuratedPlanner, Planned
+from kgrag.knowledge.curation import Curation, CurationStore
 from kgrag.indexing.facts import (
     CHUNKS,
     DOC_GRAPH,

@@ -2,7 +2,7 @@
 
 The primary records are the documents (``doc_status``, ``doc_graph``),
 the live chunks' facts (``chunk_facts``) and the curation records
-(:mod:`kgrag.curation.records`: aliases, merges, manual edits); everything
+(:mod:`kgrag.knowledge.curation`: aliases, merges, manual edits); everything
 else is derived. The graph's keys are the chunks' names mapped through the
 aliases, plus manual creations, minus tombstones.
 :func:`check` reports every orphan, dangling reference and count
@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kgrag.curation.plan import manual_facts, tombstoned_edge
-from kgrag.curation.records import Curation
-from kgrag.curation.records import load as load_curation
+from kgrag.indexing.curated import manual_facts, tombstoned_edge
+from kgrag.knowledge.curation import Curation
+from kgrag.knowledge.curation import load as load_curation
 from kgrag.indexing.facts import (
     CHUNKS,
     DOC_GRAPH,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from kgrag.curation.records import export_records
+from kgrag.knowledge.curation import export_records
 from kgrag.indexing.facts import CHUNKS, FACTS
 from kgrag.types import DocStatus
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from kgrag.storage.base import Storage
 
 UNKNOWN = "UNKNOWN"
-MANUAL = "manual_creation"  # kgrag.curation.records.MANUAL: the source of hand-made facts
+MANUAL = "manual_creation"  # kgrag.knowledge.curation.MANUAL: the source of hand-made facts
 TextsFn = Callable[[list[str]], Awaitable[dict[str, str]]]
 
 

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgrag.curation.plan import manual_facts
-from kgrag.curation.records import Curation, combined, parse_block, write_records
-from kgrag.curation.records import load as load_curation
+from kgrag.indexing.curated import manual_facts
+from kgrag.knowledge.curation import Curation, combined, parse_block, write_records
+from kgrag.knowledge.curation import load as load_curation
 from kgrag.errors import CurationError, ExtractionError
 from kgrag.indexing.changes import Change, ChangeApplier, NewVersion
 from kgrag.indexing.enqueue import summary_text

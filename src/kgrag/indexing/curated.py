@@ -4,7 +4,7 @@ The planner (:func:`kgrag.knowledge.canonical.plan_keys`) recomputes a key from
 its supporting chunks. With curation records, before it runs:
 
 - a split name's rows in the chunks its split lists are read as the new
-  name (:data:`~kgrag.curation.records.SPLITS`, a per-(name, chunk) map);
+  name (:data:`~kgrag.knowledge.curation.SPLITS`, a per-(name, chunk) map);
 - every raw name (an extracted entity or relation endpoint) is mapped to
   its canonical name, so an alias's fragments land on its target, a
   relation between two names of one group becomes a dropped self-loop and
@@ -25,11 +25,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kgrag.curation.records import MANUAL, Curation
-from kgrag.indexing.facts import FACTS, SUPPORT, FactsCache, StoredChunk, support_key
+from kgrag.indexing.facts import FactsCache, StoredChunk
 from kgrag.knowledge.canonical import ChunkFacts, KeyPlans, plan_keys
+from kgrag.knowledge.curation import MANUAL, Curation
 from kgrag.knowledge.merge import MergePlan
 from kgrag.storage.base import edge_key
+from kgrag.storage.layout import FACTS, SUPPORT, support_key
 from kgrag.types import ExtractedEntity, ExtractedRelation
 
 if TYPE_CHECKING:

@@ -1,5 +1,10 @@
 """The curation records, where they are stored, and the view the planner reads.
 
+The records are *data* the change computation reads
+(:mod:`kgrag.indexing.curated` plans through them); the operations that
+write them live in :mod:`kgrag.curation`, which imports indexing, never the
+reverse.
+
 Three key-value namespaces, next to the chunk facts (:mod:`kgrag.indexing.facts`):
 
 - ``entity_aliases``: alias name -> ``{"target": name, "merge": merge id}``.
@@ -28,18 +33,22 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import CurationError
-from kgrag.indexing.facts import parse_support_key, support_key
 from kgrag.storage.base import edge_key
+from kgrag.storage.layout import (
+    ALIASES,
+    CURATION_VERSION_META,
+    EDITS,
+    MERGES,
+    SPLITS,
+    parse_support_key,
+    support_key,
+)
 
 if TYPE_CHECKING:
     from kgrag.knowledge.canonical import ChunkFacts
     from kgrag.storage.base import Storage
 
-ALIASES = "entity_aliases"
-MERGES = "entity_merges"
-EDITS = "manual_edits"
-SPLITS = "entity_splits"
-VERSION_META = "curation_version"
+VERSION_META = CURATION_VERSION_META
 MANUAL = "manual_creation"  # source id and file path of manual facts (as LightRAG marks them)
 ENTITY_FIELDS = ("description", "entity_type")
 RELATION_FIELDS = ("description", "keywords", "weight")
