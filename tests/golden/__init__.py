@@ -1,0 +1,1 @@
+"""Golden checks: the outputs a refactor must not change, pinned byte for byte (docs/golden.md)."""
