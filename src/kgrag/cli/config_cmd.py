@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.config.check import mask
+from kgrag.config.fields import FIELDS
 from kgrag.config.settings import Settings, setting_source
 from kgrag.indexing import manifest
 from kgrag.storage.base import Storage
@@ -53,14 +54,14 @@ async def run(args: argparse.Namespace, settings: Settings, flags: dict[str, Any
 def sources(applied: manifest.Applied, flags: set[str]) -> list[tuple[str, Any, str]]:
     """``(setting, value, source)`` for every setting, values masked and JSON-ready."""
     rows = []
-    for name in type(applied.settings).model_fields:
+    for name in FIELDS:
         if name in flags:
             source = f"command line ({_FLAG_OF.get(name, name)})"
         elif name in applied.from_index:
             source = "index"
         else:
             source = setting_source(applied.settings, name)
-        value = getattr(applied.settings, name)
+        value = applied.settings.value(name)
         rows.append((name, mask(name, str(value) if isinstance(value, Path) else value), source))
     return rows
 
@@ -78,7 +79,7 @@ async def _remembered(settings: Settings) -> dict[str, Any] | None:
     from kgrag.storage.registry import storage_for
 
     storage: Storage = storage_for(settings)
-    if not await manifest.exists(storage):
+    if not await storage.exists():
         return None
     await storage.open()
     try:

@@ -1,4 +1,4 @@
-"""Checks for the server section of :class:`kgrag.config.settings.Settings`.
+"""The server section of :class:`kgrag.config.settings.Settings`, and its checks.
 
 ``KGRAG_API_KEYS`` is JSON (key -> the workspaces it opens, ``*`` for all);
 ``KGRAG_CORS_ORIGINS`` is a comma-separated list (or JSON) of origins,
@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, Field
+from pydantic_settings import NoDecode
 
 KEYS_FORMAT = 'a JSON object {"key": ["workspace", ...]} ("*": every workspace)'
 MIN_KEY_CHARS = 16
@@ -65,3 +69,46 @@ def origins(value: Any) -> list[str]:
             raise ValueError(f"origin {origin!r} must be scheme://host[:port], nothing after")
         out.append(origin)
     return out
+
+
+ApiKeys = Annotated[dict[str, list[str]], NoDecode, BeforeValidator(api_keys)]
+Origins = Annotated[list[str], NoDecode, BeforeValidator(origins)]
+
+
+class ServerSettings(BaseModel):
+    """``kgrag serve`` (docs/server.md): address, keys, accounts, CORS, body limits."""
+
+    host: str = Field("127.0.0.1", description="Address `kgrag serve` listens on.")
+    port: int = Field(9621, ge=0, le=65535, description="Port `kgrag serve` listens on.")
+    api_key: str | None = Field(
+        None,
+        min_length=MIN_KEY_CHARS,
+        description="API key opening every workspace (X-API-Key or Bearer).",
+    )
+    api_keys: ApiKeys = Field(
+        default_factory=dict,
+        description='API keys bound to workspaces: JSON {"key": ["ws1", "ws2"]} ("*": all).',
+    )
+    jwt_secret: str | None = Field(
+        None, description="HS256 secret signing account tokens (at least 32 bytes, not a default)."
+    )
+    accounts_file: Path | None = Field(
+        None,
+        description="JSON accounts: user -> {password_hash (argon2), workspaces}; enables /login.",
+    )
+    token_minutes: int = Field(
+        720, ge=1, le=60 * 24 * 30, description="Minutes an account token from /login stays valid."
+    )
+    cors_origins: Origins = Field(
+        default_factory=list,
+        description="Origins allowed cross-origin calls (comma-separated); none: no CORS at all.",
+    )
+    max_body_mb: float = Field(
+        8.0, gt=0, description="Largest request body in MiB (JSON and forms); larger: 413."
+    )
+    max_upload_mb: float = Field(
+        100.0, gt=0, description="Largest multipart upload body in MiB; larger: 413."
+    )
+    create_workspaces: bool = Field(
+        True, description="Create a named workspace on its first use (off: 404 for a new name)."
+    )

@@ -34,7 +34,7 @@ def _value(text: str) -> Any:
 
 def run_config(pairs: dict[str, str]) -> RunConfig:
     """The configuration the ``pairs`` describe; an unknown key is a :class:`ConfigError`."""
-    from kgrag.config.settings import Settings
+    from kgrag.config.fields import FIELDS
     from kgrag.retrieval.param import QueryParam
 
     query_fields = {f.name for f in fields(QueryParam)} - {"stream"}
@@ -43,7 +43,7 @@ def run_config(pairs: dict[str, str]) -> RunConfig:
     for key, text in pairs.items():
         if key in query_fields:
             param[key] = _value(text)
-        elif key in Settings.model_fields and key != "workdir":
+        elif key in FIELDS and key != "workdir":
             settings[key] = _value(text)
         else:
             raise ConfigError(f"{key!r} is neither a query parameter nor a setting")

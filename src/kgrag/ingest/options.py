@@ -3,7 +3,8 @@
 Loaders are plain functions; rather than long argument lists they take a
 :class:`LoadOptions`, built from :class:`~kgrag.config.settings.Settings` by
 :meth:`LoadOptions.from_settings` (``KGRag.index_paths`` does it) or
-directly by callers of :func:`~kgrag.ingest.loaders.load_paths`.
+directly by callers of :func:`~kgrag.ingest.loaders.load_paths`. The
+defaults are the loading section's (:mod:`kgrag.config.loading`).
 """
 
 from __future__ import annotations
@@ -12,19 +13,18 @@ import codecs
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kgrag.config.loading import (
+    DEFAULT_MAX_DOCUMENT_CHARS,
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_ZIP_MAX_ENTRIES,
+    DEFAULT_ZIP_MAX_MEMBER_BYTES,
+    DEFAULT_ZIP_MAX_RATIO,
+    DEFAULT_ZIP_MAX_TOTAL_BYTES,
+)
 from kgrag.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
     from kgrag.config.settings import Settings
-
-MiB = 1024 * 1024
-
-DEFAULT_MAX_FILE_BYTES = 100 * MiB
-DEFAULT_MAX_DOCUMENT_CHARS = 50_000_000
-DEFAULT_ZIP_MAX_TOTAL_BYTES = 256 * MiB
-DEFAULT_ZIP_MAX_MEMBER_BYTES = 256 * MiB
-DEFAULT_ZIP_MAX_RATIO = 100.0
-DEFAULT_ZIP_MAX_ENTRIES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,17 +63,8 @@ class LoadOptions:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LoadOptions:
-        """The options a :class:`~kgrag.config.settings.Settings` object asks for."""
-        return cls(
-            encoding=settings.input_encoding,
-            max_file_bytes=settings.max_file_bytes,
-            max_document_chars=settings.max_document_chars,
-            zip_max_total_bytes=settings.zip_max_total_bytes,
-            zip_max_member_bytes=settings.zip_max_member_bytes,
-            zip_max_ratio=settings.zip_max_ratio,
-            zip_max_entries=settings.zip_max_entries,
-            follow_symlinks=settings.follow_symlinks,
-        )
+        """The options a :class:`~kgrag.config.settings.Settings` object asks for (its loading section)."""
+        return cls(**settings.loading.model_dump())
 
 
 def codec_name(name: str) -> str:
