@@ -7,11 +7,11 @@ import dataclasses
 import numpy as np
 import pytest
 
+from kgrag.knowledge.walk import pagerank
 from kgrag.knowledge.walk.graph import Rows, assemble
 from kgrag.knowledge.walk.matrix import EdgeWeights, PPRGraph
 from kgrag.retrieval import QueryParam
 from kgrag.retrieval.modes import ppr as ppr_mode
-from kgrag.retrieval.modes import ppr_walk
 from kgrag.retrieval.modes.ppr import DEFAULT_EDGES, PUSH_EPS, PUSH_MIN_EDGES, _top
 from tests.retrieval.ppr_corpus import QUESTION, keys
 from tests.retrieval.test_ppr import tiny_graph
@@ -78,17 +78,17 @@ def test_push_reads_only_the_edges_near_the_seeds():
     s = np.zeros(g.size)
     s[[5, 17]] = 1.0
     read = []
-    real = ppr_walk._send
+    real = pagerank._send
 
     def counting(t_, r, nodes, mass, counts):
         read.append(int(counts.sum()))
         real(t_, r, nodes, mass, counts)
 
-    ppr_walk._send = counting
+    pagerank._send = counting
     try:
-        ppr_walk.push(t, s, 0.7, 1e-4)
+        pagerank.push(t, s, 0.7, 1e-4)
     finally:
-        ppr_walk._send = real
+        pagerank._send = real
     assert 0 < sum(read) < 26 * len(t.dst) / 10  # a tenth of what the power iteration reads
 
 

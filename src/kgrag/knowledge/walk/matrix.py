@@ -13,7 +13,7 @@ are undirected:
 
 The transition matrix is kept as CSR arrays by source (the edges leaving
 node ``u`` are ``indptr[u]:indptr[u+1]``, with their ``P[u, v]``), which is
-what both walks of :mod:`~kgrag.retrieval.modes.ppr_walk` read: the exact
+what both walks of :mod:`~kgrag.knowledge.walk.pagerank` read: the exact
 power iteration and the forward push.
 
 The graph is cached per storage object and follows the store's commits
@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kgrag.knowledge.walk import pagerank
 from kgrag.knowledge.walk.graph import WalkGraph, name_key
 from kgrag.knowledge.walk.store import WalkReader
-from kgrag.retrieval.modes import ppr_walk
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -190,14 +190,14 @@ class PPRGraph:
         tol: float = 1e-5,
         max_iter: int = 60,
     ) -> np.ndarray:
-        """Personalised PageRank from ``seeds`` by power iteration (see :func:`ppr_walk.power`)."""
-        return ppr_walk.power(self.transition(weights), seeds, damping, tol, max_iter)
+        """Personalised PageRank from ``seeds`` by power iteration (see :func:`pagerank.power`)."""
+        return pagerank.power(self.transition(weights), seeds, damping, tol, max_iter)
 
     def push(
         self, seeds: np.ndarray, damping: float, weights: EdgeWeights, eps: float
     ) -> np.ndarray:
-        """Personalised PageRank from ``seeds`` by forward push (see :func:`ppr_walk.push`)."""
-        return ppr_walk.push(self.transition(weights), seeds, damping, eps)
+        """Personalised PageRank from ``seeds`` by forward push (see :func:`pagerank.push`)."""
+        return pagerank.push(self.transition(weights), seeds, damping, eps)
 
 
 def _csr(n: int, src: np.ndarray, dst: np.ndarray, weight: np.ndarray) -> Transition:
