@@ -24,7 +24,7 @@ are ranked into the result (the walk itself crosses the whole graph).
 
 The walk runs on :class:`~kgrag.knowledge.walk.matrix.PPRGraph` (the stored
 walk graph, cached per storage): by forward push
-(:func:`~kgrag.retrieval.modes.ppr_walk.push`) on a graph of
+(:func:`~kgrag.knowledge.walk.pagerank.push`) on a graph of
 ``push_min_edges`` transitions or more, by the exact power iteration below
 that. The context lists the top ``chunk_top_k`` chunks by PageRank
 mass, the ``top_k`` entities with the most mass and the relations among
@@ -79,7 +79,7 @@ class PPRSettings:
     lexical_weight: float = 0.5  # BM25 ranks against dense ranks (1.0) in the chunk seeds
     specificity: float = 0.5
     edges: EdgeWeights = DEFAULT_EDGES
-    # Forward push (ppr_walk.push) settles residuals above push_eps per out-edge, on graphs
+    # Forward push (pagerank.push) settles residuals above push_eps per out-edge, on graphs
     # of at least push_min_edges transitions; smaller ones (or push_eps 0) get the exact walk.
     push_eps: float = PUSH_EPS
     push_min_edges: int = PUSH_MIN_EDGES
