@@ -20,14 +20,21 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from kgrag.api.facade import IndexReport, KGRag
-from kgrag.cli.index_summary import kinds_line, work_line
+from kgrag.cli.index_summary import IndexSummary, kinds_line, work_line
 from kgrag.cli.opening import opened
+from kgrag.cli.status_view import built_with, describe_built_with, print_status
 from kgrag.ingest.names import display_name
 
+if TYPE_CHECKING:
+    from kgrag.config.settings import Settings
+    from kgrag.indexing.progress import ProgressSink
 
-def _progress(rag: KGRag, args: argparse.Namespace):
+
+def _progress(rag: KGRag, args: argparse.Namespace) -> ProgressSink | None:
     """A live bar on a terminal; plain lines per interval when stderr is a log or a pipe."""
     terminal = sys.stderr.isatty()
     if getattr(args, "no_progress", False) or (args.json and not terminal):
@@ -45,11 +52,11 @@ def _progress(rag: KGRag, args: argparse.Namespace):
     return RichProgress(llm_calls=calls)
 
 
-def chat_totals(snapshot: dict) -> dict:
-    """Chat-model totals (every role but embed / rerank)."""
+def chat_totals(snapshot: Mapping[str, Mapping[str, float]]) -> dict[str, int]:
+    """Chat-model totals (every role but embed / rerank): counts, whole numbers."""
     rows = [row for role, row in snapshot.items() if role not in ("embed", "rerank")]
     return {
-        f: sum(r.get(f, 0) for r in rows)
+        f: int(sum(r.get(f, 0) for r in rows))
         for f in ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
     }
 
@@ -65,7 +72,7 @@ def waiting_message(message: str) -> None:
     print(f"kgrag: {message}", file=sys.stderr, flush=True)
 
 
-async def run(args: argparse.Namespace, settings) -> int:
+async def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "index":
         missing = _missing_paths(args.paths)
         if missing:
@@ -78,7 +85,7 @@ async def run(args: argparse.Namespace, settings) -> int:
     async with opened(settings, create=args.command == "index") as rag:
         rag.on_writer_wait = waiting_message
         if args.command == "status":
-            return _print_status(await rag.status(), args.json)
+            return print_status(await rag.status(), args.json)
         if args.command == "index":
             report = await rag.index_paths(
                 args.paths,
@@ -95,13 +102,13 @@ async def run(args: argparse.Namespace, settings) -> int:
     return _exit_code(args.command, report, refused)
 
 
-async def _reset_if_changed(settings) -> None:
+async def _reset_if_changed(settings: Settings) -> None:
     from kgrag.indexing.manifest import reset_if_changed
 
     changes = await reset_if_changed(settings, on_wait=waiting_message)
     if changes:
         print(
-            f"kgrag: settings changed since {settings.workdir} was built "
+            f"kgrag: settings changed since {settings.store.workdir} was built "
             f"({'; '.join(changes)}): emptied the index, indexing afresh",
             file=sys.stderr,
         )
@@ -133,7 +140,7 @@ def _exit_code(command: str, report: IndexReport, refused: bool) -> int:
     return 0
 
 
-async def _summary(rag: KGRag, report: IndexReport) -> dict:
+async def _summary(rag: KGRag, report: IndexReport) -> IndexSummary:
     status = await rag.status()
     totals = chat_totals(rag.models.ledger.snapshot())
     return {
@@ -167,7 +174,12 @@ async def _summary(rag: KGRag, report: IndexReport) -> dict:
 
 
 def _print_report(
-    report: IndexReport, summary: dict, as_json: bool, refused: bool = False, *, retry: bool = False
+    report: IndexReport,
+    summary: IndexSummary,
+    as_json: bool,
+    refused: bool = False,
+    *,
+    retry: bool = False,
 ) -> None:
     for message in report.load_errors:
         _note(f"kgrag: skipped {message}")
@@ -198,91 +210,3 @@ def _print_report(
 def _note(line: str) -> None:
     """One line on stderr; names in it escaped (:func:`kgrag.ingest.names.display_name`)."""
     print(display_name(line), file=sys.stderr)
-
-
-def _print_status(status: dict, as_json: bool) -> int:
-    if as_json:
-        print(json.dumps(status))
-        return 0
-    g = status["graph"]
-    print(f"workdir: {status['workdir']}")
-    for name, info in status["documents"].items():
-        print(f"  {name:<10} {info['count']}")
-    for f in status["failed"]:
-        print(display_name(f"    failed {f['file_path']} ({f['id']}): {f['error']}"))
-    for w in status.get("warnings", []):
-        print(
-            display_name(
-                f"    warnings {w['file_path']} ({w['id']}): {len(w['warnings'])}; "
-                f"first: {w['warnings'][0]}"
-            )
-        )
-    if status.get("disabled"):
-        print(f"  disabled   {len(status['disabled'])}")
-    print(
-        f"graph: {g['documents']} documents, {g['chunks']} chunks, "
-        f"{g['entities']} entities, {g['relations']} relations; "
-        f"built by: {', '.join(g['built_by']) or 'nothing yet'}"
-    )
-    print(f"embedding: {status['embedding']}")
-    _print_queue(status.get("storage") or {})
-    if status.get("settings"):
-        print(describe_built_with(built_with(status["settings"])))
-    for path, reason in (status.get("rejected_inputs") or {}).items():
-        print(display_name(f"    rejected {path}: {reason}"))
-    if status.get("summaries_pending"):
-        print(
-            f"summaries pending: {status['summaries_pending']} (an interrupted run; "
-            "`kgrag retry` finishes them)"
-        )
-    ledger = status.get("llm_all_time") or {}
-    for role, row in sorted(ledger.items()):
-        print(
-            f"  {role:<9} calls {row.get('calls', 0):>6}  prompt {row.get('prompt_tokens', 0):>9}"
-            f"  completion {row.get('completion_tokens', 0):>8}  {call_time(row)}"
-        )
-    return 0
-
-
-def _print_queue(storage: dict) -> None:
-    queue = storage.get("queue")
-    if queue:
-        print(
-            f"storage: {storage['backend']} workspace {storage.get('workspace')}; queue: "
-            f"{queue['pending']} pending, {queue['leased']} leased by workers, "
-            f"{queue['expired']} with an expired lease"
-        )
-
-
-def call_time(row: dict) -> str:
-    """``18.0 s wall, 111.0 s summed over 40 calls`` (parallel calls overlap), else the sum."""
-    summed = row.get("seconds", 0)
-    if "wall_s" not in row:
-        return f"{summed:.1f} s in calls"
-    return f"{row['wall_s']:.1f} s wall, {summed:.1f} s summed over {row.get('calls', 0)} calls"
-
-
-def built_with(remembered: dict | None) -> dict:
-    """What the index was built with, for the summary: language (and how chosen), embedder."""
-    if not remembered:
-        return {}
-    from kgrag.indexing.manifest import describe_embedder
-
-    return {
-        "language": remembered.get("language"),
-        "language_source": remembered.get("language_source"),
-        "embedder": describe_embedder(remembered),
-        "extractor": remembered.get("extractor"),
-        "chunk_size": remembered.get("chunk_size"),
-    }
-
-
-def describe_built_with(info: dict) -> str:
-    """``language: Chinese (detected); embedder: local e5-small; extractor: nlp``."""
-    source = f" ({info['language_source']})" if info.get("language_source") else ""
-    parts = [f"language: {info.get('language') or '?'}{source}", f"embedder: {info['embedder']}"]
-    if info.get("extractor"):
-        parts.append(f"extractor: {info['extractor']}")
-    if info.get("chunk_size"):
-        parts.append(f"chunks: {info['chunk_size']} tokens")
-    return "; ".join(parts)

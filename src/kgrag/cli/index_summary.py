@@ -9,6 +9,50 @@ showing a count of nothing.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TypedDict
+
+
+class BuiltWith(TypedDict, total=False):
+    """What the index was built with (empty for an index that remembers nothing yet)."""
+
+    language: str | None
+    language_source: str | None
+    embedder: str
+    extractor: str | None
+    chunk_size: int | None
+
+
+class IndexSummary(TypedDict):
+    """What ``kgrag index`` and ``kgrag retry`` report (printed as is by ``--json``)."""
+
+    settings: BuiltWith
+    documents: int
+    processed: int
+    failed: int
+    duplicates: int
+    new: int
+    updated: int
+    replaced: int
+    moved: int
+    requeued: int
+    metadata_updated: int
+    unchanged: int
+    with_warnings: int
+    chunks: int
+    entities: int
+    relations: int
+    chunks_to_extract: int  # this run's work, counted as the progress bar counts it
+    chunks_extracted: int
+    entity_records: int
+    relation_records: int
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    insert_s: float
+    skipped: int
+
+
 # the summary's document kinds, in the order and words the line uses
 KINDS = (
     ("new", "new"),
@@ -21,12 +65,12 @@ KINDS = (
 )
 
 
-def kinds_line(summary: dict) -> str:
+def kinds_line(summary: Mapping[str, object]) -> str:
     """``1 replaced, 2 unchanged``; empty when the run found no document."""
     return ", ".join(f"{summary[key]} {words}" for key, words in KINDS if summary.get(key))
 
 
-def work_line(summary: dict, *, retry: bool = False) -> str:
+def work_line(summary: IndexSummary, *, retry: bool = False) -> str:
     """What the run processed and extracted, what the graph holds, what the models cost."""
     done, failed = summary["processed"], summary["failed"]
     if retry and not done and not failed:
@@ -44,7 +88,7 @@ def work_line(summary: dict, *, retry: bool = False) -> str:
     )
 
 
-def _extracted(summary: dict) -> str:
+def _extracted(summary: IndexSummary) -> str:
     if not summary["chunks_to_extract"] and summary["processed"]:
         return "no chunk needed extracting (every chunk's extraction was already stored)"
     return (
