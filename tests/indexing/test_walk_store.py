@@ -9,7 +9,8 @@ from kgrag.api.facade import KGRag
 from kgrag.knowledge.walk import store as walk_store
 from kgrag.knowledge.walk.graph import WalkGraph, differences
 from kgrag.knowledge.walk.rows import build
-from kgrag.knowledge.walk.store import WALK, WALK_LOG, WalkReader, graph_version, replay
+from kgrag.knowledge.walk.store import WalkReader, graph_version, replay
+from kgrag.storage.layout import WALK, WALK_LOG
 
 from .lifecycle_corpus import document, lifecycle_settings, write
 

@@ -25,6 +25,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from kgrag.llm.ledger import CallCost, CostKey, operation
+from kgrag.storage.layout import COST_LEDGER, LEDGER_META
 
 if TYPE_CHECKING:
     from kgrag.indexing.enqueue import EnqueueReport
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from kgrag.types import Document
 
 Costs = dict[str, dict[str, float]]  # {role: {field: value}}, as Ledger.snapshot gives them
-NAMESPACE = "cost_ledger"
+NAMESPACE = COST_LEDGER
 KEY_FIELDS = ("day", "operation", "document", "model", "role")
 
 
@@ -60,8 +61,8 @@ class StoredCosts:
             return
         async with self.storage.transaction():
             if delta:
-                total = await self.storage.get_meta("ledger") or {}
-                await self.storage.set_meta("ledger", add_costs(total, delta))
+                total = await self.storage.get_meta(LEDGER_META) or {}
+                await self.storage.set_meta(LEDGER_META, add_costs(total, delta))
             await add_rows(self.storage.kv(NAMESPACE), key_delta)
         self._saved, self._saved_keys = now, keys
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 from kgrag.knowledge.batch import BatchPlan
+from kgrag.storage.layout import ENTITY_VECTORS, RELATION_VECTORS
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -113,17 +114,17 @@ class GraphVectors:
         """Upsert the new vectors and delete those of removed nodes and edges."""
         s, n = self.storage, len(embedded.names)
         if dead_nodes:
-            await s.vectors("entities").delete([entity_vector_id(x) for x in dead_nodes])
+            await s.vectors(ENTITY_VECTORS).delete([entity_vector_id(x) for x in dead_nodes])
         if dead_edges:
-            await s.vectors("relations").delete([relation_vector_id(*k) for k in dead_edges])
+            await s.vectors(RELATION_VECTORS).delete([relation_vector_id(*k) for k in dead_edges])
         if embedded.names:
-            await s.vectors("entities").upsert(
+            await s.vectors(ENTITY_VECTORS).upsert(
                 [entity_vector_id(x) for x in embedded.names],
                 embedded.vectors[:n],
                 [{"name": x} for x in embedded.names],
             )
         if embedded.pairs:
-            await s.vectors("relations").upsert(
+            await s.vectors(RELATION_VECTORS).upsert(
                 [relation_vector_id(*k) for k in embedded.pairs],
                 embedded.vectors[n:],
                 [{"src": k[0], "tgt": k[1]} for k in embedded.pairs],

@@ -19,8 +19,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kgrag.llm.base import ChatRequest, ChatResult
+from kgrag.storage.layout import LLM_CACHE
 
-NAMESPACE = "llm_cache"
+NAMESPACE = LLM_CACHE
 _VERSION = "kgrag-llm-cache-1"
 
 

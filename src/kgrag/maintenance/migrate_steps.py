@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgrag.storage.layout import CHUNKS
+from kgrag.storage.layout import CHUNKS, MAX_SEQ_META, MIGRATION_META, SCHEMA_VERSION_META
 from kgrag.types import DocStatus
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
 
-MIGRATION_KEY = "migration"  # the target's progress record
-NOT_COPIED = frozenset({"schema_version", MIGRATION_KEY})  # meta each store keeps for itself
+MIGRATION_KEY = MIGRATION_META  # the target's progress record
+NOT_COPIED = frozenset({SCHEMA_VERSION_META, MIGRATION_KEY})  # meta each store keeps for itself
 # emptying a target leaves these too: the document store's high-water mark of
 # enqueue numbers (read as a number; a stale larger one only skips numbers)
-_KEPT = NOT_COPIED | {"doc_status.max_seq"}
+_KEPT = NOT_COPIED | {MAX_SEQ_META}
 
 
 @dataclass(frozen=True, slots=True)

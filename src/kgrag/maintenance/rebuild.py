@@ -10,7 +10,16 @@ import numpy as np
 from kgrag.indexing.vectors import entity_text, relation_text
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 from kgrag.knowledge.walk import store as walk_store
-from kgrag.storage.layout import CHUNKS, DOC_GRAPH, FACTS, SUPPORT
+from kgrag.storage.layout import (
+    CHUNK_VECTORS,
+    CHUNKS,
+    DOC_GRAPH,
+    ENTITY_VECTORS,
+    FACTS,
+    RELATION_VECTORS,
+    SUPPORT,
+    WALK,
+)
 from kgrag.types import DocStatus
 
 if TYPE_CHECKING:
@@ -46,18 +55,18 @@ async def _wanted(storage: Storage) -> dict[str, dict[str, tuple[str, dict]]]:
     ids = sorted(await kv.keys())
     rows = dict(zip(ids, await kv.get_many(ids), strict=False))
     return {
-        "entities": {
+        ENTITY_VECTORS: {
             entity_vector_id(n): (entity_text(n, d, d.get("extractor") == "nlp"), {"name": n})
             for n, d in nodes.items()
         },
-        "relations": {
+        RELATION_VECTORS: {
             relation_vector_id(*k): (
                 relation_text(k, d, d.get("extractor") == "nlp"),
                 {"src": k[0], "tgt": k[1]},
             )
             for k, d in edges.items()
         },
-        "chunks": {
+        CHUNK_VECTORS: {
             c: (r["content"], {"doc_id": r.get("doc_id"), "file_path": r.get("file_path")})
             for c, r in rows.items()
             if r is not None
@@ -71,13 +80,13 @@ async def repair(storage: Storage, embed: Embed) -> dict[str, int]:
     changed = {ns: await _sync_namespace(storage, ns, w, embed) for ns, w in wanted.items()}
     lex = storage.lexical
     if lex is not None:
-        chunks = {c: text for c, (text, _) in wanted["chunks"].items()}
+        chunks = {c: text for c, (text, _) in wanted[CHUNK_VECTORS].items()}
         have = set(await lex.ids())
         await lex.delete(sorted(have - chunks.keys()))
         todo = {c: chunks[c] for c in sorted(chunks.keys() - have)}
         await lex.add(todo)
         changed["lexical"] = len(have - chunks.keys()) + len(todo)
-    changed["walk_graph"] = await _repair_walk(storage)
+    changed[WALK] = await _repair_walk(storage)
     return changed
 
 
@@ -130,8 +139,8 @@ async def reset_graph(storage: Storage) -> int:
     async with storage.transaction():
         await g.delete_edges(pairs)
         await g.delete_nodes(names)
-        await storage.vectors("entities").delete([entity_vector_id(n) for n in names])
-        await storage.vectors("relations").delete([relation_vector_id(*k) for k in pairs])
+        await storage.vectors(ENTITY_VECTORS).delete([entity_vector_id(n) for n in names])
+        await storage.vectors(RELATION_VECTORS).delete([relation_vector_id(*k) for k in pairs])
         for ns in (SUPPORT, DOC_GRAPH, CHUNKS):
             await _clear_namespace(storage, ns)
         await _disown_facts(storage)

@@ -57,6 +57,7 @@ from kgrag.retrieval.keywords.resolve import KeywordSet
 from kgrag.retrieval.modes.registry import ModeSpec, get_mode
 from kgrag.retrieval.param import QueryParam, QueryResult
 from kgrag.retrieval.trace import NO_TRACE, Trace
+from kgrag.storage.layout import CHUNK_VECTORS, EXTRACTORS_META
 
 if TYPE_CHECKING:
     from kgrag.config.settings import Settings
@@ -136,7 +137,7 @@ class QueryEngine:
     async def _auto_mode(self) -> str:
         """On an index built by the NLP extractor alone, the per-question router
         (:mod:`kgrag.retrieval.modes.auto`); else ``mix``."""
-        built = await self.services.storage.get_meta("extractors") or []
+        built = await self.services.storage.get_meta(EXTRACTORS_META) or []
         return AUTO_MODE if list(built) == ["nlp"] else "mix"
 
     def _query_services(self) -> Services:
@@ -372,7 +373,7 @@ class QueryEngine:
         """Name the file of every chunk in the trace (one metadata read)."""
         ids = sorted(recorder.chunk_ids())
         if ids:
-            metas = await self.services.storage.vectors("chunks").get_metas(ids)
+            metas = await self.services.storage.vectors(CHUNK_VECTORS).get_metas(ids)
             recorder.label_chunks(
                 {i: str(m.get("file_path")) for i, m in metas.items() if m.get("file_path")}
             )

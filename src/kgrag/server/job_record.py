@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgrag.indexing.progress import ProgressCounts
+from kgrag.storage.layout import SERVER_JOBS
 
 if TYPE_CHECKING:
     from kgrag.server.tracks import Track
     from kgrag.storage.base import Storage
 
-NAMESPACE = "server_jobs"
+NAMESPACE = SERVER_JOBS
 KEEP = 1000  # records kept per workspace
 BEAT_S = 10.0  # an unfinished job's record is written at least this often
 STALE_S = 60.0  # ... so one older than this was left by a process that stopped

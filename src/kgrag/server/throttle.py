@@ -22,11 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from kgrag.storage.layout import LOGIN_FAILURES
+
 if TYPE_CHECKING:
     from kgrag.storage.base import KVStore
 
 MAX_KEYS = 10_000
-NAMESPACE = "server_login_failures"
+NAMESPACE = LOGIN_FAILURES
 
 
 class FailureLog(Protocol):

@@ -14,10 +14,12 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kgrag.storage.layout import SERVER_TRACKS
+
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
 
-NAMESPACE = "server_tracks"
+NAMESPACE = SERVER_TRACKS
 
 
 def new_track_id(prefix: str) -> str:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgrag.indexing.facts import CHUNKS
 from kgrag.ingest.ids import entity_vector_id
+from kgrag.storage.layout import CHUNKS, ENTITY_VECTORS
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -107,7 +107,7 @@ async def load_view(storage: Storage, *, with_vectors: bool = True) -> GraphView
 
 
 async def _vectors(storage: Storage, names: list[str]) -> dict[str, np.ndarray]:
-    store = storage.vectors("entities")
+    store = storage.vectors(ENTITY_VECTORS)
     by_id = {entity_vector_id(n): n for n in names}
     found = await store.get_vectors(list(by_id))
     return {by_id[i]: v for i, v in found.items() if i in by_id}

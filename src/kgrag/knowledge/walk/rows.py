@@ -18,7 +18,7 @@ import numpy as np
 from kgrag.ingest.ids import entity_vector_id
 from kgrag.knowledge.fields import as_list
 from kgrag.knowledge.walk.graph import Rows, WalkGraph, assemble
-from kgrag.storage.layout import CHUNKS
+from kgrag.storage.layout import CHUNK_VECTORS, CHUNKS, ENTITY_VECTORS
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -74,14 +74,14 @@ async def fill_sims(storage: Storage, graph: WalkGraph, mask: np.ndarray) -> Non
         return
     graph.sim[rows] = 0.0
     chunk_ids = np.unique(graph.ec[rows, 1])
-    found = await storage.vectors("chunks").get_vectors([graph.chunks[j] for j in chunk_ids])
+    found = await storage.vectors(CHUNK_VECTORS).get_vectors([graph.chunks[j] for j in chunk_ids])
     dim = _dim(found.values())
     if not dim:
         return
     chunk_mat = _matrix([found.get(graph.chunks[j]) for j in chunk_ids], dim)
     del found
     entities = np.unique(graph.ec[rows, 0])
-    store = storage.vectors("entities")
+    store = storage.vectors(ENTITY_VECTORS)
     for lo in range(0, len(entities), BATCH):
         part = entities[lo : lo + BATCH]
         ids = [entity_vector_id(graph.entities[i]) for i in part]

@@ -36,14 +36,19 @@ from kgrag.knowledge.walk.codec import FORMAT, decode, encode
 from kgrag.knowledge.walk.graph import WalkGraph, differences
 from kgrag.knowledge.walk.patch import patch
 from kgrag.knowledge.walk.rows import build, fill_sims, read_touched
-from kgrag.storage.layout import CHUNKS
+from kgrag.storage.layout import (
+    CHUNKS,
+    GRAPH_VERSION_META,
+    WALK,
+    WALK_HEAD_KEY,
+    WALK_LOG,
+    WALK_SNAPSHOT_KEY,
+    walk_log_key,
+)
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
 
-WALK = "walk_graph"
-WALK_LOG = "walk_log"
-VERSION = "graph_version"
 # A snapshot is rewritten once the log names this many keys, or a 32nd of the entities.
 COMPACT_MIN = 2000
 
@@ -53,13 +58,9 @@ def compact_after(entities: int) -> int:
     return max(COMPACT_MIN, entities // 32)
 
 
-def _log_key(version: int) -> str:
-    return f"{version:012d}"
-
-
 async def graph_version(storage: Storage) -> int:
     """The version of the graph: bumped by every commit (:func:`record`)."""
-    return int(await storage.get_meta(VERSION) or 0)
+    return int(await storage.get_meta(GRAPH_VERSION_META) or 0)
 
 
 @dataclass(slots=True)
@@ -86,23 +87,23 @@ class Head:
 
 
 async def read_head(storage: Storage) -> Head | None:
-    return Head.read(await storage.kv(WALK).get("head"))
+    return Head.read(await storage.kv(WALK).get(WALK_HEAD_KEY))
 
 
 async def save(storage: Storage, graph: WalkGraph) -> None:
     """Store ``graph`` as the snapshot and clear the log up to its version."""
     kv, log = storage.kv(WALK), storage.kv(WALK_LOG)
     head = Head(graph.version, len(graph.entities), 0)
-    await kv.upsert({"snapshot": encode(graph), "head": head.value()})
-    await log.delete([k for k in await log.keys() if k <= _log_key(graph.version)])
+    await kv.upsert({WALK_SNAPSHOT_KEY: encode(graph), WALK_HEAD_KEY: head.value()})
+    await log.delete([k for k in await log.keys() if k <= walk_log_key(graph.version)])
 
 
 async def reset(storage: Storage) -> None:
     """Forget the stored graph (the graph was dropped); the next commit stores a new one."""
     log = storage.kv(WALK_LOG)
-    await storage.kv(WALK).delete(["snapshot", "head"])
+    await storage.kv(WALK).delete([WALK_SNAPSHOT_KEY, WALK_HEAD_KEY])
     await log.delete(await log.keys())
-    await storage.set_meta(VERSION, await graph_version(storage) + 1)
+    await storage.set_meta(GRAPH_VERSION_META, await graph_version(storage) + 1)
 
 
 async def rewrite(storage: Storage) -> WalkGraph:
@@ -122,7 +123,7 @@ async def record(
     it added or removed.
     """
     version = await graph_version(storage) + 1
-    await storage.set_meta(VERSION, version)
+    await storage.set_meta(GRAPH_VERSION_META, version)
     names = sorted({n for k in keys for n in ((k,) if isinstance(k, str) else k)})
     ids = sorted(set(chunks))
     head = await read_head(storage)
@@ -134,8 +135,8 @@ async def record(
         graph = await replay(storage, None, version, (names, ids))
         await save(storage, graph if graph is not None else await build(storage, version))
         return version
-    await storage.kv(WALK_LOG).upsert({_log_key(version): {"names": names, "chunks": ids}})
-    await storage.kv(WALK).upsert({"head": head.value()})
+    await storage.kv(WALK_LOG).upsert({walk_log_key(version): {"names": names, "chunks": ids}})
+    await storage.kv(WALK).upsert({WALK_HEAD_KEY: head.value()})
     return version
 
 
@@ -151,13 +152,13 @@ async def replay(
     ``None`` when the store keeps no graph or its log misses a version.
     """
     if have is None or have.version < ((await read_head(storage)) or Head(0, 0, 0)).version:
-        have = decode(await storage.kv(WALK).get("snapshot"))
+        have = decode(await storage.kv(WALK).get(WALK_SNAPSHOT_KEY))
         if have is None:
             return None
     start = have.version
     if start >= version and extra is None:
         return have
-    wanted = [_log_key(v) for v in range(start + 1, version + 1)]
+    wanted = [walk_log_key(v) for v in range(start + 1, version + 1)]
     if extra is not None:
         wanted = wanted[:-1]  # the commit being recorded has no entry yet
     entries = await storage.kv(WALK_LOG).get_many(wanted)

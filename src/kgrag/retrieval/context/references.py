@@ -22,6 +22,7 @@ from kgrag.retrieval.context.numbering import ItemNumbers
 from kgrag.retrieval.records import ChunkHit, EntityHit, RelationHit, as_list
 from kgrag.retrieval.reference import Kind, Reference
 from kgrag.retrieval.trace import relation_id
+from kgrag.storage.layout import CHUNKS, FULL_DOCS
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -85,7 +86,7 @@ async def _place_sources(
     ids = list(dict.fromkeys(s for r in open_refs for s in r.sources[:SOURCES_TRIED]))
     if not ids:
         return
-    rows = dict(zip(ids, await storage.kv("text_chunks").get_many(ids), strict=False))
+    rows = dict(zip(ids, await storage.kv(CHUNKS).get_many(ids), strict=False))
     for ref in open_refs:
         found = next(
             (s for s in ref.sources[:SOURCES_TRIED] if rows.get(s) and allows(rows[s] or {})),
@@ -101,7 +102,7 @@ async def _fill_offsets(storage: Storage, refs: list[Reference]) -> None:
     doc_ids = list(dict.fromkeys(r.doc_id for r in todo))
     if not doc_ids:
         return
-    docs = dict(zip(doc_ids, await storage.kv("full_docs").get_many(doc_ids), strict=False))
+    docs = dict(zip(doc_ids, await storage.kv(FULL_DOCS).get_many(doc_ids), strict=False))
     for ref in todo:
         content = str((docs.get(ref.doc_id) or {}).get("content") or "")
         at = content.find(ref.text)

@@ -27,6 +27,7 @@ from kgrag.retrieval.keywords.heuristic import search_text
 from kgrag.retrieval.modes.search import round_robin, rrf_fuse, vector_search
 from kgrag.retrieval.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, as_list
 from kgrag.retrieval.trace import Trace
+from kgrag.storage.layout import CHUNK_VECTORS, CHUNKS
 
 if TYPE_CHECKING:
     from kgrag.llm.service import RerankService
@@ -44,7 +45,7 @@ async def direct_chunks(ctx: RetrievalContext) -> list[ChunkHit]:
     dense, lexical = await asyncio.gather(
         vector_search(
             ctx.storage,
-            "chunks",
+            CHUNK_VECTORS,
             ctx.vectors["query"],
             p.chunk_top_k,
             p.cosine_threshold,
@@ -76,7 +77,7 @@ async def lexical_hits(
 
     None without a lexical index or when it fails.
     """
-    index = getattr(ctx.storage, "lexical", None)
+    index = ctx.storage.lexical
     if index is None or k <= 0:
         return []
     text = search_text(ctx.question)
@@ -133,7 +134,7 @@ async def graph_chunks(
     e_ids = [_sources(flt, e.name, e.data) for e in entities]
     r_ids = [_sources(flt, r.key, r.data) for r in relations]
     wanted = list(dict.fromkeys(i for ids in (*e_ids, *r_ids) for i in ids))
-    vectors = await ctx.storage.vectors("chunks").get_vectors(wanted)
+    vectors = await ctx.storage.vectors(CHUNK_VECTORS).get_vectors(wanted)
     sims = _similarities(vectors, ctx.vectors["query"])
     if flt.is_active:
         _note_filtered_sources(trace, flt, [*entities, *relations])
@@ -205,7 +206,7 @@ def _similarities(vectors: dict[str, np.ndarray], query: np.ndarray) -> dict[str
 async def _load(ctx: RetrievalContext, hits: list[ChunkHit]) -> list[ChunkHit]:
     """Fill in the texts of ``hits``; drop (and trace) ids missing from ``text_chunks`` or filtered out."""
     todo = [h for h in hits if not h.loaded]
-    rows = await ctx.storage.kv("text_chunks").get_many([h.id for h in todo]) if todo else []
+    rows = await ctx.storage.kv(CHUNKS).get_many([h.id for h in todo]) if todo else []
     for hit, row in zip(todo, rows, strict=False):
         if row is None:
             ctx.trace.drop("graph", "chunk", hit.id, "chunk id not found in text_chunks")

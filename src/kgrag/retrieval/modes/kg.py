@@ -23,6 +23,7 @@ from kgrag.retrieval.modes.search import round_robin, vector_search
 from kgrag.retrieval.records import EntityHit, RelationHit, RetrievalContext
 from kgrag.retrieval.trace import Trace, relation_id
 from kgrag.storage.base import edge_key
+from kgrag.storage.layout import ENTITY_VECTORS, RELATION_VECTORS
 
 # The fewest tokens one relation line (plus its line break) can cost.
 MIN_RELATION_TOKENS = 12
@@ -40,7 +41,7 @@ async def local_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rela
     p, trace = ctx.param, ctx.trace
     hits = await vector_search(
         ctx.storage,
-        "entities",
+        ENTITY_VECTORS,
         vector,
         p.top_k,
         p.cosine_threshold,
@@ -134,7 +135,7 @@ async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rel
     p, trace = ctx.param, ctx.trace
     hits = await vector_search(
         ctx.storage,
-        "relations",
+        RELATION_VECTORS,
         vector,
         p.top_k,
         p.cosine_threshold,

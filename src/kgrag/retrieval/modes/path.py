@@ -56,6 +56,7 @@ from kgrag.retrieval.records import (
     as_list,
 )
 from kgrag.storage.base import edge_key
+from kgrag.storage.layout import CHUNK_VECTORS, ENTITY_VECTORS, RELATION_VECTORS
 
 # Entity vector hits taken as seeds (low-level keywords) and as targets (high-level ones).
 SEED_K = 5
@@ -155,7 +156,7 @@ async def _nearest(
     words = ctx.keywords.low if slot == "low" else ctx.keywords.high
     hits = await vector_search(
         ctx.storage,
-        "entities",
+        ENTITY_VECTORS,
         vector,
         k,
         ctx.param.cosine_threshold,
@@ -249,7 +250,7 @@ async def _rerank(
     ids = list(dict.fromkeys(relation_vector_id(*k) for ks in steps for k in ks))
     if RELEVANCE <= 0 or not ids:
         return paths
-    vectors = await ctx.storage.vectors("relations").get_vectors(ids)
+    vectors = await ctx.storage.vectors(RELATION_VECTORS).get_vectors(ids)
     query = np.asarray(ctx.vectors["query"], dtype=np.float32)
     sims = {i: float(np.asarray(v, dtype=np.float32) @ query) for i, v in vectors.items()}
     rescored = []
@@ -324,7 +325,7 @@ async def _evidence(ctx: RetrievalContext, found: PathFound) -> list[ChunkHit]:
     wanted = list(dict.fromkeys(c for ids in per_edge for c in ids))
     if not wanted:
         return []
-    vectors = await ctx.storage.vectors("chunks").get_vectors(wanted)
+    vectors = await ctx.storage.vectors(CHUNK_VECTORS).get_vectors(wanted)
     query = np.asarray(ctx.vectors["query"], dtype=np.float32)
     sims = {c: float(np.asarray(v, dtype=np.float32) @ query) for c, v in vectors.items()}
     out: dict[str, ChunkHit] = {}

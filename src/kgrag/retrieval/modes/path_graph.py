@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgrag.knowledge.walk.matrix import name_key, question_keys
+from kgrag.storage.layout import GRAPH_VERSION_META
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -139,7 +140,7 @@ async def graph_signature(storage: Storage) -> tuple[int, int, int]:
     """(graph version, nodes, edges): a change in any invalidates the cache."""
     g = storage.graph
     version, nodes, edges = await asyncio.gather(
-        storage.get_meta("graph_version"), g.node_count(), g.edge_count()
+        storage.get_meta(GRAPH_VERSION_META), g.node_count(), g.edge_count()
     )
     return int(version or 0), int(nodes or 0), int(edges or 0)
 

@@ -46,6 +46,7 @@ from kgrag.retrieval.modes.registry import register_mode
 from kgrag.retrieval.modes.search import rrf_fuse, vector_search
 from kgrag.retrieval.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, Retrieved
 from kgrag.retrieval.trace import relation_id
+from kgrag.storage.layout import CHUNK_VECTORS, ENTITY_VECTORS, RELATION_VECTORS
 
 # Near misses listed in the trace past chunk_top_k.
 TRACE_MARGIN = 10
@@ -105,7 +106,7 @@ async def _entity_seeds(
             continue
         hits = await vector_search(
             ctx.storage,
-            "entities",
+            ENTITY_VECTORS,
             vector,
             min(p.top_k, cfg.entity_seed_k),
             p.cosine_threshold,
@@ -148,7 +149,7 @@ async def _relation_seeds(
     """Add the endpoints of the relations most similar to the question to ``seeds``."""
     hits = await vector_search(
         ctx.storage,
-        "relations",
+        RELATION_VECTORS,
         ctx.vectors["query"],
         min(ctx.param.top_k, cfg.entity_seed_k),
         ctx.param.cosine_threshold,
@@ -179,7 +180,7 @@ async def _chunk_seeds(
     dense, lexical = await asyncio.gather(
         vector_search(
             ctx.storage,
-            "chunks",
+            CHUNK_VECTORS,
             ctx.vectors["query"],
             k,
             p.cosine_threshold,

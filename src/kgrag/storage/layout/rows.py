@@ -5,8 +5,7 @@ and their readers give a default. Values of ``Any`` are JSON the row's own
 module defines (a location, evidence, a job's result).
 """
 
-from __future__ import annotations
-
+# no ``from __future__ import annotations``: TypedDict reads NotRequired from evaluated annotations
 from typing import Any, NotRequired, TypedDict
 
 # -- documents and chunks ---------------------------------------------------------------

@@ -11,11 +11,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
+from kgrag.storage.layout import MAX_SEQ_META
 from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database, chunked, marks
 from kgrag.types import DocRecord, DocStatus
 
-_MAX_SEQ_KEY = "doc_status.max_seq"
+_MAX_SEQ_KEY = MAX_SEQ_META
 
 
 class SQLiteDocStatusStore:
