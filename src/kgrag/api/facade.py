@@ -184,7 +184,7 @@ class KGRag(CurationMethods):
         has many writers (postgres); the embedded store has one writer only.
         """
         return self.storage.writer(
-            wait=self.settings.wait_for_writer, on_wait=self.on_writer_wait, shared=shared
+            wait=self.settings.indexing.wait_for_writer, on_wait=self.on_writer_wait, shared=shared
         )
 
     async def insert(
@@ -302,7 +302,7 @@ class KGRag(CurationMethods):
     @labelled("dedupe")
     async def _auto_resolve(self) -> None:
         """``resolve=auto``: merge the surest duplicate entities after an index run."""
-        if self.settings.resolve == "auto":
+        if self.settings.resolution.mode == "auto":
             from kgrag.curation.resolution.apply import auto_resolve
 
             await auto_resolve(self)
@@ -513,7 +513,7 @@ class KGRag(CurationMethods):
         from kgrag.maintenance.status import index_status
 
         costs = self.models.ledger.snapshot()
-        return await index_status(self.storage, self.settings.workdir, costs)
+        return await index_status(self.storage, self.settings.store.workdir, costs)
 
     async def cost_report(self, since: str | dt.date | None = None, *, top: int = 10) -> CostReport:
         """What the models cost: ``total = initial index + updates + queries`` (docs/cost.md).
@@ -523,4 +523,4 @@ class KGRag(CurationMethods):
         from kgrag.maintenance.cost_report import cost_report
 
         await self._save_ledger()
-        return await cost_report(self.storage, self.settings.prices, since, top)
+        return await cost_report(self.storage, self.settings.cost.prices, since, top)

@@ -92,16 +92,16 @@ async def open_index(settings: Settings, given: Given, *, create: bool) -> OpenI
     from kgrag.storage.registry import storage_for
 
     storage = given.storage or storage_for(settings)
-    new, new_folder = await manifest.is_new(storage, Path(settings.workdir))
+    new, new_folder = await manifest.is_new(storage, Path(settings.store.workdir))
     if new and not create:
-        raise NoIndexError(settings.workdir)
+        raise NoIndexError(settings.store.workdir)
     await storage.open()
     try:
         opened = await _build(storage, settings, given)
     except BaseException:
         await storage.close()
         if new:
-            await manifest.discard(storage, Path(settings.workdir), new_folder)
+            await manifest.discard(storage, Path(settings.store.workdir), new_folder)
         raise
     return opened
 
@@ -119,7 +119,7 @@ async def _build(storage: Storage, settings: Settings, given: Given) -> OpenInde
         settings, remembered, chat_injected=chat_given, provisional=provisional
     )
     s = applied.settings
-    tokenizer = get_tokenizer(s.tokenizer)
+    tokenizer = get_tokenizer(s.chunking.tokenizer)
     models = build_models(s, storage.kv("llm_cache"), limits=given.limits, **given.models)
     if models.embed_built:  # a given embedder: compare it at once
         await check_embedding_identity(storage, models, record=False)
@@ -199,7 +199,7 @@ async def check_embedding_identity(
 
 def extractor_kind(settings: Settings, models: Models) -> str:
     """``llm`` or ``nlp``: 'auto' means llm when a chat model exists (configured or given)."""
-    if settings.extractor == "auto" and models.chat is not None:
+    if settings.extraction.extractor == "auto" and models.chat is not None:
         return "llm"
     return settings.resolved_extractor()
 

@@ -138,10 +138,10 @@ def _meta(gold: GoldSet, settings: Settings) -> dict[str, Any]:
     chat = settings.resolved_llm_provider()
     return {
         "gold": f"{gold.source} ({gold.format}{'; ' + gold.note if gold.note else ''})",
-        "workdir": str(settings.workdir),
-        "embedding": f"{settings.resolved_embedding_provider()}:{settings.embedding_model}",
+        "workdir": str(settings.store.workdir),
+        "embedding": f"{settings.resolved_embedding_provider()}:{settings.embedding.model}",
         "extractor": settings.resolved_extractor(),
-        "chat model": "none" if chat == "none" else f"{chat}:{settings.llm_model}",
+        "chat model": "none" if chat == "none" else f"{chat}:{settings.llm.model}",
     }
 
 
@@ -218,7 +218,7 @@ async def _compare(args: argparse.Namespace, settings: Settings) -> Report:
     async with _judge_chat(settings) as chat:
         report = await compare_answers(chat, a, b, labels=labels, progress=_bar(args))
     report.answer_costs = costs
-    report.meta = {"workdir": str(settings.workdir)}
+    report.meta = {"workdir": str(settings.store.workdir)}
     if len(args.files) == 1:
         report.meta["questions file"] = args.files[0]
     return report

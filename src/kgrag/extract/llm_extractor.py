@@ -308,12 +308,12 @@ class LLMExtractor:
         return cls(
             chat,
             tokenizer,
-            fmt=settings.extraction_format,
-            entity_types=settings.entity_types,
-            language=settings.language,
-            max_gleaning=settings.max_gleaning,
-            max_extract_input_tokens=settings.max_extract_input_tokens,
-            max_reasks=settings.extract_max_reasks,
+            fmt=settings.extraction.format,
+            entity_types=settings.extraction.entity_types,
+            language=settings.extraction.language,
+            max_gleaning=settings.extraction.max_gleaning,
+            max_extract_input_tokens=settings.extraction.max_input_tokens,
+            max_reasks=settings.extraction.max_reasks,
         )
 
     def _judge(self, text: str, finish_reason: str | None, chunk: Chunk) -> _Attempt:

@@ -114,7 +114,7 @@ class Indexer:
             deps.storage,
             policy=MergePolicy.from_settings(deps.settings, tokenizer=deps.tokenizer),
             chat=deps.chat,
-            language=deps.settings.language,
+            language=deps.settings.extraction.language,
             extractor_kind=deps.extractor_kind,
             extract=self._extract_chunk,
             embed=self._embed,  # blocks: skips code-only chunks
@@ -177,7 +177,7 @@ class Indexer:
         # graph does not depend on their order, but each reads what the
         # previous one wrote).
         gate = Turnstile(len(todo))
-        width = self.deps.settings.max_parallel_insert
+        width = self.deps.settings.indexing.max_parallel_insert
         extracting, in_flight = asyncio.Semaphore(width), asyncio.Semaphore(4 * width)
         tasks = []
         for index, record in enumerate(todo):
@@ -233,7 +233,7 @@ class Indexer:
         await hooks.started(record)
         todo, embed = await self._not_stored(chunks, keep=given is not None)
         progress.chunks_found(len(todo))  # chunks the index already holds need no work
-        bound = max(MIN_IN_FLIGHT, 4 * self.deps.settings.llm_max_async)
+        bound = max(MIN_IN_FLIGHT, 4 * self.deps.settings.llm.max_async)
         extractions, vectors = await asyncio.gather(
             _map_bounded(lambda c: self._extract(c, progress), todo, bound),
             self._embed([c.content for c in embed]) if embed else _no_vectors(),
@@ -301,7 +301,7 @@ class Indexer:
             for w in ex.warnings
             if "recovered" in w or "malformed" in w
         ]
-        limit = self.deps.settings.max_failed_chunk_fraction
+        limit = self.deps.settings.extraction.max_failed_chunk_fraction
         if chunks and failed and len(failed) / len(chunks) > limit:
             raise ExtractionError(
                 f"{len(failed)} of {len(chunks)} chunks yielded nothing usable "

@@ -119,11 +119,11 @@ def record(settings: Settings, language_source: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "version": VERSION,
         "embedding_provider": provider,
-        "embedding_model": embedder_model(provider, settings.embedding_model, settings.language),
+        "embedding_model": embedder_model(provider, settings.embedding.model, settings.extraction.language),
         "embedding_dim": embedder_dim(provider, settings),
-        "embedding_base_url": settings.embedding_base_url if provider in _REMOTE else None,
+        "embedding_base_url": settings.embedding.base_url if provider in _REMOTE else None,
         "extractor": settings.resolved_extractor(),
-        "language": settings.language,
+        "language": settings.extraction.language,
         "language_source": language_source,
     }
     out.update({name: getattr(settings, name) for name in CHUNKING})
@@ -149,10 +149,10 @@ def embedder_dim(provider: str, settings: Settings) -> int | None:
     if provider == "local":
         from kgrag.llm.local import resolve_model
 
-        return resolve_model(settings.embedding_model, settings.language).dim
+        return resolve_model(settings.embedding.model, settings.extraction.language).dim
     if provider == "fake":
-        return settings.embedding_dim or 384
-    return settings.embedding_dim
+        return settings.embedding.dim or 384
+    return settings.embedding.dim
 
 
 def describe_embedder(remembered: dict[str, Any]) -> str:
@@ -170,8 +170,8 @@ def describe_embedder(remembered: dict[str, Any]) -> str:
 def explicit_embedder(settings: Settings) -> str | None:
     """The embedding provider the caller chose, or None when it was left to the index."""
     given = settings.explicit()
-    if "embedding_provider" in given and settings.embedding_provider != "auto":
-        return settings.embedding_provider
+    if "embedding_provider" in given and settings.embedding.provider != "auto":
+        return settings.embedding.provider
     if given & _REMOTE_EMBEDDING_FIELDS and settings.resolved_embedding_provider() == "openai":
         return "openai"
     return None
@@ -180,8 +180,8 @@ def explicit_embedder(settings: Settings) -> str | None:
 def explicit_extractor(settings: Settings, chat_injected: bool = False) -> str | None:
     """The extractor the caller chose (directly, or by configuring a chat model), or None."""
     given = settings.explicit()
-    if "extractor" in given and settings.extractor != "auto":
-        return settings.extractor
+    if "extractor" in given and settings.extraction.extractor != "auto":
+        return settings.extraction.extractor
     if chat_injected:
         return "llm"
     if given & _LLM_FIELDS:
@@ -203,7 +203,7 @@ def _chosen(settings: Settings, remembered: dict[str, Any], chat_injected: bool)
         out["extractor"] = extractor
     if "embedding_model" in out:
         kind = provider or remembered.get("embedding_provider") or "openai"
-        out["embedding_model"] = embedder_model(kind, out["embedding_model"], settings.language)
+        out["embedding_model"] = embedder_model(kind, out["embedding_model"], settings.extraction.language)
     return out
 
 
@@ -272,13 +272,13 @@ def apply(
         remembered = yielding(settings, remembered, chat_injected)
     found = conflicts(settings, remembered, chat_injected=chat_injected)
     if found:
-        raise conflict_error(settings.workdir, found)
+        raise conflict_error(settings.store.workdir, found)
     chosen = _chosen(settings, remembered, chat_injected)
     supplied = [n for n in REMEMBERED if n not in chosen and remembered.get(n) is not None]
     fill = {n: remembered[n] for n in supplied if getattr(settings, n) != remembered[n]}
     if "language" in fill and languages.canonical(str(fill["language"])) is None:
         raise ConfigError(
-            f"the index at {os.path.abspath(settings.workdir)} records language "
+            f"the index at {os.path.abspath(settings.store.workdir)} records language "
             f"{fill['language']!r}, which is not a language kgrag knows: set KGRAG_LANGUAGE "
             "to one it knows (kgrag.config.languages)"
         )
@@ -371,7 +371,7 @@ async def settling(storage: Storage, settings: Settings, docs: Sequence[Document
     source = _language_source(settings)
     if source == "default":
         language = detect_language(docs)
-        if language is not None and language != settings.language:
+        if language is not None and language != settings.extraction.language:
             settings, source = settings.with_overrides(language=language), "detected"
     return Settling(settings, record(settings, source), True)
 
@@ -461,7 +461,7 @@ async def reset_if_changed(settings: Settings, on_wait: Any = None) -> list[str]
     try:
         found = changed(settings, await load(storage))
         if found:
-            async with storage.writer(wait=settings.wait_for_writer, on_wait=on_wait):
+            async with storage.writer(wait=settings.indexing.wait_for_writer, on_wait=on_wait):
                 await storage.close()
                 await destroy(storage)
     finally:

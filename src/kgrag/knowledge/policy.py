@@ -50,15 +50,15 @@ class MergePolicy:
     def from_settings(cls, s: Settings, tokenizer: Tokenizer | None = None) -> MergePolicy:
         """The policy of ``s``; the tokenizer defaults to ``s.tokenizer``."""
         return cls(
-            force_llm_summary_on_merge=s.force_llm_summary_on_merge,
-            summary_max_tokens=s.summary_max_tokens,
-            summary_context_size=s.summary_context_size,
-            summary_length_recommended=s.summary_length_recommended,
-            max_source_ids_per_entity=s.max_source_ids_per_entity,
-            max_source_ids_per_relation=s.max_source_ids_per_relation,
-            source_ids_limit_method=s.source_ids_limit_method,
-            max_file_paths=s.max_file_paths,
-            tokenizer=tokenizer or get_tokenizer(s.tokenizer),
+            force_llm_summary_on_merge=s.merging.force_llm_summary_on_merge,
+            summary_max_tokens=s.merging.summary_max_tokens,
+            summary_context_size=s.merging.summary_context_size,
+            summary_length_recommended=s.merging.summary_length_recommended,
+            max_source_ids_per_entity=s.merging.max_source_ids_per_entity,
+            max_source_ids_per_relation=s.merging.max_source_ids_per_relation,
+            source_ids_limit_method=s.merging.source_ids_limit_method,
+            max_file_paths=s.merging.max_file_paths,
+            tokenizer=tokenizer or get_tokenizer(s.chunking.tokenizer),
         )
 
     @property

@@ -86,7 +86,7 @@ def build_models(
     """
     ledger = ledger or Ledger()
     limits = limits or Limits.from_settings(settings)
-    retry = RetryPolicy(max_retries=settings.llm_max_retries)
+    retry = RetryPolicy(max_retries=settings.llm.max_retries)
     # Providers open no connection before their first call, so a failure
     # half-way through (say, an unknown chat provider) leaks nothing.
     chat_service = _chat(settings, cache_kv, chat, limits, ledger, retry)
@@ -96,9 +96,9 @@ def build_models(
         ledger=ledger,
         retry=retry,
         limiter=limits.embed,
-        batch_size=settings.embedding_batch_size,
-        max_async=settings.embedding_max_async,
-        tokenizer=settings.tokenizer,
+        batch_size=settings.embedding.batch_size,
+        max_async=settings.embedding.max_async,
+        tokenizer=settings.chunking.tokenizer,
     )
     rerank_provider = (
         adapt_rerank(rerank) if rerank is not None else build_rerank_provider(settings)
@@ -126,16 +126,16 @@ def _chat(
         provider = build_chat_provider(settings)
     else:
         return None
-    cache = LLMCache(cache_kv) if settings.enable_llm_cache and cache_kv is not None else None
+    cache = LLMCache(cache_kv) if settings.llm.enable_cache and cache_kv is not None else None
     return ChatService(
         provider,
         cache=cache,
         limiter=limits.chat,
         ledger=ledger,
         retry=retry,
-        temperature=settings.llm_temperature,
-        max_tokens=settings.llm_max_tokens,
-        timeout=settings.llm_timeout,
+        temperature=settings.llm.temperature,
+        max_tokens=settings.llm.max_tokens,
+        timeout=settings.llm.timeout,
     )
 
 

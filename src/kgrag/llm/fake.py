@@ -307,7 +307,7 @@ class FakeEmbeddingProvider:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FakeEmbeddingProvider:
-        return cls(dim=settings.embedding_dim or 384, max_tokens=settings.embedding_max_tokens)
+        return cls(dim=settings.embedding.dim or 384, max_tokens=settings.embedding.max_tokens)
 
     async def embed(
         self, texts: list[str], kind: Literal["document", "query"] = "document"

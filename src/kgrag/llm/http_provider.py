@@ -57,15 +57,15 @@ class HTTPChatProvider(HTTPProvider):
     @classmethod
     def settings_kwargs(cls, settings: Settings) -> dict[str, Any]:
         return dict(
-            base_url=settings.llm_base_url,
-            api_key=settings.llm_api_key,
-            timeout=settings.llm_timeout,
-            max_connections=settings.llm_max_async + 4,
+            base_url=settings.llm.base_url,
+            api_key=settings.llm.api_key,
+            timeout=settings.llm.timeout,
+            max_connections=settings.llm.max_async + 4,
         )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HTTPChatProvider:
-        return cls(settings.llm_model, **cls.settings_kwargs(settings))
+        return cls(settings.llm.model, **cls.settings_kwargs(settings))
 
 
 class HTTPEmbeddingProvider(HTTPProvider):
@@ -82,13 +82,13 @@ class HTTPEmbeddingProvider(HTTPProvider):
     @classmethod
     def settings_kwargs(cls, settings: Settings) -> dict[str, Any]:
         return dict(
-            base_url=settings.embedding_base_url,
-            api_key=settings.embedding_api_key,
-            timeout=settings.llm_timeout,
-            max_tokens=settings.embedding_max_tokens,
-            max_connections=settings.embedding_max_async + 4,
+            base_url=settings.embedding.base_url,
+            api_key=settings.embedding.api_key,
+            timeout=settings.llm.timeout,
+            max_tokens=settings.embedding.max_tokens,
+            max_connections=settings.embedding.max_async + 4,
         )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HTTPEmbeddingProvider:
-        return cls(settings.embedding_model, **cls.settings_kwargs(settings))
+        return cls(settings.embedding.model, **cls.settings_kwargs(settings))

@@ -114,7 +114,7 @@ class OpenAIEmbeddingProvider(HTTPEmbeddingProvider):
 
     @classmethod
     def settings_kwargs(cls, settings: Settings) -> dict[str, Any]:
-        return {**super().settings_kwargs(settings), "dimensions": settings.embedding_dim}
+        return {**super().settings_kwargs(settings), "dimensions": settings.embedding.dim}
 
     async def embed(
         self, texts: list[str], kind: Literal["document", "query"] = "document"

@@ -49,6 +49,6 @@ def build_embedding_provider(settings: Settings) -> EmbeddingProvider:
 
 def build_rerank_provider(settings: Settings) -> RerankProvider | None:
     """The configured reranker, or None when ``rerank_provider`` is unset."""
-    if not settings.rerank_provider:
+    if not settings.rerank.provider:
         return None
-    return _build(RERANK_PROVIDERS, settings.rerank_provider, settings)
+    return _build(RERANK_PROVIDERS, settings.rerank.provider, settings)

@@ -39,7 +39,7 @@ class ServerOptions:
     @classmethod
     def from_settings(cls, settings: Settings) -> ServerOptions:
         """Options from the server section (keys, accounts); ConfigError when they are unsound."""
-        return cls(settings, auth_module.from_settings(settings), settings.create_workspaces)
+        return cls(settings, auth_module.from_settings(settings), settings.server.create_workspaces)
 
 
 def workspace_prefix(app: Any) -> Any:
@@ -85,10 +85,10 @@ def _add_middleware(app: FastAPI, options: ServerOptions) -> None:
     settings = options.settings
     app.add_middleware(Gate, auth=options.auth)
     app.add_middleware(
-        BodyLimit, limits=Limits.from_mib(settings.max_body_mb, settings.max_upload_mb)
+        BodyLimit, limits=Limits.from_mib(settings.server.max_body_mb, settings.server.max_upload_mb)
     )
     app.add_middleware(_Prefix)
-    if (cors := cors_options(settings.cors_origins)) is not None:
+    if (cors := cors_options(settings.server.cors_origins)) is not None:
         app.add_middleware(CORSMiddleware, **cors)
     app.add_middleware(SecurityHeaders)
 

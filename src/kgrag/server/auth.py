@@ -89,9 +89,9 @@ class Authenticator:
 
 def key_ring(settings: Settings) -> KeyRing:
     """``api_key`` (every workspace) and ``api_keys`` (key -> workspaces) together."""
-    keys = {key: frozenset(spaces) for key, spaces in settings.api_keys.items()}
-    if settings.api_key:
-        keys[settings.api_key] = frozenset({ALL})
+    keys = {key: frozenset(spaces) for key, spaces in settings.server.api_keys.items()}
+    if settings.server.api_key:
+        keys[settings.server.api_key] = frozenset({ALL})
     return KeyRing(keys)
 
 
@@ -101,7 +101,7 @@ def from_settings(settings: Settings) -> Authenticator | None:
     Accounts need a sound ``jwt_secret`` (:func:`kgrag.server.tokens.check_secret`).
     """
     keys = key_ring(settings)
-    if settings.accounts_file is None:
+    if settings.server.accounts_file is None:
         return Authenticator(keys) if keys.keys else None
-    signer = TokenSigner(check_secret(settings.jwt_secret), settings.token_minutes)
-    return Authenticator(keys, signer, Accounts.load(settings.accounts_file))
+    signer = TokenSigner(check_secret(settings.server.jwt_secret), settings.server.token_minutes)
+    return Authenticator(keys, signer, Accounts.load(settings.server.accounts_file))

@@ -28,14 +28,14 @@ _ESCAPED = {"_": "_", "0": "-"}
 
 
 def on_postgres(settings: Settings) -> bool:
-    return settings.storage == "postgres"
+    return settings.store.backend == "postgres"
 
 
 def base_workspace(settings: Settings) -> str:
     """The default workspace's PostgreSQL workspace (what ``kgrag index`` would open)."""
     from kgrag.storage.postgres import workspace_name
 
-    return settings.postgres_workspace or workspace_name(Path(settings.workdir).resolve().name)
+    return settings.postgres.workspace or workspace_name(Path(settings.store.workdir).resolve().name)
 
 
 def encode(name: str) -> str:

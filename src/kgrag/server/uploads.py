@@ -80,7 +80,7 @@ def input_folder(workspace_folder: Path) -> Path:
 
 def inputs_of(ws: Workspace) -> Path:
     """The input folder of the request's workspace."""
-    return input_folder(Path(ws.rag.settings.workdir))
+    return input_folder(Path(ws.rag.settings.store.workdir))
 
 
 def clean_name(name: str | None) -> str:

@@ -56,8 +56,8 @@ class Workspaces:
 
     def folder(self, name: str) -> Path:
         if name == DEFAULT:
-            return Path(self.settings.workdir)
-        return Path(self.settings.workdir) / "workspaces" / check_name(name)
+            return Path(self.settings.store.workdir)
+        return Path(self.settings.store.workdir) / "workspaces" / check_name(name)
 
     def settings_for(self, name: str) -> Settings:
         """The settings that open workspace ``name`` (made once per name)."""
@@ -79,7 +79,7 @@ class Workspaces:
 
     async def names(self) -> list[str]:
         """The default workspace and every named one: folders here, and schemas on PostgreSQL."""
-        root = Path(self.settings.workdir) / "workspaces"
+        root = Path(self.settings.store.workdir) / "workspaces"
         named = {p.name for p in root.iterdir() if p.is_dir()} if root.is_dir() else set()
         if pg.on_postgres(self.settings):
             rag = await self.get(DEFAULT)

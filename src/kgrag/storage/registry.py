@@ -24,27 +24,27 @@ def open_storage(name: str, workdir: Path, **options: Any):
 
 def storage_for(settings: Settings, workdir: Path | None = None):
     """The (not yet opened) backend ``settings`` select, with its options."""
-    options = postgres_options(settings) if settings.storage == "postgres" else {}
-    return open_storage(settings.storage, Path(workdir or settings.workdir), **options)
+    options = postgres_options(settings) if settings.store.backend == "postgres" else {}
+    return open_storage(settings.store.backend, Path(workdir or settings.store.workdir), **options)
 
 
 def postgres_options(settings: Settings) -> dict[str, Any]:
     """The postgres storage's options from ``settings`` (see docs/postgres.md)."""
     ssl = {
-        "sslmode": settings.postgres_sslmode,
-        "sslrootcert": settings.postgres_sslrootcert,
-        "sslcert": settings.postgres_sslcert,
-        "sslkey": settings.postgres_sslkey,
+        "sslmode": settings.postgres.sslmode,
+        "sslrootcert": settings.postgres.sslrootcert,
+        "sslcert": settings.postgres.sslcert,
+        "sslkey": settings.postgres.sslkey,
     }
     return {
-        "dsn": settings.postgres_dsn,
-        "workspace": settings.postgres_workspace,
-        "pool_min": settings.postgres_pool_min,
-        "pool_max": settings.postgres_pool_max,
-        "reconnect_s": settings.postgres_reconnect_s,
+        "dsn": settings.postgres.dsn,
+        "workspace": settings.postgres.workspace,
+        "pool_min": settings.postgres.pool_min,
+        "pool_max": settings.postgres.pool_max,
+        "reconnect_s": settings.postgres.reconnect_s,
         "conninfo": {k: v for k, v in ssl.items() if v},
-        "index_rows": settings.postgres_index_rows,
-        "hnsw_m": settings.postgres_hnsw_m,
-        "hnsw_ef_construction": settings.postgres_hnsw_ef_construction,
-        "hnsw_ef_search": settings.postgres_hnsw_ef_search,
+        "index_rows": settings.postgres.index_rows,
+        "hnsw_m": settings.postgres.hnsw_m,
+        "hnsw_ef_construction": settings.postgres.hnsw_ef_construction,
+        "hnsw_ef_search": settings.postgres.hnsw_ef_search,
     }

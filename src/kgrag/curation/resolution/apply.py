@@ -39,6 +39,6 @@ async def apply_groups(rag: KGRag, report: ResolutionReport) -> list[str]:
 async def auto_resolve(rag: KGRag) -> ResolutionReport | None:
     """With ``resolve=auto``: merge the groups above the auto threshold (after an index run)."""
     settings = rag.settings
-    if settings.resolve != "auto":
+    if settings.resolution.mode != "auto":
         return None
-    return await rag.resolve_entities(min_score=settings.resolve_auto_min_score, apply=True)
+    return await rag.resolve_entities(min_score=settings.resolution.auto_min_score, apply=True)

@@ -46,9 +46,9 @@ class Options:
     @classmethod
     def from_settings(cls, settings: Settings, min_score: float | None = None) -> Options:
         return cls(
-            settings.resolve_min_score if min_score is None else min_score,
-            settings.resolve_vector_top_k,
-            settings.resolve_vector_min_sim,
+            settings.resolution.min_score if min_score is None else min_score,
+            settings.resolution.vector_top_k,
+            settings.resolution.vector_min_sim,
         )
 
 
