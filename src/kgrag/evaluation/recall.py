@@ -21,6 +21,7 @@ from kgrag.evaluation.costs import Cost, CostMeter
 from kgrag.evaluation.gold import GoldQuestion
 from kgrag.evaluation.progress import NullProgress, Progress
 from kgrag.evaluation.reports import ModeRecall, QuestionRecall, RecallReport
+from kgrag.types import DocStatus
 
 if TYPE_CHECKING:
     from kgrag.api.facade import KGRag
@@ -54,11 +55,9 @@ def ranked_keys(
 
 async def document_aliases(rag: KGRag) -> dict[str, frozenset[str]]:
     """Every document's names: id, file path, source and path relative to its folder."""
-    from kgrag.indexing.documents import all_records
-
     return {
         r.id: frozenset(n for n in (r.id, r.file_path, r.source, r.relative_path) if n)
-        for r in await all_records(rag.storage)
+        for r in await rag.storage.doc_status.by_status(*DocStatus)
     }
 
 
