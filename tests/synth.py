@@ -28,8 +28,6 @@ from typing import Any
 
 import httpx
 
-from kgrag.config.settings import Settings
-
 REPO = Path(__file__).resolve().parent.parent
 SERVER = REPO / "tests" / "support" / "fake_openai.py"
 
@@ -81,21 +79,3 @@ def synth_stats(base_url: str) -> dict[str, Any]:
 def synth_reset(base_url: str) -> None:
     """Zero the counters and the error-retry memory."""
     httpx.post(f"{base_url}/stats/reset", timeout=10).raise_for_status()
-
-
-def http_settings(workdir: Any, base_url: str, **extra: Any) -> Settings:
-    """Settings that send every chat and embedding call to the fake server at ``base_url``."""
-    values = dict(
-        workdir=workdir,
-        llm_provider="openai",
-        llm_base_url=base_url,
-        llm_api_key="test",
-        embedding_provider="openai",
-        embedding_base_url=base_url,
-        embedding_api_key="test",
-        extractor="llm",
-        chunk_size=400,
-        chunk_overlap=40,
-    )
-    values.update(extra)
-    return Settings(**values)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-from kgrag import Settings
+from tests.support.settings import fake_settings
 
 TEXT = "Ada Lovelace wrote notes on the Analytical Engine of Charles Babbage."
 QUESTION = "Who wrote notes on the Analytical Engine?"
@@ -25,15 +24,7 @@ RECORDS = "\n".join(
 ANSWER = "Ada Lovelace wrote the notes [1]."
 
 
-def settings(workdir: Path, **overrides: Any) -> Settings:
-    """Settings on the deterministic fakes (no network), LLM extraction."""
-    values: dict[str, Any] = {
-        "workdir": workdir,
-        "llm_provider": "fake",
-        "embedding_provider": "fake",
-        "extractor": "llm",
-    }
-    return Settings(**(values | overrides))
+settings = fake_settings  # the name the api tests use
 
 
 def lightrag_llm(log: list[dict[str, Any]]):

@@ -4,22 +4,11 @@ from __future__ import annotations
 
 import calendar
 from pathlib import Path
-from typing import Any
-
-from kgrag.config.settings import Settings
 
 from .corpus import write_corpus
 
 CHAT, EMBED = "fake:fake", "fake-embed:384"
 QUESTION = "Who designed the Bombe at Bletchley Park?"
-
-
-def fake_settings(workdir: Path, **extra: Any) -> Settings:
-    values: dict[str, Any] = dict(
-        workdir=workdir, llm_provider="fake", embedding_provider="fake", extractor="llm"
-    )
-    values.update(extra)
-    return Settings(**values)
 
 
 def day(text: str) -> float:

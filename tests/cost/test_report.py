@@ -6,8 +6,9 @@ import pytest
 
 from kgrag.api.facade import KGRag
 from kgrag.indexing.costs import NAMESPACE
+from tests.support.settings import fake_settings
 
-from .helpers import CHAT, EMBED, QUESTION, corpus, day, fake_settings
+from .helpers import CHAT, EMBED, QUESTION, corpus, day
 
 FLAT = {CHAT: {"prompt": 2.0, "completion": 2.0}, EMBED: {"prompt": 2.0, "completion": 2.0}}
 SPLIT = {"fake": [1.5, 6.0], EMBED: [0.25, 0]}  # the chat model by its bare name

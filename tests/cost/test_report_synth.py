@@ -6,7 +6,8 @@ from typing import Any
 
 from kgrag.api.facade import KGRag
 from kgrag.maintenance.cost_report import CostFigures
-from tests.synth import http_settings, run_synth, synth_reset, synth_stats
+from tests.support.settings import http_settings
+from tests.synth import run_synth, synth_reset, synth_stats
 
 from .corpus import CHANGED, write_corpus
 

@@ -6,8 +6,9 @@ import inspect
 
 from kgrag import KGRag, SyncKGRag
 from kgrag.maintenance.cost_report import CostReport
+from tests.support.settings import fake_settings
 
-from .helpers import QUESTION, corpus, fake_settings
+from .helpers import QUESTION, corpus
 
 
 def test_sync_cost_report_has_the_async_signature():

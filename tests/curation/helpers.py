@@ -2,30 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from functools import partial
 from typing import Any
 
 from kgrag.api.facade import KGRag
-from kgrag.config.settings import Settings
 from kgrag.maintenance.export import dumps
+from tests.support.settings import PARAGRAPHS, fake_settings
 
 DOC_A = "Ebenezer Scrooge met Bob Cratchit in London."
 DOC_B = "Scrooge paid Cratchit in London. Ebenezer Scrooge and Scrooge counted coins."
 DOC_C = "Scrooge visited Fezziwig Company."
 
 
-def settings(workdir: Path, **extra: Any) -> Settings:
-    values: dict[str, Any] = {
-        "workdir": workdir,
-        "llm_provider": "fake",
-        "embedding_provider": "fake",
-        "extractor": "llm",
-        "split_by_character": "\n\n",
-        "split_by_character_only": True,
-        "max_gleaning": 0,
-    }
-    values.update(extra)
-    return Settings(**values)
+settings = partial(fake_settings, **PARAGRAPHS, max_gleaning=0)
 
 
 async def insert(rag: KGRag, **docs: str) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import re
 
-from kgrag import KGRag, Settings
+from kgrag import KGRag
 from kgrag.evaluation import AnswerRow, GoldQuestion, compare_answers, evaluate_answers
 from kgrag.evaluation.prompts import CORRECTNESS_SYSTEM, PAIRWISE_SYSTEM
 from tests.eval.eval_support import OFFLINE
+from tests.support.settings import fake_settings
 
 FENCED = re.compile(r"(?:^|\n)([^\n]+):\n(`{3,})\n(.*?)\n\2", re.S)
 
@@ -57,7 +58,7 @@ class Judge:
 
 
 def settings(tmp_path):
-    return Settings(workdir=tmp_path / "idx", extractor="nlp", embedding_provider="fake")
+    return fake_settings(tmp_path / "idx", extractor="nlp")
 
 
 async def test_both_orders_are_asked_and_averaged(tmp_path):

@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from kgrag.cli.index_cmd import chat_totals
-from kgrag.config.settings import Settings
+from tests.support.settings import fake_settings
 
 DATA = Path(__file__).parent / "data"
 LIGHTRAG_WD = DATA / "lightrag_wd"
 LIGHTRAG_DOCS = DATA / "lightrag_docs"
 
 
-def fake_settings(workdir: Path, **extra: Any) -> Settings:
-    """The shipped deterministic fakes; summaries from three fragments on."""
-    values: dict[str, Any] = {
-        "workdir": workdir,
-        "llm_provider": "fake",
-        "embedding_provider": "fake",
-        "extractor": "llm",
-        "force_llm_summary_on_merge": 3,
-        "max_gleaning": 0,
-    }
-    values.update(extra)
-    return Settings(**values)
+# the shipped deterministic fakes; summaries from three fragments on
+settings = partial(fake_settings, force_llm_summary_on_merge=3, max_gleaning=0)
 
 
 def chat_calls(rag: Any) -> int:

@@ -10,7 +10,7 @@ from kgrag.api.facade import KGRag
 from kgrag.maintenance.importing.model import ImportFormatError
 from kgrag.types import SEP
 
-from .helpers import chat_calls, fake_settings
+from .helpers import chat_calls, settings
 
 KG = {
     "chunks": [
@@ -64,7 +64,7 @@ def _by_name(export):
 
 async def test_imported_graph_is_a_document_check_passes_and_export_shows_it(tmp_path):
     path = _write(tmp_path, KG)
-    async with KGRag(fake_settings(tmp_path / "idx")) as rag:
+    async with KGRag(settings(tmp_path / "idx")) as rag:
         report = await rag.import_graph(path, source="kg")
         assert (await rag.check()).ok
         assert chat_calls(rag) == 0  # nothing extracted, nothing summarised
@@ -91,7 +91,7 @@ async def test_imported_graph_is_a_document_check_passes_and_export_shows_it(tmp
 
 async def test_importing_twice_gives_the_same_graph_and_delete_removes_it(tmp_path):
     path = _write(tmp_path, KG)
-    async with KGRag(fake_settings(tmp_path / "idx")) as rag:
+    async with KGRag(settings(tmp_path / "idx")) as rag:
         await rag.import_graph(path, source="kg")
         first = await rag.export(timestamps=False)
         report = await rag.import_graph(path, source="kg")
@@ -109,7 +109,7 @@ async def test_reimport_with_other_rows_replaces_them(tmp_path):
     changed["entities"] = [e for e in changed["entities"] if e["entity_name"] != "Wile E. Coyote"]
     changed["entities"][0]["description"] = "Makes anvils too."
     changed["relationships"] = []
-    async with KGRag(fake_settings(tmp_path / "idx")) as rag:
+    async with KGRag(settings(tmp_path / "idx")) as rag:
         await rag.import_graph(path, source="kg")
         _write(tmp_path, changed)
         await rag.import_graph(path, source="kg")
@@ -120,7 +120,7 @@ async def test_reimport_with_other_rows_replaces_them(tmp_path):
 
 
 async def test_rebuild_keeps_the_imported_chunks_and_extracts_nothing(tmp_path):
-    async with KGRag(fake_settings(tmp_path / "idx")) as rag:
+    async with KGRag(settings(tmp_path / "idx")) as rag:
         await rag.import_graph(KG, source="kg", name="toons")
         before = await rag.export(timestamps=False)
         await rag.rebuild()
@@ -130,7 +130,7 @@ async def test_rebuild_keeps_the_imported_chunks_and_extracts_nothing(tmp_path):
 
 
 async def test_imported_graph_lives_beside_indexed_documents(tmp_path):
-    async with KGRag(fake_settings(tmp_path / "idx")) as rag:
+    async with KGRag(settings(tmp_path / "idx")) as rag:
         await rag.insert("Marley was dead. Scrooge knew he was dead.")
         await rag.import_graph(KG, source="kg", name="toons")
         assert (await rag.check()).ok
@@ -150,7 +150,7 @@ async def test_imported_graph_lives_beside_indexed_documents(tmp_path):
     ],
 )
 async def test_malformed_graphs_are_refused_and_nothing_is_written(tmp_path, bad, says):
-    async with KGRag(fake_settings(tmp_path / "idx")) as rag:
+    async with KGRag(settings(tmp_path / "idx")) as rag:
         with pytest.raises(ImportFormatError, match=says):
             await rag.import_graph(bad, source="kg")
         assert (await rag.documents())["total"] == 0

@@ -19,9 +19,9 @@ from kgrag.maintenance.importing.model import ImportFormatError
 from kgrag.storage.base import edge_key
 from kgrag.types import SEP
 from tests.support.fake_openai import fake_openai
-from tests.synth import http_settings
+from tests.support.settings import http_settings
 
-from .helpers import LIGHTRAG_DOCS, LIGHTRAG_WD, extraction_calls, fake_settings
+from .helpers import LIGHTRAG_DOCS, LIGHTRAG_WD, extraction_calls, settings
 
 
 def _lightrag():
@@ -111,7 +111,7 @@ async def test_with_root_the_files_are_the_documents_and_come_out_unchanged(tmp_
 
 
 async def test_another_embedder_recomputes_the_vectors(tmp_path):
-    async with KGRag(fake_settings(tmp_path / "idx")) as rag:
+    async with KGRag(settings(tmp_path / "idx")) as rag:
         report = await rag.import_graph(LIGHTRAG_WD, source="lightrag")
         assert (await rag.check()).ok
     assert report.vectors_reused == 0
@@ -119,7 +119,7 @@ async def test_another_embedder_recomputes_the_vectors(tmp_path):
 
 
 async def test_a_deleted_document_takes_only_its_own_fragments(tmp_path):
-    async with KGRag(fake_settings(tmp_path / "idx")) as rag:
+    async with KGRag(settings(tmp_path / "idx")) as rag:
         report = await rag.import_graph(LIGHTRAG_WD, source="lightrag")
         marley = next(
             d["id"] for d in (await rag.documents())["documents"] if d["path"] == "marley.txt"
@@ -139,7 +139,7 @@ async def test_not_a_lightrag_folder_is_refused(tmp_path):
     (broken / "graph_chunk_entity_relation.graphml").write_text(
         '<?xml version="1.0"?><!DOCTYPE g [<!ENTITY x "boom">]><graphml>&x;</graphml>'
     )
-    async with KGRag(fake_settings(tmp_path / "idx")) as rag:
+    async with KGRag(settings(tmp_path / "idx")) as rag:
         with pytest.raises(ImportFormatError, match="kv_store_text_chunks"):
             await rag.import_graph(tmp_path / "empty", source="lightrag")
         with pytest.raises(ImportFormatError, match="not a folder"):

@@ -12,12 +12,12 @@ from kgrag.cli.main import main
 from kgrag.maintenance.export import dumps
 from kgrag.maintenance.importing.model import ImportFormatError
 
-from .helpers import LIGHTRAG_DOCS, chat_calls, extraction_calls, fake_settings
+from .helpers import LIGHTRAG_DOCS, chat_calls, extraction_calls, settings
 
 
 async def _indexed(tmp_path):
     """An index of the three passages plus a raw text, with summaries (3+ fragments)."""
-    async with KGRag(fake_settings(tmp_path / "src")) as rag:
+    async with KGRag(settings(tmp_path / "src")) as rag:
         await rag.index_paths([LIGHTRAG_DOCS], metadata={"shelf": "dickens"})
         await rag.insert(
             "Scrooge and Marley were partners. Scrooge signed the register. "
@@ -32,7 +32,7 @@ async def test_export_imports_into_an_empty_workdir_and_exports_the_same(tmp_pat
     export = await _indexed(tmp_path)
     path = tmp_path / "export.json"
     path.write_text(dumps(export), encoding="utf-8")
-    async with KGRag(fake_settings(tmp_path / "dst")) as rag:
+    async with KGRag(settings(tmp_path / "dst")) as rag:
         report = await rag.import_graph(path, source="kgrag")
         assert chat_calls(rag) == 0  # the export's summaries are kept, nothing extracted
         assert (await rag.check()).ok
@@ -45,7 +45,7 @@ async def test_reindexing_the_files_after_the_round_trip_costs_nothing(tmp_path)
     export = await _indexed(tmp_path)
     path = tmp_path / "export.json"
     path.write_text(dumps(export), encoding="utf-8")
-    async with KGRag(fake_settings(tmp_path / "dst")) as rag:
+    async with KGRag(settings(tmp_path / "dst")) as rag:
         await rag.import_graph(path, source="kgrag")
         report = await rag.index_paths([LIGHTRAG_DOCS], metadata={"shelf": "dickens"})
         assert chat_calls(rag) == 0
@@ -78,7 +78,7 @@ async def test_an_old_export_without_chunk_texts_is_refused(tmp_path):
     export = await _indexed(tmp_path)
     for chunk in export["chunks"]:
         chunk.pop("content")
-    async with KGRag(fake_settings(tmp_path / "dst")) as rag:
+    async with KGRag(settings(tmp_path / "dst")) as rag:
         with pytest.raises(ImportFormatError, match="no text or facts"):
             await rag.import_graph(_write(tmp_path, export), source="kgrag")
         with pytest.raises(ImportFormatError, match="not a kgrag export"):
@@ -93,7 +93,7 @@ def _write(tmp_path, data):
 
 async def _curated(tmp_path):
     """The indexed passages with every kind of curation record, and its export."""
-    async with KGRag(fake_settings(tmp_path / "cur")) as rag:
+    async with KGRag(settings(tmp_path / "cur")) as rag:
         await rag.index_paths([LIGHTRAG_DOCS])
         await rag.insert(
             "Scrooge and Marley were partners. Scrooge signed the register. "
@@ -118,7 +118,7 @@ async def _curated(tmp_path):
 async def test_curation_records_round_trip_byte_for_byte(tmp_path):
     export = await _curated(tmp_path)
     path = _write(tmp_path, export)
-    async with KGRag(fake_settings(tmp_path / "dst")) as rag:
+    async with KGRag(settings(tmp_path / "dst")) as rag:
         await rag.import_graph(path, source="kgrag")
         assert chat_calls(rag) == 0  # merged and manual keys keep their summaries too
         assert (await rag.check()).ok
@@ -133,7 +133,7 @@ async def test_curation_records_round_trip_byte_for_byte(tmp_path):
 
 async def test_conflicting_curation_records_are_refused_whole(tmp_path):
     export = await _curated(tmp_path)
-    async with KGRag(fake_settings(tmp_path / "dst")) as rag:
+    async with KGRag(settings(tmp_path / "dst")) as rag:
         await rag.index_paths([LIGHTRAG_DOCS])
         await rag.merge_entities("Scrooge", ["Ebenezer Scrooge"])
         before = dumps(await rag.export(timestamps=False))

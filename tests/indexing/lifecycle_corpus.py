@@ -7,9 +7,10 @@ paragraphs that name the same people share entities.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from kgrag.config.settings import Settings
+from tests.support.settings import PARAGRAPHS, fake_settings
 
 PEOPLE = [
     "Alice Moreau",
@@ -49,16 +50,6 @@ def write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def lifecycle_settings(workdir: Path, extractor: str = "llm", **extra) -> Settings:
-    values = {
-        "workdir": workdir,
-        "llm_provider": "fake",
-        "embedding_provider": "fake",
-        "extractor": extractor,
-        "split_by_character": "\n\n",
-        "split_by_character_only": True,
-        "force_llm_summary_on_merge": 3,
-        "max_gleaning": 0,
-    }
-    values.update(extra)
-    return Settings(**values)
+lifecycle_settings = partial(
+    fake_settings, **PARAGRAPHS, force_llm_summary_on_merge=3, max_gleaning=0
+)

@@ -6,16 +6,10 @@ import dataclasses
 
 from kgrag.api.facade import KGRag
 from kgrag.cli.index_cmd import chat_totals
-from kgrag.config.settings import Settings
 from kgrag.types import DocStatus
+from tests.support.settings import fake_settings
 
 from .corpus import BOOK, write_book_parts
-
-
-def fake_settings(workdir, **extra) -> Settings:
-    return Settings(
-        workdir=workdir, llm_provider="fake", embedding_provider="fake", extractor="llm", **extra
-    )
 
 
 async def test_whole_book_indexes_into_a_merged_graph(tmp_path):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kgrag.api.facade import KGRag
-from tests.synth import http_settings, run_synth, synth_stats
+from tests.support.settings import http_settings
+from tests.synth import run_synth, synth_stats
 
 from .corpus import write_book_parts
 

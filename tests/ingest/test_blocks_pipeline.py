@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from kgrag.api.facade import KGRag
-from kgrag.config.settings import Settings
 from kgrag.ingest.blocks import decode_blocks
 from kgrag.retrieval.context.sections import location_text, reference_line
+from tests.support.settings import fake_settings
 
 GUIDE = """# Licensing guide
 
@@ -28,17 +30,7 @@ def fee(plan):
 """
 
 
-def settings(workdir, **extra) -> Settings:
-    return Settings(
-        workdir=workdir,
-        llm_provider="fake",
-        embedding_provider="fake",
-        extractor="llm",
-        chunk_size=40,
-        chunk_overlap=8,
-        max_gleaning=0,
-        **extra,
-    )
+settings = partial(fake_settings, chunk_size=40, chunk_overlap=8, max_gleaning=0)
 
 
 async def _all(kv) -> dict:

@@ -28,7 +28,8 @@ from kgrag.llm.tokenizer import get_tokenizer
 from kgrag.storage.registry import open_storage
 from kgrag.types import Chunk, Document, Extraction
 from tests.support.chat import ScriptedChat
-from tests.synth import http_settings, run_synth, synth_stats
+from tests.support.settings import http_settings
+from tests.synth import run_synth, synth_stats
 
 TOK = get_tokenizer()
 TEXT = "Scrooge was the partner of Marley. Bob Cratchit is Scrooge's clerk."

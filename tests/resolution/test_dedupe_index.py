@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 from kgrag.api.facade import KGRag
 from kgrag.cli.main import main
-from kgrag.config.settings import Settings
+from tests.support.settings import fake_settings
 
 DOCS = {
     "a": "Ebenezer Scrooge met Bob Cratchit in London. Ebenezer Scrooge kept a counting-house.",
@@ -14,15 +15,7 @@ DOCS = {
 }
 
 
-def settings(workdir, **extra):
-    values = {
-        "workdir": workdir,
-        "llm_provider": "fake",
-        "embedding_provider": "fake",
-        "extractor": "llm",
-        "max_gleaning": 0,
-    }
-    return Settings(**(values | extra))
+settings = partial(fake_settings, max_gleaning=0)
 
 
 async def build(rag):

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 from kgrag.api.facade import KGRag
-from kgrag.config.settings import Settings
+from tests.support.settings import fake_settings
 
-
-def settings(workdir):
-    return Settings(
-        workdir=workdir, llm_provider="fake", embedding_provider="fake", extractor="llm"
-    )
+settings = fake_settings
 
 
 def graph(paris_person_partner: str = "Helen") -> dict:

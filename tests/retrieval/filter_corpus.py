@@ -15,6 +15,7 @@ from kgrag.config.settings import Settings
 from kgrag.ingest.ids import source_doc_id
 from kgrag.storage.base import edge_key
 from kgrag.storage.layout import support_key
+from tests.support.settings import fake_settings
 
 # source id -> (file path, metadata, text)
 DOCS = {
@@ -56,13 +57,8 @@ MODES = ["local", "global", "hybrid", "mix", "naive", "ppr"]
 
 def settings(workdir: Any, extractor: str = "llm") -> Settings:
     chat = "fake" if extractor == "llm" else "none"
-    return Settings(
-        workdir=workdir,
-        llm_provider=chat,
-        embedding_provider="fake",
-        extractor=extractor,
-        chunk_size=40,
-        chunk_overlap=5,
+    return fake_settings(
+        workdir, llm_provider=chat, extractor=extractor, chunk_size=40, chunk_overlap=5
     )
 
 

@@ -11,13 +11,13 @@ import io
 import itertools
 import json
 import re
+from functools import partial
 
 from hypothesis import given
 from hypothesis import strategies as st
 from pypdf import PdfReader, PdfWriter
 
 from kgrag.api.facade import KGRag
-from kgrag.config.settings import Settings
 from kgrag.retrieval import QueryParam
 from kgrag.retrieval.answer.citations import (
     CitationFilter,
@@ -28,6 +28,7 @@ from kgrag.retrieval.answer.citations import (
 )
 from kgrag.retrieval.reference import Reference
 from tests.ingest.pdf_fixture import minimal_pdf
+from tests.support.settings import SMALL_CHUNKS, fake_settings
 
 Q = "Which license does FW-A need for TLS output?"
 KW = dict(ll_keywords=["FW-A"], hl_keywords=["license dependency"])
@@ -67,16 +68,7 @@ def two_page_pdf() -> bytes:
     return out.getvalue()
 
 
-def settings(workdir) -> Settings:
-    return Settings(
-        workdir=workdir,
-        llm_provider="fake",
-        embedding_provider="fake",
-        extractor="llm",
-        chunk_size=40,
-        chunk_overlap=0,
-        max_gleaning=0,
-    )
+settings = partial(fake_settings, **SMALL_CHUNKS, max_gleaning=0)
 
 
 # --- the filter on text -------------------------------------------------------

@@ -14,9 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kgrag.api.facade import KGRag
-from kgrag.config.settings import Settings
+from tests.support.settings import fake_settings
 
-from .served import FAKE_MODELS, Served, serving
+from .served import Served, serving
 
 KEY_ALL = "compat-key-every-workspace-0123456789"
 KEY_MAIN = "compat-key-default-workspace-0123456"
@@ -29,7 +29,7 @@ ALPHA_TEXT = "Grace Hopper developed COBOL at Remington Rand. Hopper led the UNI
 
 
 async def _index(folder: Path, text: str) -> None:
-    async with KGRag(Settings(workdir=folder, **FAKE_MODELS)) as rag:
+    async with KGRag(fake_settings(folder)) as rag:
         await rag.insert(text)
 
 

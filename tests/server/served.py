@@ -24,13 +24,13 @@ from kgrag.config.settings import Settings
 from kgrag.server.accounts import add_account
 from kgrag.server.app import ServerOptions, create_app
 from kgrag.server.tokens import TokenSigner
+from tests.support.settings import fake_settings
 
 AUTH_MODES = ("none", "key", "accounts")
 KEY_ALL = "test-key-every-workspace-0123456789"
 KEY_ALPHA = "test-key-workspace-alpha-0123456789"
 JWT_SECRET = "tests-only secret: 9f1c2e7a4b8d0c3e6f5a1b2c7d9e0f4a5b6c7d8e9f0a1b2c"
 ADMIN, ALICE = ("admin", "admin-password-1"), ("alice", "alice-password-1")
-FAKE_MODELS = {"llm_provider": "fake", "embedding_provider": "fake", "extractor": "llm"}
 
 
 @dataclass
@@ -97,8 +97,7 @@ def _accounts_json() -> str:
 
 def make_settings(workdir: Path, mode: str = "none", **overrides: Any) -> Settings:
     workdir.mkdir(parents=True, exist_ok=True)
-    given = FAKE_MODELS | auth_settings(mode, workdir) | overrides  # overrides win
-    return Settings(workdir=workdir, **given)
+    return fake_settings(workdir, **(auth_settings(mode, workdir) | overrides))  # overrides win
 
 
 @contextmanager

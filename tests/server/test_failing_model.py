@@ -23,13 +23,13 @@ import httpx
 import pytest
 
 from kgrag.api.facade import KGRag
-from kgrag.config.settings import Settings
 from tests.support.fake_openai import fake_openai
+from tests.support.settings import fake_settings
 
 from .body_sweep import BodySweep
 from .conftest import StartServer
 from .doc_calls import documents, wait_job
-from .served import FAKE_MODELS, Served
+from .served import Served
 
 TEXT = "Ada Lovelace worked with Charles Babbage in London. Babbage designed the Analytical Engine."
 QUESTION = "Who worked with Charles Babbage?"
@@ -63,7 +63,7 @@ def closed_port() -> int:
 
 
 async def _index(workdir: Path) -> None:
-    async with KGRag(Settings(workdir=workdir, **FAKE_MODELS)) as rag:
+    async with KGRag(fake_settings(workdir)) as rag:
         await rag.insert(TEXT)
 
 
