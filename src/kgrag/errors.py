@@ -35,8 +35,37 @@ visible::
 from __future__ import annotations
 
 import os
+import unicodedata
 
-from kgrag.ingest.names import display_name
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# Control, format (zero-width, bidi overrides), surrogate, private use, line/paragraph separators.
+_ESCAPED = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
+_SURROGATE_ESCAPES = range(0xDC80, 0xDD00)  # how os.fsdecode keeps a byte that is not UTF-8
+
+
+def display_name(name: str) -> str:
+    """``name`` on one line, safe to print: ordinary names unchanged.
+
+    The rules are in :mod:`kgrag.ingest.names`, which is where callers find
+    it; it lives here because error messages show names too, and this module
+    imports nothing of kgrag.
+    """
+    if name.isprintable():
+        return name
+    return "".join(_escape(c) for c in name)
+
+
+def _escape(char: str) -> str:
+    if char in _NAMED:
+        return _NAMED[char]
+    if unicodedata.category(char) not in _ESCAPED:
+        return char  # e.g. a non-breaking or ideographic space: printable enough
+    code = ord(char)
+    if code in _SURROGATE_ESCAPES:
+        return f"\\x{code - 0xDC00:02x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 class KGRagError(Exception):
