@@ -18,14 +18,13 @@ supersedes count as ``supersede``, the others as ``index``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from kgrag.llm.ledger import CallCost, CostKey, operation
-from kgrag.storage.layout import COST_LEDGER, LEDGER_META
+from kgrag.storage.layout import COST_LEDGER, LEDGER_META, cost_row_key
 
 if TYPE_CHECKING:
     from kgrag.indexing.enqueue import EnqueueReport
@@ -94,7 +93,7 @@ def add_costs(total: Costs, delta: Costs) -> Costs:
 
 def row_key(key: CostKey) -> str:
     """The stored key of a :class:`CostKey`'s row."""
-    return json.dumps([getattr(key, name) for name in KEY_FIELDS], ensure_ascii=False)
+    return cost_row_key([getattr(key, name) for name in KEY_FIELDS])
 
 
 async def add_rows(kv: KVStore, delta: dict[CostKey, CallCost]) -> None:

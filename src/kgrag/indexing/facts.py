@@ -144,6 +144,10 @@ class PendingSummaries:
         return await self.kv.count()
 
 
+# owners (doc id, repr of its entry), error, extractor, entity rows, relation rows
+_Signature = tuple[tuple[tuple[str, str], ...], str | None, str, int, int]
+
+
 class FactsCache:
     """:meth:`StoredChunk.facts` results, reused while a chunk's record is the same.
 
@@ -154,10 +158,10 @@ class FactsCache:
 
     def __init__(self, limit: int = 200_000):
         self.limit = limit
-        self._items: dict[str, tuple[tuple, ChunkFacts]] = {}
+        self._items: dict[str, tuple[_Signature, ChunkFacts]] = {}
 
     @staticmethod
-    def _signature(chunk: StoredChunk) -> tuple:
+    def _signature(chunk: StoredChunk) -> _Signature:
         owners = tuple(sorted((d, repr(v)) for d, v in chunk.owners.items()))
         return (owners, chunk.error, chunk.extractor, len(chunk.entities), len(chunk.relations))
 
