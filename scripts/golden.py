@@ -3,6 +3,7 @@
     python scripts/golden.py --write tests/golden/data            # every section
     python scripts/golden.py --write tests/golden/data --only cli-help
     python scripts/golden.py --list
+    python scripts/golden.py --build-saved-index   # rewrite tests/golden/saved_index/workdir
 
 Runs against whichever ``kgrag`` is importable, so the goldens of an older
 tree are written with ``PYTHONPATH=OLD/src`` (the generating code lives in
@@ -20,6 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # tests.golden (kgrag itself comes from PYTHONPATH or the venv)
 
+from tests.golden.saved_index import SAVED, build_saved_index  # noqa: E402
 from tests.golden.sections import sections  # noqa: E402
 
 
@@ -30,8 +32,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", nargs="+", metavar="SECTION", help="write only these sections")
     parser.add_argument("--list", action="store_true", help="list the sections and exit")
+    parser.add_argument(
+        "--build-saved-index",
+        action="store_true",
+        help=f"first rebuild the committed saved index ({SAVED.relative_to(REPO)}) with this kgrag",
+    )
     args = parser.parse_args(argv)
     known = sections()
+    if args.build_saved_index:
+        build_saved_index()
+        print(f"wrote {SAVED}", file=sys.stderr)
     if args.list or not args.write:
         print("\n".join(known))
         return 0

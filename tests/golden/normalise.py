@@ -6,11 +6,12 @@ Run-dependent values are replaced by fixed markers; nothing else is touched:
   space, with or without fraction and zone) -> ``<TIME>``;
 - in JSON, the values of keys that hold a time, a duration or a clock
   reading (:data:`TIME_KEYS`, and any key ending in ``_at``, ``_s``,
-  ``_ms`` or ``_seconds``) -> ``"<TIME>"`` (a null stays null);
+  ``_ms``, ``_seconds`` or ``_duration``) -> ``"<TIME>"`` (a null stays null);
+- a clock reading in brackets (``[16:53:51]``, the pipeline's messages) -> ``[<CLOCK>]``;
 - the run's temporary folders (passed as ``roots``) -> ``<TMP>``;
 - a loopback address with a port (``127.0.0.1:54321``) -> ``127.0.0.1:<PORT>``;
 - server-minted ids that hold a clock reading or a random part
-  (``insert_20250102_030405_ab12cd34``, job ids) -> ``<ID>``.
+  (``insert_20250102_030405_ab12cd34``, job ids, OpenAI completion ids) -> ``<ID>``.
 
 :func:`compact` (query outputs only, not exports or answers) shortens a
 string longer than :data:`LONG` characters to its opening, its length and
@@ -31,14 +32,17 @@ LONG = 240
 TIME_KEYS = frozenset(
     {
         "created", "updated", "timestamp", "time", "started", "finished", "ended",
-        "elapsed", "duration", "job_start", "last_seen", "mtime", "uptime",
+        "elapsed", "duration", "job_start", "last_seen", "mtime", "uptime", "seconds",
+        "response_time",
     }
 )  # fmt: skip
-_TIME_SUFFIXES = ("_at", "_s", "_ms", "_seconds")
+_TIME_SUFFIXES = ("_at", "_s", "_ms", "_seconds", "_duration")
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
+_CLOCK = re.compile(r"\[\d{2}:\d{2}:\d{2}\]")
 _PORT = re.compile(r"(127\.0\.0\.1|localhost|testserver):\d+")
 _MINTED = re.compile(r"\b(insert|upload|scan|job|track|enqueue)_[0-9]{8}_[0-9]{6}_[0-9a-f]+\b")
 _JOB_ID = re.compile(r"\bjob-[0-9a-f]{6,}\b")
+_COMPLETION_ID = re.compile(r"\bchatcmpl-[0-9a-f]{8,}\b")
 
 
 def is_time_key(key: str) -> bool:
@@ -75,8 +79,10 @@ def normalise_text(text: str, roots: Iterable[str] = ()) -> str:
     for root in sorted({str(r) for r in roots if r}, key=len, reverse=True):
         text = text.replace(root, "<TMP>")
     text = _ISO.sub(TIME, text)
+    text = _CLOCK.sub("[<CLOCK>]", text)
     text = _PORT.sub(r"\1:<PORT>", text)
     text = _MINTED.sub(lambda m: f"{m.group(1)}_<ID>", text)
+    text = _COMPLETION_ID.sub("chatcmpl-<ID>", text)
     return _JOB_ID.sub("job-<ID>", text)
 
 

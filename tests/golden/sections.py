@@ -14,7 +14,9 @@ from pathlib import Path
 
 from .cli_help import write_help
 from .corpora import corpora
+from .http_examples import write_http
 from .indexes import EXTRACTORS, write_index
+from .saved_index import write_saved_index
 
 Writer = Callable[[Path], None]
 
@@ -38,4 +40,6 @@ def sections() -> dict[str, Writer]:
         for extractor in EXTRACTORS:
             found[f"index-{corpus.name}-{extractor}"] = _index_writer(corpus.name, extractor)
     found["cli-help"] = write_help
+    found["http"] = write_http
+    found["saved-index"] = write_saved_index
     return found
