@@ -45,6 +45,7 @@ ASYNC_ONLY: dict[str, str] = {
     "tokenizer": "a part of the open index; reach it through .rag",
     "from_index": "a part of the open index; reach it through .rag",
     "on_writer_wait": "a hook of the async writer lease; set it on .rag",
+    "indexing": "the write path (IndexingService); its calls are KGRag's methods",
 }
 # Public names of SyncKGRag with no async counterpart.
 SYNC_ONLY = frozenset({"rag"})

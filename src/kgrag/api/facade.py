@@ -28,10 +28,10 @@ from kgrag.api import opening as open_index
 from kgrag.config.settings import Settings
 from kgrag.curation.facade import CurationMethods
 from kgrag.errors import ConfigError, NotOpenError
-from kgrag.indexing.indexer import Indexer
+from kgrag.indexing.indexer import Indexer, ProcessReport
 from kgrag.indexing.progress import CountingProgress, ProgressSink
-from kgrag.indexing.report import IndexReport, chunk_warnings, run_report
-from kgrag.ingest.loaders import load_paths
+from kgrag.indexing.report import IndexReport, run_report
+from kgrag.indexing.service import IndexingService, IndexRequest, WriteParts
 from kgrag.llm.ledger import labelled
 from kgrag.types import Document
 
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from kgrag.indexing.changes import ChangeStats
     from kgrag.indexing.enqueue import EnqueueReport
     from kgrag.indexing.worker import WorkerOptions, WorkerReport
-    from kgrag.ingest.loaders import LoadReport
     from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
     from kgrag.llm.factory import Models
     from kgrag.llm.limiter import Limits
@@ -128,6 +127,18 @@ class KGRag(CurationMethods):
         self._engine: QueryEngine | None = None
         # called with a message when another process writes
         self.on_writer_wait: Callable[[str], None] | None = None
+        self.indexing = IndexingService(self._write_parts())  # every write goes through it
+
+    def _write_parts(self) -> WriteParts:
+        """What the write path needs of this index (read on every call: settling may rebuild)."""
+        return WriteParts(
+            indexer=lambda: self.indexer,
+            settings=lambda: self.settings,
+            lease=lambda shared: self.writing(shared=shared),
+            settle=self._settle_settings,
+            after_index=self._auto_resolve,
+            save_costs=self._save_ledger,
+        )
 
     @property
     def _open(self) -> open_index.OpenIndex:
@@ -228,52 +239,15 @@ class KGRag(CurationMethods):
         ``replace``: the id (or path) of a document the loaded file supersedes
         although its source differs (exactly one file must be given).
         """
-        from kgrag.indexing.rejected import note_rejected
-
-        loaded = self._load(paths, metadata)
-        errors = [str(e) for e in loaded.errors]
-        if strict and errors:
-            return IndexReport(load_errors=errors)
-        if replace is not None:
-            await self._mark_replacement(loaded.documents, replace)
-        report = await self.index_documents(loaded.documents, progress=progress)
-        report.load_errors = errors
-        await note_rejected(self.storage, loaded)
-        return report
-
-    def _load(self, paths: Iterable[str | Path], metadata: dict[str, Any] | None) -> LoadReport:
-        """Files and folders loaded under the settings' limits, each with ``metadata``."""
-        from kgrag.ingest.options import LoadOptions
-
-        loaded = load_paths([str(p) for p in paths], LoadOptions.from_settings(self.settings))
-        for doc in loaded.documents:
-            doc.metadata = dict(metadata or {})
-        return loaded
-
-    async def _mark_replacement(self, docs: list[Document], replace: str) -> None:
-        from kgrag.indexing.documents import resolve
-
-        if len(docs) != 1:
-            raise ConfigError(f"--replace needs exactly one new file, got {len(docs)}")
-        docs[0].replaces = [r.id for r in await resolve(self.storage, [replace])]
+        request = IndexRequest(
+            list(paths), metadata=metadata, replace=replace, strict=strict, progress=progress
+        )
+        return await self.indexing.index(request)
 
     async def index_documents(
         self, docs: list[Document], progress: ProgressSink | None = None
     ) -> IndexReport:
-        from kgrag.indexing.costs import indexing
-
-        started = time.perf_counter()
-        async with self.writing():
-            await self._settle_settings(docs)
-            queued = await self.indexer.enqueue(docs)
-            counting = CountingProgress(progress)
-            with indexing(queued, docs):
-                done = await self.indexer.process(progress=counting)
-        await self._auto_resolve()
-        await self._save_ledger()
-        report = run_report(done, started, counting.counts, queued)
-        report.warnings = await chunk_warnings(self.storage, done.processed)
-        return report
+        return await self.indexing.index(IndexRequest(documents=docs, progress=progress))
 
     async def enqueue_paths(
         self, paths: Iterable[str | Path], *, metadata: dict[str, Any] | None = None
@@ -282,22 +256,12 @@ class KGRag(CurationMethods):
 
         Returns what was queued and the load errors (files that cannot be used).
         """
-        loaded = self._load(paths, metadata)
-        async with self.writing(shared=True):
-            async with self.storage.serial():  # two first runs record one set of settings
-                await self._settle_settings(loaded.documents)
-            queued = await self.indexer.enqueue(loaded.documents)
-        return queued, [str(e) for e in loaded.errors]
+        return await self.indexing.enqueue(IndexRequest(list(paths), metadata=metadata))
 
     @labelled("index")
     async def work(self, options: WorkerOptions | None = None) -> WorkerReport:
         """Index queued documents as one of any number of workers (storage = postgres)."""
-        from kgrag.indexing.worker import Worker, WorkerOptions
-
-        try:
-            return await Worker(self.indexer, options or WorkerOptions()).run()
-        finally:
-            await self._save_ledger()
+        return await self.indexing.work(options)
 
     @labelled("dedupe")
     async def _auto_resolve(self) -> None:
@@ -310,14 +274,7 @@ class KGRag(CurationMethods):
     @labelled("reindex")
     async def retry_failed(self, progress: ProgressSink | None = None) -> IndexReport:
         """Retry failed documents and those with chunk warnings; resume interrupted ones."""
-        started = time.perf_counter()
-        counting = CountingProgress(progress)
-        async with self.writing():
-            done = await self.indexer.process(retry_failed=True, progress=counting)
-        await self._save_ledger()
-        report = run_report(done, started, counting.counts)
-        report.warnings = await chunk_warnings(self.storage, done.processed)
-        return report
+        return await self.indexing.retry(progress)
 
     # -- document lifecycle ---------------------------------------------------
     @labelled("delete")
@@ -329,27 +286,13 @@ class KGRag(CurationMethods):
         ``purge_cache`` also drops the cached extraction answers of the chunks
         that no remaining document contains.
         """
-        from kgrag.indexing import documents
-        from kgrag.llm.cache import NAMESPACE, LLMCache
-
-        async with self.writing():
-            records = await documents.resolve(self.storage, ids, paths)
-            stats = await documents.delete(self.indexer.applier, records)
-            if purge_cache:
-                await LLMCache(self.storage.kv(NAMESPACE)).purge_tags(stats.dead_chunks)
-        await self._save_ledger()
-        return [r.id for r in records], stats
+        return await self.indexing.delete(list(ids), list(paths), purge_cache=purge_cache)
 
     async def set_disabled(
         self, ids: Iterable[str] = (), disabled: bool = True, *, paths: Iterable[str] = ()
     ) -> list[str]:
         """Disable (or enable) documents: indexed, but not retrieved while disabled."""
-        from kgrag.indexing import documents
-
-        async with self.writing():
-            records = await documents.resolve(self.storage, ids, paths)
-            await documents.set_disabled(self.storage, records, disabled)
-        return [r.id for r in records]
+        return await self.indexing.set_disabled(list(ids), disabled, list(paths))
 
     async def documents(self, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
         """A page of documents: id, path, status, chunks, updated time, metadata."""
@@ -391,11 +334,12 @@ class KGRag(CurationMethods):
         from kgrag.maintenance.importing.run import plan_documents, read_plan, run_plan
 
         plan = read_plan(source, given, self.tokenizer, name=name, root=root)
-        async with self.writing():
-            await self._settle_settings(plan_documents(plan))
-            report = await run_plan(self.storage, self.indexer, plan, str(given), vectors)
-        await self._save_ledger()
-        return report
+        return await self.indexing.write(
+            "import",
+            lambda indexer: run_plan(indexer.storage, indexer, plan, str(given), vectors),
+            settle=plan_documents(plan),
+            save_costs=True,
+        )
 
     @labelled("dedupe")
     async def resolve_entities(
@@ -422,8 +366,7 @@ class KGRag(CurationMethods):
         from kgrag.maintenance import check, rebuild
 
         if repair:
-            async with self.writing():
-                await rebuild.repair(self.storage, self.indexer._embed)
+            await self.indexing.write("repair", lambda ix: rebuild.repair(ix.storage, ix._embed))
         return await check.check(self.storage)
 
     @labelled("rebuild")
@@ -433,12 +376,15 @@ class KGRag(CurationMethods):
 
         started = time.perf_counter()
         counting = CountingProgress(progress)
-        async with self.writing():
-            await rebuild.reset_graph(self.storage)
-            done = await self.indexer.process(progress=counting)
-            await rebuild.drop_unowned_facts(self.storage)
-            await rebuild.replay_curation(self.storage, self.indexer.applier)
-        await self._save_ledger()
+
+        async def run(indexer: Indexer) -> ProcessReport:
+            await rebuild.reset_graph(indexer.storage)
+            done = await indexer.process(progress=counting)
+            await rebuild.drop_unowned_facts(indexer.storage)
+            await rebuild.replay_curation(indexer.storage, indexer.applier)
+            return done
+
+        done = await self.indexing.write("rebuild", run, save_costs=True)
         return run_report(done, started, counting.counts)
 
     # -- querying ----------------------------------------------------------

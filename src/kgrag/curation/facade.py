@@ -1,8 +1,9 @@
 """The curation methods of :class:`~kgrag.api.facade.KGRag` (a mixin).
 
 Kept here so the façade stays one method per concern elsewhere: every
-method takes the writer lease and delegates to
-:class:`~kgrag.curation.ops.Curator` (:func:`_curating`). The blocking
+write goes through the index's one write path (``rag.indexing``, its
+writer lease and :class:`~kgrag.indexing.changes.ChangeApplier`) and
+delegates to :class:`~kgrag.curation.ops.Curator` (:func:`_curating`). The blocking
 :class:`~kgrag.api.blocking.SyncKGRag` derives its own from these.
 """
 
@@ -13,10 +14,11 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from kgrag.curation.ops import Curator
-from kgrag.llm.ledger import labelled_block
+from kgrag.llm.ledger import operation
 
 if TYPE_CHECKING:
     from kgrag.indexing.indexer import Indexer
+    from kgrag.indexing.service import IndexingService
     from kgrag.storage.base import Storage
 
 T = TypeVar("T")
@@ -30,20 +32,25 @@ class _Index(Protocol):
     @property
     def indexer(self) -> Indexer: ...
     def writing(self, *, shared: bool = False) -> AbstractAsyncContextManager[None]: ...
+    @property
+    def indexing(self) -> IndexingService: ...
 
 
-def _open(rag: object) -> tuple[AbstractAsyncContextManager[None], Curator]:
-    """The writer lease and a curator of an open :class:`KGRag`."""
+def _reader(rag: object) -> Curator:
+    """A curator of an open :class:`KGRag`, for reading the records (writes: :func:`_curating`)."""
     owner = cast("_Index", rag)  # the mixin is only ever mixed into KGRag
-    lease = labelled_block(owner.writing(), "curate")  # its model calls count as curation
-    return lease, Curator(owner.storage, owner.indexer.applier)
+    return Curator(owner.storage, owner.indexer.applier)
 
 
 async def _curating(rag: object, act: Callable[[Curator], Awaitable[T]]) -> T:
-    """Run ``act`` on a curator under the writer lease."""
-    lease, curator = _open(rag)
-    async with lease:
-        return await act(curator)
+    """Run ``act`` on a curator through the index's one write path (its writer lease)."""
+    owner = cast("_Index", rag)  # the mixin is only ever mixed into KGRag
+
+    async def run(indexer: Indexer) -> T:
+        return await act(Curator(indexer.storage, indexer.applier))
+
+    with operation("curate", unless_set=True):  # its model calls count as curation
+        return await owner.indexing.write("curate", run)
 
 
 class CurationMethods:
@@ -90,7 +97,7 @@ class CurationMethods:
 
     async def merges(self) -> list[dict[str, Any]]:
         """Recorded merges, oldest first: id, target, sources, origin, evidence, created_at."""
-        return await _open(self)[1].merges()
+        return await _reader(self).merges()
 
     async def split_entity(self, name: str, parts: dict[str, list[str]]) -> str:
         """Separate a homonym by chunk; returns the split id (undo: :meth:`unsplit`).
@@ -107,7 +114,7 @@ class CurationMethods:
 
     async def splits(self) -> list[dict[str, Any]]:
         """Recorded splits, oldest first: id, name, parts, created_at."""
-        return await _open(self)[1].splits()
+        return await _reader(self).splits()
 
     async def create_entity(self, name: str, entity_type: str = "", description: str = "") -> None:
         """A manual entity, which exists with no document (source ``manual_creation``)."""

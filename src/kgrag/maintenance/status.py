@@ -35,7 +35,7 @@ async def index_status(
         "warnings": _warnings(processed),
         "disabled": [r.id for r in processed if r.disabled],
         "summaries_pending": await PendingSummaries(storage).count(),
-        "rejected_inputs": await storage.get_meta(rejected.KEY) or {},
+        "rejected_inputs": await rejected.by_path(storage),
         "graph": await _graph(storage, len(docs["processed"])),
         "embedding": await storage.get_meta("embedding_identity"),
         "settings": await manifest.load(storage),

@@ -1,35 +1,39 @@
 """The jobs behind the document routes: what each does with the workspace's writer.
 
 Each function returns a :data:`~kgrag.server.jobs.JobFn` for
-:meth:`Jobs.submit <kgrag.server.jobs.Jobs.submit>`. Files are loaded in a
-worker thread (parsing a PDF never stalls the event loop), shown by their
-path inside the input folder (never the server's absolute path), and a
-file the loader refuses is named in its track with the reason and kept as
-a refusal (:mod:`kgrag.server.refused`), like the files refused at upload:
-the documents listing shows them as failed.
+:meth:`Jobs.submit <kgrag.server.jobs.Jobs.submit>`. Every write goes
+through the index's one write path (:class:`~kgrag.indexing.service.IndexingService`,
+``rag.indexing``), as the Python API's and the CLI's do: files are loaded
+in a worker thread (parsing a PDF never stalls the event loop), shown by
+their path inside the input folder (never the server's absolute path),
+and a file the loader refuses is named in its track with the reason and
+kept as a refusal (:mod:`kgrag.indexing.rejected`), like the files refused
+at upload: the documents listing shows them as failed, ``kgrag status``
+lists the files among its refused inputs.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import ConfigError, DocumentNotFoundError
+from kgrag.indexing import rejected
 from kgrag.indexing.documents import resolve
-from kgrag.indexing.rejected import note_rejected
+from kgrag.indexing.rejected import Refusal
 from kgrag.indexing.report import IndexReport
-from kgrag.ingest.ids import source_doc_id
-from kgrag.ingest.loaders import LoadReport, load_paths
+from kgrag.indexing.service import IndexRequest
 from kgrag.ingest.names import display_name
-from kgrag.ingest.options import LoadOptions
-from kgrag.server import refused, tracks
+from kgrag.server import tracks
 from kgrag.server.uploads import inside
 
 if TYPE_CHECKING:
     from kgrag.api.facade import KGRag
+    from kgrag.errors import LoaderError
+    from kgrag.ingest.loaders import LoadReport
     from kgrag.server.jobs import Job, JobFn
     from kgrag.server.tracks import Track
     from kgrag.types import Document
@@ -43,7 +47,7 @@ class FileBatch:
     inputs: Path
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict)  # by resolved path
     replace: str | None = None  # the document id one new file supersedes
-    refusals: list[refused.Refusal] = field(default_factory=list)  # files not kept at upload
+    refusals: list[Refusal] = field(default_factory=list)  # files not kept at upload
 
 
 def report_result(report: IndexReport) -> dict[str, Any]:
@@ -65,17 +69,10 @@ def report_result(report: IndexReport) -> dict[str, Any]:
     }
 
 
-async def _index(rag: KGRag, job: Job, docs: list[Document]) -> IndexReport:
-    if not docs:
-        return IndexReport()
-    return await rag.index_documents(docs, progress=job.progress)
-
-
 async def _save_track(rag: KGRag, track: Track | None, job: Job) -> None:
     if track is not None:
         track.job_id = job.id
-        async with rag.writing():
-            await tracks.save(rag.storage, track)
+        await rag.indexing.write("track", lambda ix: tracks.save(ix.storage, track))
 
 
 def index_texts(docs: list[Document], track: Track) -> JobFn:
@@ -83,38 +80,43 @@ def index_texts(docs: list[Document], track: Track) -> JobFn:
 
     async def run(rag: KGRag, job: Job) -> dict[str, Any]:
         try:
-            return report_result(await _index(rag, job, docs))
+            request = IndexRequest(documents=docs, progress=job.progress, resume=False)
+            return report_result(await rag.indexing.index(request))
         finally:
             await _save_track(rag, track, job)
 
     return run
 
 
-def _loaded(batch: FileBatch, options: LoadOptions, track: Track) -> LoadReport:
-    """Load the batch's files; paths shown inside the input folder, refusals on the track."""
-    loaded = load_paths([str(p) for p in batch.paths], options)
+def _shaper(batch: FileBatch, track: Track) -> Callable[[LoadReport], list[Refusal]]:
+    """What the loading thread does with a batch: paths inside the input folder, the track."""
     root = batch.inputs.resolve()
-    for doc in loaded.documents:
-        source = doc.source or doc.file_path
-        doc.file_path = os.path.relpath(source, root) if inside(root, source) else doc.file_path
-        doc.metadata = dict(batch.metadata.get(source, {}))
-        track.plan(doc.id, doc.file_path, doc.metadata)
-    for error in loaded.errors:
+
+    def shown(error: LoaderError) -> str:
         real = str(Path(error.path).resolve())
-        shown = display_name(os.path.relpath(real, root) if inside(root, real) else Path(real).name)
-        track.refuse(source_doc_id(real), shown, error.reason)
-        name = batch.metadata.get(real, {}).get("original_name", shown)
-        batch.refusals.append(
-            refused.Refusal(source_doc_id(real), name, error.reason, track.track_id)
-        )
-    return loaded
+        return display_name(os.path.relpath(real, root) if inside(root, real) else Path(real).name)
 
+    def shape(loaded: LoadReport) -> list[Refusal]:
+        for doc in loaded.documents:
+            source = doc.source or doc.file_path
+            doc.file_path = os.path.relpath(source, root) if inside(root, source) else doc.file_path
+            doc.metadata = dict(batch.metadata.get(source, {}))
+            track.plan(doc.id, doc.file_path, doc.metadata)
+        refusals = rejected.refusals_of(loaded, shown, track.track_id)
+        for error, refusal in zip(loaded.errors, refusals, strict=True):
+            track.refuse(refusal.doc_id, shown(error), error.reason)
+            real = str(Path(error.path).resolve())
+            name = batch.metadata.get(real, {}).get("original_name")
+            batch.refusals.append(replace(refusal, file_path=name) if name else refusal)
+        if batch.replace is not None:
+            if len(loaded.documents) != 1:
+                raise ConfigError(
+                    "the new file could not be loaded: " + "; ".join(track.errors.values())
+                )
+            loaded.documents[0].replaces = [batch.replace]
+        return batch.refusals
 
-async def _keep_refusals(rag: KGRag, batch: FileBatch, loaded: LoadReport) -> None:
-    """Remember the batch's refused files; forget earlier refusals of files loaded now."""
-    async with rag.writing():
-        await refused.forget(rag.storage, [d.id for d in loaded.documents])
-        await refused.note(rag.storage, batch.refusals)
+    return shape
 
 
 def index_files(batch: FileBatch, track: Track) -> JobFn:
@@ -122,18 +124,10 @@ def index_files(batch: FileBatch, track: Track) -> JobFn:
 
     async def run(rag: KGRag, job: Job) -> dict[str, Any]:
         try:
-            options = LoadOptions.from_settings(rag.settings)
-            loaded = await asyncio.to_thread(_loaded, batch, options, track)
-            if batch.replace is not None:
-                if len(loaded.documents) != 1:
-                    raise ConfigError(
-                        "the new file could not be loaded: " + "; ".join(track.errors.values())
-                    )
-                loaded.documents[0].replaces = [batch.replace]
-            await _keep_refusals(rag, batch, loaded)
-            report = await _index(rag, job, loaded.documents)
-            async with rag.writing():
-                await note_rejected(rag.storage, loaded)
+            request = IndexRequest(
+                batch.paths, progress=job.progress, shape=_shaper(batch, track), resume=False
+            )
+            report = await rag.indexing.index(request)
             # Named as the track names them (inside the input folder), never by server path.
             report.load_errors = [
                 f"{p.file_path}: {track.errors[p.doc_id]}"
@@ -147,13 +141,12 @@ def index_files(batch: FileBatch, track: Track) -> JobFn:
     return run
 
 
-def note_refused(refusals: list[refused.Refusal], track: Track) -> JobFn:
+def note_refused(refusals: list[Refusal], track: Track) -> JobFn:
     """Remember files refused at upload when none of the request's files was kept."""
 
     async def run(rag: KGRag, job: Job) -> dict[str, Any]:
         try:
-            async with rag.writing():
-                await refused.note(rag.storage, refusals)
+            await rag.indexing.write("refuse", lambda ix: rejected.note(ix.storage, refusals))
             return {"message": f"0 processed, {len(refusals)} refused", "processed": []}
         finally:
             await _save_track(rag, track, job)
@@ -186,8 +179,8 @@ def delete_docs(ids: list[str], inputs: Path, *, delete_file: bool, purge_cache:
     """Delete documents; with ``delete_file``, their files inside the input folder too."""
 
     async def run(rag: KGRag, job: Job) -> dict[str, Any]:
-        async with rag.writing():
-            forgotten = await refused.forget(rag.storage, ids)  # refused files: only a record
+        # refused files: only a record
+        forgotten = await rag.indexing.write("forget", lambda ix: rejected.forget(ix.storage, ids))
         found, missing = await _found(rag, [i for i in ids if i not in forgotten])
         records = await rag.storage.doc_status.get_many(found)
         deleted: list[str] = []

@@ -13,8 +13,9 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, Field, field_validator
 
+from kgrag.indexing import rejected as refused
 from kgrag.indexing.documents import all_records
-from kgrag.server import doc_jobs, refused
+from kgrag.server import doc_jobs
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.jobs import CurrentJobs, accepted
 from kgrag.server.uploads import inputs_of

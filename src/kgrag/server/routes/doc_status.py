@@ -15,9 +15,10 @@ from typing import Any, Literal
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field, field_validator
 
+from kgrag.indexing import rejected as refused
 from kgrag.indexing.documents import all_records
 from kgrag.server import doc_views as views
-from kgrag.server import job_record, refused, tracks
+from kgrag.server import job_record, tracks
 from kgrag.server.deps import CurrentWorkspace, Workspace
 from kgrag.server.jobs import CurrentJobs, Jobs
 from kgrag.server.pipeline_view import HISTORY, pipeline_view

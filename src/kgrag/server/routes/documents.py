@@ -17,12 +17,12 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from starlette.datastructures import UploadFile as FormFile
 
 from kgrag.indexing.documents import resolve
+from kgrag.indexing.rejected import Refusal, fresh_id
 from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.texts import text_documents
 from kgrag.server import doc_jobs
 from kgrag.server.deps import CurrentWorkspace, Workspace
 from kgrag.server.jobs import CurrentJobs, Job, accepted
-from kgrag.server.refused import Refusal, fresh_id
 from kgrag.server.routes import doc_admin, doc_status
 from kgrag.server.routes import jobs as job_routes
 from kgrag.server.tracks import Track, new_track_id
