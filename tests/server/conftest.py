@@ -8,7 +8,9 @@ indirectly with the auth to configure::
         httpx.get(f"{server.base_url}/health", headers=server.headers())
 
 ``start_server`` is the factory behind it (other settings, several servers
-in one test). Credentials and helpers: ``served.py``.
+in one test). Credentials and helpers: ``served.py``. The browser tests get
+``ui``, a page of headless Chromium on ``server`` (``webui_page.py``), from a
+browser launched once per test file.
 
 Every test here is swept (``body_sweep.py``): a response body holding the
 absolute path of a test folder, or a model endpoint's address, fails it.
@@ -25,6 +27,7 @@ import pytest
 
 from .body_sweep import BodySweep
 from .served import Served, serving
+from .webui_page import Ui, launched, opened
 
 StartServer = Callable[..., Served]
 
@@ -66,3 +69,17 @@ def _no_server_paths_or_upstreams(body_sweep: BodySweep) -> Iterator[None]:
     leaks = body_sweep.leaks()
     if leaks:
         pytest.fail("a response leaked a server path or a model address:\n" + "\n".join(leaks))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless, for the browser tests of one file."""
+    with launched() as chromium:
+        yield chromium
+
+
+@pytest.fixture
+def ui(browser: Any, server: Served) -> Iterator[Ui]:
+    """A fresh page (empty storage) on ``server``'s web UI."""
+    with opened(browser, server) as page:
+        yield page

@@ -8,15 +8,13 @@ Playwright is missing; nothing is downloaded (the system browser is used).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .conftest import StartServer
-from .served import Served
-from .webui_page import CHROMIUM, Ui, api, get, index_text, launched, opened
+from .webui_page import CHROMIUM, Ui, api, get, index_text, opened
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -30,18 +28,6 @@ BOOK = (
     "Ada Lovelace worked with Charles Babbage on the Analytical Engine in London. "
     "Charles Babbage designed the Difference Engine. Ada Lovelace wrote the first program."
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched() as chromium:
-        yield chromium
-
-
-@pytest.fixture
-def ui(browser: Any, server: Served) -> Iterator[Ui]:
-    with opened(browser, server) as page:
-        yield page
 
 
 def drop_file(ui: Ui, name: str, text: str) -> None:

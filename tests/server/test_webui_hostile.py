@@ -13,13 +13,10 @@ Skipped without Debian's Chromium or Playwright.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 
 from .served import Served
-from .webui_page import CHROMIUM, Ui, api, get, launched, opened
+from .webui_page import CHROMIUM, Ui, api, get
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -42,18 +39,6 @@ TEXT = (
 FILE_NAME = '<img src=x onerror="window.__xss=1">.txt'
 HOSTILE_ENTITY = f'<img src=x onerror="{SET_FLAG}"> Mallory'
 INJECTED = "img, svg, iframe, object, embed, video, audio"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched() as chromium:
-        yield chromium
-
-
-@pytest.fixture
-def ui(browser: Any, server: Served) -> Iterator[Ui]:
-    with opened(browser, server) as page:
-        yield page
 
 
 def assert_inert(ui: Ui, where: str) -> None:

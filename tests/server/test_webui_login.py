@@ -7,13 +7,10 @@ Debian's Chromium or Playwright, as the other browser tests.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 
-from .served import ADMIN, KEY_ALL, Served
-from .webui_page import CHROMIUM, Ui, launched, opened
+from .served import ADMIN, KEY_ALL
+from .webui_page import CHROMIUM, Ui
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -22,18 +19,6 @@ pytestmark = pytest.mark.skipif(
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="needs playwright (pip install playwright; in the dev extra)"
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched() as chromium:
-        yield chromium
-
-
-@pytest.fixture
-def ui(browser: Any, server: Served) -> Iterator[Ui]:
-    with opened(browser, server) as page:
-        yield page
 
 
 @pytest.mark.parametrize("server", ["accounts"], indirect=True)
