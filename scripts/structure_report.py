@@ -321,8 +321,8 @@ class Symbols:
 
 def symbols(mod: Module, known: set[str]) -> Symbols:
     out = Symbols()
-    for node in mod.tree.body:
-        target, value = assigned(node)
+    for statement in mod.tree.body:
+        target, value = assigned(statement)
         if target is not None and isinstance(value, ast.Constant) and isinstance(value.value, str):
             out.strings[target] = value.value
     for node in ast.walk(mod.tree):
