@@ -67,9 +67,12 @@ async def run(args: argparse.Namespace, settings: Any) -> int:
     except ImportError as exc:
         raise ConfigError(f"kgrag serve needs pip install 'kgrag[server]' ({exc.name})") from None
     options = ServerOptions.from_settings(settings)
-    check_exposure(settings.host, options.auth is not None)
+    check_exposure(settings.server.host, options.auth is not None)
     config = uvicorn.Config(
-        create_app(options), host=settings.host, port=settings.port, server_header=False
+        create_app(options),
+        host=settings.server.host,
+        port=settings.server.port,
+        server_header=False,
     )
     await _server_class(uvicorn.Server)(config).serve()
     return 0
@@ -114,11 +117,11 @@ def check_exposure(host: str, auth_on: bool) -> None:
 def _add_account(args: argparse.Namespace, settings: Any) -> int:
     from kgrag.server.accounts import add_account
 
-    if settings.accounts_file is None:
+    if settings.server.accounts_file is None:
         raise ConfigError("--add-account needs --accounts-file or KGRAG_ACCOUNTS_FILE")
     spaces = [s.strip() for s in args.workspaces.split(",") if s.strip()]
-    add_account(settings.accounts_file, args.add_account, _password(), spaces)
-    print(f"account {args.add_account} saved in {settings.accounts_file}", file=sys.stderr)
+    add_account(settings.server.accounts_file, args.add_account, _password(), spaces)
+    print(f"account {args.add_account} saved in {settings.server.accounts_file}", file=sys.stderr)
     return 0
 
 

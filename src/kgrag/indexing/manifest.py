@@ -119,14 +119,16 @@ def record(settings: Settings, language_source: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "version": VERSION,
         "embedding_provider": provider,
-        "embedding_model": embedder_model(provider, settings.embedding.model, settings.extraction.language),
+        "embedding_model": embedder_model(
+            provider, settings.embedding.model, settings.extraction.language
+        ),
         "embedding_dim": embedder_dim(provider, settings),
         "embedding_base_url": settings.embedding.base_url if provider in _REMOTE else None,
         "extractor": settings.resolved_extractor(),
         "language": settings.extraction.language,
         "language_source": language_source,
     }
-    out.update({name: getattr(settings, name) for name in CHUNKING})
+    out.update({name: settings.value(name) for name in CHUNKING})
     return out
 
 
@@ -193,7 +195,7 @@ def _chosen(settings: Settings, remembered: dict[str, Any], chat_injected: bool)
     """The caller's explicit values of the remembered fields, compared like the record."""
     given = settings.explicit()
     provider = explicit_embedder(settings)
-    out: dict[str, Any] = {name: getattr(settings, name) for name in REMEMBERED if name in given}
+    out: dict[str, Any] = {name: settings.value(name) for name in REMEMBERED if name in given}
     out.pop("embedding_provider", None)
     if provider is not None:
         out["embedding_provider"] = provider
@@ -203,7 +205,9 @@ def _chosen(settings: Settings, remembered: dict[str, Any], chat_injected: bool)
         out["extractor"] = extractor
     if "embedding_model" in out:
         kind = provider or remembered.get("embedding_provider") or "openai"
-        out["embedding_model"] = embedder_model(kind, out["embedding_model"], settings.extraction.language)
+        out["embedding_model"] = embedder_model(
+            kind, out["embedding_model"], settings.extraction.language
+        )
     return out
 
 
@@ -238,12 +242,13 @@ def changed(
 
 def conflict_error(workdir: Path, found: list[tuple[str, Any, Any]]) -> ConfigError:
     """One line: what the index holds, what is set, and the ways out."""
-    from kgrag.config.settings import env_names
+    from kgrag.config.sources import env_names, first_set
 
     parts = []
     for name, old, new in found:
         names = env_names()[name] + _IMPLIED_BY.get(name, [])
-        source = next((f" ({n})" for n in names if n in os.environ), "")
+        variable = first_set(names)
+        source = f" ({variable})" if variable else ""
         parts.append(f"{name}={old!r} in the index but {new!r} is set{source}")
     return ConfigError(
         f"the index at {os.path.abspath(workdir)} was built with other settings: "
@@ -275,7 +280,7 @@ def apply(
         raise conflict_error(settings.store.workdir, found)
     chosen = _chosen(settings, remembered, chat_injected)
     supplied = [n for n in REMEMBERED if n not in chosen and remembered.get(n) is not None]
-    fill = {n: remembered[n] for n in supplied if getattr(settings, n) != remembered[n]}
+    fill = {n: remembered[n] for n in supplied if settings.value(n) != remembered[n]}
     if "language" in fill and languages.canonical(str(fill["language"])) is None:
         raise ConfigError(
             f"the index at {os.path.abspath(settings.store.workdir)} records language "

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from kgrag.errors import ConfigError
 from kgrag.ingest.block_chunker import locate_chunks, make_block_chunks
@@ -32,6 +32,9 @@ from kgrag.ingest.ids import unique_chunks
 from kgrag.ingest.recursive import DEFAULT_SEPARATORS, split_recursive
 from kgrag.llm.tokenizer import Tokenizer
 from kgrag.types import Chunk, Document
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kgrag.config.settings import Settings
 
 __all__ = [
     "DEFAULT_SEPARATORS",
@@ -182,8 +185,10 @@ def make_chunks(
     return unique_chunks(doc.id, doc.file_path, ((p.content, p.tokens, None) for p in pieces))
 
 
-def make_chunks_for_settings(doc: Document, settings, tokenizer: Tokenizer) -> list[Chunk]:
-    """:func:`make_chunks` with the chunking fields of a ``Settings`` object.
+def make_chunks_for_settings(
+    doc: Document, settings: Settings, tokenizer: Tokenizer
+) -> list[Chunk]:
+    """:func:`make_chunks` with the chunking section of a ``Settings`` object.
 
     A document with blocks (loaded from a file) is chunked along them by
     :mod:`kgrag.ingest.block_chunker`, unless ``split_by_character`` asks
@@ -191,18 +196,17 @@ def make_chunks_for_settings(doc: Document, settings, tokenizer: Tokenizer) -> l
     are only given their location.
     """
     # --- structure-aware chunking (kgrag.ingest.block_chunker) ---
-    if doc.blocks and not settings.split_by_character:
-        return make_block_chunks(
-            doc, tokenizer, size=settings.chunk_size, overlap=settings.chunk_overlap
-        )
+    chunking = settings.chunking
+    if doc.blocks and not chunking.split_by_character:
+        return make_block_chunks(doc, tokenizer, size=chunking.size, overlap=chunking.overlap)
     chunks = make_chunks(
         doc,
         tokenizer,
-        method=settings.chunker,
-        size=settings.chunk_size,
-        overlap=settings.chunk_overlap,
-        split_by_character=settings.split_by_character,
-        split_by_character_only=settings.split_by_character_only,
+        method=chunking.chunker,
+        size=chunking.size,
+        overlap=chunking.overlap,
+        split_by_character=chunking.split_by_character,
+        split_by_character_only=chunking.split_by_character_only,
     )
     if doc.blocks:
         locate_chunks(chunks, doc.content, doc.blocks)

@@ -14,7 +14,10 @@ import heapq
 import itertools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kgrag.config.settings import Settings
 
 
 class PriorityLimiter:
@@ -116,9 +119,9 @@ class Limits:
         )
 
     @classmethod
-    def from_settings(cls, settings: Any) -> Limits:
+    def from_settings(cls, settings: Settings) -> Limits:
         """Fresh limiters sized ``llm_max_async`` and ``embedding_max_async``."""
-        return cls(chat=settings.llm_max_async, embed=settings.embedding_max_async)
+        return cls(chat=settings.llm.max_async, embed=settings.embedding.max_async)
 
     def __repr__(self) -> str:
         return f"Limits(chat={self.chat.limit}, embed={self.embed.limit})"

@@ -54,15 +54,17 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from kgrag.errors import ConfigError, ModelError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kgrag.config.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -193,17 +195,14 @@ class LocalEmbedder:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_settings(cls, settings: Any) -> LocalEmbedder:
-        """``settings.embedding_model`` (KGRAG_EMBEDDING_MODEL), defaulting by ``language``.
+    def from_settings(cls, settings: Settings) -> LocalEmbedder:
+        """``settings.embedding.model`` (KGRAG_EMBEDDING_MODEL), defaulting by the language.
 
         Settings that resolve to a local model whose packages are missing
         fail here, before any work, with an error naming ``kgrag[local]``.
         """
-        embedder = cls(
-            getattr(settings, "embedding_model", None), language=getattr(settings, "language", None)
-        )
-        resolve = getattr(settings, "resolved_llm_provider", None)
-        embedder.require_installed(no_llm=resolve is not None and resolve() == "none")
+        embedder = cls(settings.embedding.model, language=settings.extraction.language)
+        embedder.require_installed(no_llm=settings.resolved_llm_provider() == "none")
         return embedder
 
     def require_installed(self, *, no_llm: bool = False) -> None:
@@ -220,15 +219,6 @@ class LocalEmbedder:
         if no_llm:
             raise MissingExtraError(NO_LLM_NO_EXTRAS)
         raise missing_local_model(self.spec.requirement, f"missing: {', '.join(missing)}")
-
-    @classmethod
-    def from_env(cls, **opts: Any) -> LocalEmbedder:
-        """An embedder for ``$KGRAG_EMBEDDING_MODEL`` and ``$KGRAG_LANGUAGE``."""
-        return cls(
-            os.environ.get("KGRAG_EMBEDDING_MODEL"),
-            language=os.environ.get("KGRAG_LANGUAGE"),
-            **opts,
-        )
 
     def _load(self) -> Any:
         if self._backend is None:

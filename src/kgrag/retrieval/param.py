@@ -97,7 +97,7 @@ class QueryParam:
     def from_settings(cls, settings: Any, **overrides: Any) -> QueryParam:
         """Defaults from ``settings`` (a :class:`kgrag.config.settings.Settings`), then ``overrides``."""
         values = {
-            name: getattr(settings, name) for name in _SETTINGS_FIELDS if settings is not None
+            name: getattr(settings.query, name) for name in _SETTINGS_FIELDS if settings is not None
         }
         values.update(overrides)
         return cls(**values)

@@ -85,7 +85,8 @@ def _add_middleware(app: FastAPI, options: ServerOptions) -> None:
     settings = options.settings
     app.add_middleware(Gate, auth=options.auth)
     app.add_middleware(
-        BodyLimit, limits=Limits.from_mib(settings.server.max_body_mb, settings.server.max_upload_mb)
+        BodyLimit,
+        limits=Limits.from_mib(settings.server.max_body_mb, settings.server.max_upload_mb),
     )
     app.add_middleware(_Prefix)
     if (cors := cors_options(settings.server.cors_origins)) is not None:

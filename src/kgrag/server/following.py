@@ -48,6 +48,6 @@ async def behind(rag: KGRag, base: Settings) -> bool:
         if await manifest.bound(rag.storage):
             raise
         wanted = manifest.apply(base, stored, provisional=True).settings  # nothing binds it yet
-    verdict = any(getattr(wanted, f) != getattr(rag.settings, f) for f in manifest.REMEMBERED)
+    verdict = any(wanted.value(f) != rag.settings.value(f) for f in manifest.REMEMBERED)
     _LAST[rag] = (text, rag.settings, base, verdict)
     return verdict

@@ -35,7 +35,9 @@ def base_workspace(settings: Settings) -> str:
     """The default workspace's PostgreSQL workspace (what ``kgrag index`` would open)."""
     from kgrag.storage.postgres import workspace_name
 
-    return settings.postgres.workspace or workspace_name(Path(settings.store.workdir).resolve().name)
+    return settings.postgres.workspace or workspace_name(
+        Path(settings.store.workdir).resolve().name
+    )
 
 
 def encode(name: str) -> str:

@@ -59,7 +59,7 @@ class UploadLimits:
     @classmethod
     def from_settings(cls, settings: Settings) -> UploadLimits:
         options = LoadOptions.from_settings(settings)
-        upload = int(float(getattr(settings, "max_upload_mb", 100.0)) * 1024 * 1024)
+        upload = int(float(settings.server.max_upload_mb) * 1024 * 1024)
         return cls(min(options.max_file_bytes, upload), options)
 
 
