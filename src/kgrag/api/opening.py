@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kgrag.errors import ConfigError
 from kgrag.indexing.costs import StoredCosts
 from kgrag.indexing.indexer import IndexDeps, Indexer
+from kgrag.storage.layout import EMBEDDING_IDENTITY_META, LLM_CACHE
 
 if TYPE_CHECKING:
     from kgrag.config.settings import Settings
@@ -120,7 +121,7 @@ async def _build(storage: Storage, settings: Settings, given: Given) -> OpenInde
     )
     s = applied.settings
     tokenizer = get_tokenizer(s.chunking.tokenizer)
-    models = build_models(s, storage.kv("llm_cache"), limits=given.limits, **given.models)
+    models = build_models(s, storage.kv(LLM_CACHE), limits=given.limits, **given.models)
     if models.embed_built:  # a given embedder: compare it at once
         await check_embedding_identity(storage, models, record=False)
     extractor = build_extractor(s, models, tokenizer, applied.from_index)
@@ -163,7 +164,7 @@ async def _rebuilt(opened: OpenIndex, settings: Settings, given: Given) -> OpenI
     old = opened.models
     models = build_models(
         settings,
-        opened.storage.kv("llm_cache"),
+        opened.storage.kv(LLM_CACHE),
         ledger=old.ledger,
         limits=old.limits,
         **given.models,
@@ -185,10 +186,10 @@ async def check_embedding_identity(
     """
     # Provider and model decide what vectors mean; the host serving them does not.
     identity = models.embed.identity.split("@", 1)[0]
-    stored = await storage.get_meta("embedding_identity")
+    stored = await storage.get_meta(EMBEDDING_IDENTITY_META)
     if stored is None:
         if record:
-            await storage.set_meta("embedding_identity", identity)
+            await storage.set_meta(EMBEDDING_IDENTITY_META, identity)
     elif stored.split("@", 1)[0] != identity:
         raise ConfigError(
             f"this index was built with embeddings from {stored!r}, but the "

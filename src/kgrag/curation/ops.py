@@ -15,22 +15,18 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from kgrag.errors import CurationError, EntityNotFoundError, MergeNotFoundError
+from kgrag.indexing.changes import Change, ChangeApplier, ChangeStats
 from kgrag.knowledge.curation import (
-    ALIASES,
-    EDITS,
     ENTITY_FIELDS,
-    MERGES,
     RELATION_FIELDS,
-    SPLITS,
     Curation,
     SplitNotFoundError,
     bump_version,
     check_split,
 )
-from kgrag.errors import CurationError, EntityNotFoundError, MergeNotFoundError
-from kgrag.indexing.changes import Change, ChangeApplier, ChangeStats
-from kgrag.indexing.facts import SUPPORT, support_key
 from kgrag.storage.base import edge_key
+from kgrag.storage.layout import ALIASES, EDITS, MERGES, SPLITS, SUPPORT, support_key
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage

@@ -43,7 +43,7 @@ from kgrag.ingest.blocks import decode_blocks
 from kgrag.ingest.chunking import make_chunks_for_settings
 from kgrag.knowledge.policy import MergePolicy
 from kgrag.llm.ledger import document_context
-from kgrag.storage.layout import FACTS, FULL_DOCS
+from kgrag.storage.layout import CHUNK_VECTORS, FACTS, FULL_DOCS
 from kgrag.types import Chunk, DocRecord, DocStatus, Document, Extraction
 
 if TYPE_CHECKING:
@@ -274,7 +274,7 @@ class Indexer:
             for c, f in zip(chunks, facts, strict=False)
             if f is None or (not keep and (f.get("error") or f.get("extractor", kind) != kind))
         ]
-        have = await self.storage.vectors("chunks").get_metas(ids)
+        have = await self.storage.vectors(CHUNK_VECTORS).get_metas(ids)
         return todo, [c for c in chunks if c.id not in have]
 
     async def _extract(self, chunk: Chunk, progress: ProgressSink) -> Extraction:

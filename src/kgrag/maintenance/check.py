@@ -17,19 +17,22 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgrag.indexing.curated import manual_facts, tombstoned_edge
+from kgrag.indexing.facts import StoredChunk
+from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 from kgrag.knowledge.curation import Curation
 from kgrag.knowledge.curation import load as load_curation
-from kgrag.indexing.facts import (
+from kgrag.knowledge.walk import store as walk_store
+from kgrag.storage.layout import (
+    CHUNK_VECTORS,
     CHUNKS,
     DOC_GRAPH,
+    ENTITY_VECTORS,
     FACTS,
+    RELATION_VECTORS,
     SUPPORT,
-    StoredChunk,
     parse_support_key,
     support_key,
 )
-from kgrag.ingest.ids import entity_vector_id, relation_vector_id
-from kgrag.knowledge.walk import store as walk_store
 from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:
@@ -183,9 +186,9 @@ def _curation(st: _State, out: list[str]) -> None:
 
 async def _vectors(storage: Storage, st: _State, out: list[str], counts: dict[str, int]) -> None:
     expected = {
-        "entities": {entity_vector_id(n) for n in st.nodes},
-        "relations": {relation_vector_id(*k) for k in st.edges},
-        "chunks": set(st.chunks),
+        ENTITY_VECTORS: {entity_vector_id(n) for n in st.nodes},
+        RELATION_VECTORS: {relation_vector_id(*k) for k in st.edges},
+        CHUNK_VECTORS: set(st.chunks),
     }
     for ns, ids in expected.items():
         store = storage.vectors(ns)

@@ -24,19 +24,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgrag.indexing.curated import manual_facts
-from kgrag.knowledge.curation import Curation, combined, parse_block, write_records
-from kgrag.knowledge.curation import load as load_curation
 from kgrag.errors import CurationError, ExtractionError
 from kgrag.indexing.changes import Change, ChangeApplier, NewVersion
+from kgrag.indexing.curated import manual_facts
 from kgrag.indexing.enqueue import summary_text
-from kgrag.indexing.facts import FULL_DOCS, StoredChunk
+from kgrag.indexing.facts import StoredChunk
 from kgrag.indexing.imported import GIVEN_CHUNKS, chunk_row
 from kgrag.indexing.vectors import Embedded, GraphVectors, entity_text, relation_text
 from kgrag.ingest.ids import content_hash, entity_vector_id, relation_vector_id
 from kgrag.knowledge.canonical import ChunkFacts, fragments_digest, plan_entity, plan_relation
+from kgrag.knowledge.curation import Curation, combined, parse_block, write_records
+from kgrag.knowledge.curation import load as load_curation
 from kgrag.maintenance.importing.model import ImportedDoc, ImportFormatError, ImportPlan
 from kgrag.storage.base import edge_key
+from kgrag.storage.layout import CHUNK_VECTORS, ENTITY_VECTORS, FULL_DOCS, RELATION_VECTORS
 from kgrag.types import Chunk, DocRecord, DocStatus, ExtractedEntity, ExtractedRelation, Extraction
 
 if TYPE_CHECKING:
@@ -258,7 +259,7 @@ def _by_kind(plan: ImportPlan, made: list[NewVersion]) -> dict[str, list[NewVers
 async def _remember_vectors(storage: Storage, made: list[NewVersion], embed: ReusingEmbed) -> None:
     """Stored vectors of the imported chunks and keys, so a re-import embeds nothing unchanged."""
     ids = sorted({c.id for v in made for c in v.chunks})
-    have = await storage.vectors("chunks").get_vectors(ids)
+    have = await storage.vectors(CHUNK_VECTORS).get_vectors(ids)
     for v in made:
         v.vectors.update(
             {c.id: have[c.id] for c in v.chunks if c.id in have and c.id not in v.vectors}
@@ -270,12 +271,14 @@ async def _remember_vectors(storage: Storage, made: list[NewVersion], embed: Reu
             names.update(e.name for e in ex.entities)
             pairs.update(edge_key(r.source, r.target) for r in ex.relations if r.source != r.target)
     nodes = await storage.graph.get_nodes(sorted(names))
-    vecs = await storage.vectors("entities").get_vectors([entity_vector_id(n) for n in nodes])
+    vecs = await storage.vectors(ENTITY_VECTORS).get_vectors([entity_vector_id(n) for n in nodes])
     for name, node in nodes.items():
         if (vec := vecs.get(entity_vector_id(name))) is not None:
             embed.known[entity_text(name, node, node.get("extractor") == "nlp")] = vec
     edges = await storage.graph.get_edges(sorted(pairs))
-    vecs = await storage.vectors("relations").get_vectors([relation_vector_id(*k) for k in edges])
+    vecs = await storage.vectors(RELATION_VECTORS).get_vectors(
+        [relation_vector_id(*k) for k in edges]
+    )
     for key, edge in edges.items():
         if (vec := vecs.get(relation_vector_id(*key))) is not None:
             embed.known[relation_text(key, edge, edge.get("extractor") == "nlp")] = vec
