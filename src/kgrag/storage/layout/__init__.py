@@ -71,7 +71,7 @@ EDITS = "manual_edits"  # curation: manual facts, overrides and tombstones
 WALK = "walk_graph"  # the PPR walk graph's snapshot and head
 WALK_LOG = "walk_log"  # what each commit since the snapshot touched
 SERVER_JOBS = "server_jobs"  # the server's job records
-SERVER_REFUSED = "server_refused"  # files the server refused, listed as failed
+SERVER_REFUSED = "server_refused"  # every refused input (status, server listing)
 SERVER_TRACKS = "server_tracks"  # the documents of one upload, insert or scan
 LOGIN_FAILURES = "server_login_failures"  # failed logins, for the throttle
 
@@ -95,7 +95,7 @@ EXTRACTORS_META = "extractors"  # sorted names of the extractors that built the 
 GRAPH_VERSION_META = "graph_version"  # bumped by every commit
 CURATION_VERSION_META = "curation_version"  # bumped by every curation write
 LEDGER_META = "ledger"  # all-time costs, {role: {field: value}}
-REJECTED_META = "rejected_inputs"  # {path: reason} of inputs the loader refused
+REJECTED_META = "rejected_inputs"  # older indexes: {path: reason}, folded into SERVER_REFUSED
 MIGRATION_META = "migration"  # a migration target's progress record
 # kept by the backends for themselves (never copied by a migration)
 SCHEMA_VERSION_META = "schema_version"

@@ -194,13 +194,14 @@ class JobRow(TypedDict):
 
 
 class RefusalRow(TypedDict):
-    """``server_refused``: a file the server refused."""
+    """``server_refused``: an input refused at upload or by the loader (kgrag.indexing.rejected)."""
 
     doc_id: str
     file_path: str
     reason: str
     track_id: str | None
     created_at: float
+    path: NotRequired[str]  # a file on disk (absolute, escaped); absent: never kept
 
 
 class PlannedRow(TypedDict):
