@@ -3,7 +3,7 @@
 The Python API (:class:`~kgrag.api.facade.KGRag`), and through it the CLI
 and MCP's ``insert_text``, the server's document jobs
 (:mod:`kgrag.server.doc_jobs`), the workers, an import and every curation
-edit call it; nothing else takes the writer lease to change an index.
+edit call it: none of them takes the writer lease or commits on its own.
 An index run (:meth:`IndexingService.index`) is:
 
 1. **load**: files and folders, in a worker thread, under the settings'

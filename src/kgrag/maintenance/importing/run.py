@@ -90,7 +90,8 @@ async def _vectors_usable(plan: ImportPlan, embed: ReusingEmbed, mode: str) -> b
 async def run_plan(
     storage: Storage, indexer: Indexer, plan: ImportPlan, path: str, vectors: str = "auto"
 ) -> ImportReport:
-    """Commit ``plan`` (call under the writer lease, after the settings are settled)."""
+    """Commit ``plan`` (through :meth:`IndexingService.write <kgrag.indexing.service.IndexingService.write>`:
+    under the writer lease, after the settings are settled)."""
     if vectors not in VECTOR_MODES:
         raise ConfigError(f"vectors must be one of {', '.join(VECTOR_MODES)}, got {vectors!r}")
     embed = ReusingEmbed(indexer._embed, {})
