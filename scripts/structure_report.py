@@ -416,6 +416,11 @@ def namespace_args(call: ast.Call, params: dict[str, set[tuple[int, str]]]) -> l
     return out
 
 
+def in_layout(module: str, layout: str | None) -> bool:
+    """Whether ``module`` is the layout module or, when it is a package, inside it."""
+    return layout is not None and (module == layout or module.startswith(layout + "."))
+
+
 def layout_module(mods: dict[str, Module]) -> str | None:
     """Where the namespace names live: ``storage/layout.py``, or the module that held them."""
     return next((name for name in LAYOUT_MODULES if name in mods), None)
@@ -450,9 +455,9 @@ def collect_namespaces(mods: dict[str, Module], res: Resolver) -> Namespaces:
                 out.names.update([value] if value is not None else [])
                 out.constants.update([where] if where else [])
     layout = layout_module(mods)
-    if layout == "kgrag.storage.layout":
-        strings = res.table[layout].strings
-        out.names.update(v for v in strings.values() if v.isidentifier())
+    for name in mods:
+        if layout == "kgrag.storage.layout" and in_layout(name, layout):
+            out.names.update(v for v in res.table[name].strings.values() if v.isidentifier())
     return out
 
 
@@ -510,7 +515,7 @@ def namespace_figures(mods: dict[str, Module]) -> dict[str, object]:
     layout = layout_module(mods)
     found: set[str] = set()
     for mod in filter(in_scope, mods.values()):
-        if mod.name != layout:
+        if not in_layout(mod.name, layout):
             found.update(
                 f"{mod.name}:{line} {value!r} ({how})"
                 for line, value, how in literal_uses(mod, ns, params)
