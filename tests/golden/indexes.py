@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kgrag import KGRag, QueryParam, Settings
+from kgrag import KGRag, Settings
 
 from .corpora import Corpus
 from .normalise import compact, dump_json, normalise_text
@@ -82,9 +82,9 @@ async def write_queries(rag: KGRag, questions: list[str], out: Path, roots: list
     for mode in MODES:
         data: list[dict[str, Any]] = []
         for question in questions:
-            param = QueryParam(mode=mode)  # type: ignore[arg-type]  # auto is a registered mode
-            context = await rag.query_data(question, param)
-            answer = await rag.query(question, QueryParam(mode=mode, include_references=True))  # type: ignore[arg-type]
+            # overrides, not a QueryParam: the defaults then come from Settings
+            context = await rag.query_data(question, mode=mode)
+            answer = await rag.query(question, mode=mode, include_references=True)
             data.append({"question": question, "data": context, "result": _result(answer, context)})
         text = dump_json(compact(data), roots)
         (out / f"query-{mode}.json").write_text(text, encoding="utf-8")

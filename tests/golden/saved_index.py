@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from kgrag import KGRag, QueryParam, Settings
+from kgrag import KGRag, Settings
 
 from .normalise import compact, dump_json
 
@@ -51,10 +51,9 @@ async def _record(rag: KGRag) -> dict[str, Any]:
     queries: dict[str, Any] = {}
     for mode in MODES:
         for question in QUESTIONS:
-            param = QueryParam(mode=mode)  # type: ignore[arg-type]
-            answer = await rag.query(question, param)
+            answer = await rag.query(question, mode=mode)
             queries[f"{mode}: {question}"] = {
-                "data": compact(await rag.query_data(question, param)),
+                "data": compact(await rag.query_data(question, mode=mode)),
                 "answer": answer.answer,
             }
     return {
