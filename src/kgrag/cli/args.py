@@ -1,8 +1,17 @@
-"""Small argument parsers shared by the commands."""
+"""Small argument parsers shared by the commands, and the types commands add parsers with."""
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable
+from typing import TypeAlias
+
 from kgrag.errors import ConfigError
+
+# what ``add_subparsers()`` returns: each command adds its parser to it
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+# adds a group of flags shared by several commands (``--workdir``/``--json``, the writer's)
+AddFlags: TypeAlias = Callable[[argparse.ArgumentParser], None]
 
 
 def parse_pairs(pairs: list[str], flag: str) -> dict[str, str]:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.cli.opening import OK, opened
 
 if TYPE_CHECKING:
+    from kgrag.cli.args import AddFlags, Subcommands
+    from kgrag.config.settings import Settings
     from kgrag.maintenance.cost_report import CostFigures, CostReport
 
 _FIGURES = (
@@ -31,7 +33,7 @@ _FIGURES = (
 _COLUMNS = ("calls", "cache hits", "prompt", "completion", "seconds", "USD")
 
 
-def add_parser(sub: Any, common: Any) -> None:
+def add_parser(sub: Subcommands, common: AddFlags) -> None:
     p = sub.add_parser(
         "cost", help="what the models cost: total = initial index + updates + queries"
     )
@@ -46,7 +48,7 @@ def add_parser(sub: Any, common: Any) -> None:
     p.add_argument("--top", type=int, default=10, metavar="N", help="documents listed (10)")
 
 
-async def run(args: argparse.Namespace, settings: Any) -> int:
+async def run(args: argparse.Namespace, settings: Settings) -> int:
     async with opened(settings) as rag:
         report = await rag.cost_report(args.since, top=args.top)
     if args.json:

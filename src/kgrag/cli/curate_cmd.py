@@ -24,19 +24,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.api.facade import KGRag
 from kgrag.cli.index_cmd import waiting_message
 from kgrag.cli.opening import USAGE, opened
 from kgrag.errors import CurationError
 
+if TYPE_CHECKING:
+    from kgrag.cli.args import AddFlags, Subcommands
+    from kgrag.config.settings import Settings
+
 COMMANDS = ("entity", "relation", "merges", "unmerge", "split", "splits", "unsplit")
 _ENTITY = ("create", "edit", "rename", "delete", "restore", "merge")
 _RELATION = ("create", "edit", "delete", "restore")
 
 
-def add_parsers(sub: Any, common: Any, writer: Any) -> None:
+def add_parsers(sub: Subcommands, common: AddFlags, writer: AddFlags) -> None:
     p = sub.add_parser("entity", help="create, edit, rename, delete, restore or merge entities")
     actions = p.add_subparsers(dest="action", required=True)
     for name in _ENTITY:
@@ -65,7 +69,7 @@ def add_parsers(sub: Any, common: Any, writer: Any) -> None:
     _split_parsers(sub, common, writer)
 
 
-def _split_parsers(sub: Any, common: Any, writer: Any) -> None:
+def _split_parsers(sub: Subcommands, common: AddFlags, writer: AddFlags) -> None:
     p = sub.add_parser("split", help="separate a homonym by chunk (undo: kgrag unsplit)")
     common(p)
     writer(p)
@@ -116,7 +120,7 @@ def _entity_args(a: argparse.ArgumentParser, name: str) -> None:
         )
 
 
-async def run(args: argparse.Namespace, settings: Any) -> int:
+async def run(args: argparse.Namespace, settings: Settings) -> int:
     async with opened(settings) as rag:
         rag.on_writer_wait = waiting_message
         try:

@@ -14,14 +14,18 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.cli.index_cmd import waiting_message
 from kgrag.cli.opening import OK, opened
 from kgrag.errors import ConfigError
 
+if TYPE_CHECKING:
+    from kgrag.cli.args import AddFlags, Subcommands
+    from kgrag.config.settings import Settings
 
-def add_parser(sub: Any, common: Any, writer: Any) -> None:
+
+def add_parser(sub: Subcommands, common: AddFlags, writer: AddFlags) -> None:
     p = sub.add_parser(
         "dedupe", help="find entities that name one thing (report them, or merge with --apply)"
     )
@@ -43,7 +47,7 @@ def _write(path: Path, data: dict[str, Any], text: str) -> None:
         raise ConfigError(f"cannot write the report to {path}: {exc.strerror}") from exc
 
 
-async def run(args: argparse.Namespace, settings: Any) -> int:
+async def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.min_score is not None and not 0 <= args.min_score <= 1:
         raise ConfigError(f"--min-score must be between 0 and 1, got {args.min_score:g}")
     async with opened(settings) as rag:

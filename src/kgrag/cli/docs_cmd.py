@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from kgrag.api.facade import KGRag
 from kgrag.cli.index_cmd import waiting_message
@@ -13,10 +14,14 @@ from kgrag.cli.opening import opened
 from kgrag.ingest.names import display_name
 from kgrag.maintenance.exports import FORMATS
 
+if TYPE_CHECKING:
+    from kgrag.cli.args import AddFlags, Subcommands
+    from kgrag.config.settings import Settings
+
 _SELECT = ("delete", "disable", "enable")
 
 
-def add_parsers(sub, common, writer) -> None:
+def add_parsers(sub: Subcommands, common: AddFlags, writer: AddFlags) -> None:
     for name, text in (
         ("delete", "remove documents and everything only they support"),
         ("disable", "keep documents indexed but never retrieve from them"),
@@ -72,7 +77,7 @@ def add_parsers(sub, common, writer) -> None:
     writer(p)
 
 
-async def run(args: argparse.Namespace, settings) -> int:
+async def run(args: argparse.Namespace, settings: Settings) -> int:
     async with opened(settings) as rag:
         rag.on_writer_wait = waiting_message
         if args.command in _SELECT:

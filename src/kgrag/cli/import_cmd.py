@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kgrag.cli.index_cmd import waiting_message
 from kgrag.cli.opening import opened
 
+if TYPE_CHECKING:
+    from kgrag.cli.args import AddFlags, Subcommands
+    from kgrag.config.settings import Settings
 
-def add_parser(sub: Any, common: Any, writer: Any) -> None:
+
+def add_parser(sub: Subcommands, common: AddFlags, writer: AddFlags) -> None:
     p = sub.add_parser(
         "import",
         help="import a kgrag export, a LightRAG working directory or a user-built graph",
@@ -54,7 +58,7 @@ def add_parser(sub: Any, common: Any, writer: Any) -> None:
     )
 
 
-async def run(args: argparse.Namespace, settings: Any) -> int:
+async def run(args: argparse.Namespace, settings: Settings) -> int:
     source = "kg" if args.kg else args.source
     async with opened(settings, create=True) as rag:
         rag.on_writer_wait = waiting_message

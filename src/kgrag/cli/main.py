@@ -37,11 +37,18 @@ import asyncio
 import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from kgrag.cli.opening import EXIT_CODES, INTERRUPTED, exit_status
 from kgrag.errors import KGRagError
+
+if TYPE_CHECKING:
+    from kgrag.cli.args import Subcommands
+    from kgrag.config.settings import Settings
+
+# a command's ``run(args, settings)``: its exit status
+Run = Callable[[argparse.Namespace, "Settings"], Awaitable[int]]
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -109,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_index(sub: Any) -> None:
+def _add_index(sub: Subcommands) -> None:
 
     p = sub.add_parser(
         "index",
@@ -172,7 +179,7 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return update
 
 
-def load_settings(args: argparse.Namespace) -> Any:
+def load_settings(args: argparse.Namespace) -> Settings:
     """The environment's settings (validated) with the command line's flags applied."""
     from kgrag.config.settings import Settings
 
@@ -214,13 +221,14 @@ _RUNNERS = {
 }
 
 
-async def _dispatch(args: argparse.Namespace, settings: Any) -> int:
+async def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "config":
         from kgrag.cli import config_cmd
 
         return await config_cmd.run(args, settings, flag_overrides(args))
     module = importlib.import_module(f"kgrag.cli.{_RUNNERS.get(args.command, 'docs_cmd')}")
-    return await module.run(args, settings)
+    run: Run = module.run
+    return await run(args, settings)
 
 
 if __name__ == "__main__":  # pragma: no cover

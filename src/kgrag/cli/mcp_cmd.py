@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.cli.opening import USAGE, opened
 
+if TYPE_CHECKING:
+    from kgrag.cli.args import Subcommands
+    from kgrag.config.settings import Settings
 
-def add_parser(sub: Any) -> None:
+
+def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser(
         "mcp",
         help="serve the index's tools (query, query_data, insert_text, list_documents, "
@@ -27,7 +31,7 @@ def add_parser(sub: Any) -> None:
     )
 
 
-async def run(args: argparse.Namespace, settings: Any) -> int:
+async def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         from kgrag.server.mcp_tools import Direct, build_mcp
     except ImportError as exc:

@@ -7,19 +7,23 @@ import asyncio
 import json
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.api.facade import KGRag
 from kgrag.cli.args import parse_pairs
 from kgrag.cli.opening import opened
 from kgrag.cli.reference_view import render_references
 from kgrag.retrieval.answer.citations import invalid_note
-from kgrag.retrieval.param import QueryResult
+from kgrag.retrieval.param import QueryParam, QueryResult
+
+if TYPE_CHECKING:
+    from kgrag.cli.args import AddFlags, Subcommands
+    from kgrag.config.settings import Settings
 
 MODES = ["auto", "mix", "local", "global", "hybrid", "naive", "bypass", "ppr", "path"]
 
 
-def add_parser(sub, common) -> None:
+def add_parser(sub: Subcommands, common: AddFlags) -> None:
     p = sub.add_parser("query", help="ask a question of the index")
     common(p)
     p.add_argument("question", nargs="?", help="the question (or use --questions-file)")
@@ -147,7 +151,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return over
 
 
-async def run(args: argparse.Namespace, settings) -> int:
+async def run(args: argparse.Namespace, settings: Settings) -> int:
     if not args.question and not args.questions_file:
         print("kgrag: error: give a QUESTION or --questions-file", file=sys.stderr)
         return 2
@@ -164,7 +168,7 @@ def _read_questions(path: str) -> list[str]:
         return [q.strip() for q in f if q.strip()]
 
 
-async def _many(rag: KGRag, args, param) -> int:
+async def _many(rag: KGRag, args: argparse.Namespace, param: QueryParam) -> int:
     try:
         questions = await asyncio.to_thread(_read_questions, args.questions_file)
     except (OSError, UnicodeDecodeError) as exc:
@@ -191,7 +195,7 @@ async def _many(rag: KGRag, args, param) -> int:
     return 0
 
 
-def _say_citations(args, result: QueryResult | None) -> None:
+def _say_citations(args: argparse.Namespace, result: QueryResult | None) -> None:
     """With ``--references``: the references after the answer, and removed citations on stderr."""
     if result is None or not (args.references or args.explain):
         return
@@ -210,7 +214,7 @@ def _say_fallback(result: QueryResult | None) -> None:
         print(f"kgrag: answered extractively: {result.fallback_reason}", file=sys.stderr)
 
 
-async def _one(rag: KGRag, args, param) -> int:
+async def _one(rag: KGRag, args: argparse.Namespace, param: QueryParam) -> int:
     if args.data_only or (args.explain and args.json):
         data = await rag.query_data(args.question, param, trace=args.explain)
         print(json.dumps(data, ensure_ascii=False, indent=None if args.json else 2))

@@ -20,14 +20,20 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import ConfigError
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from kgrag.cli.args import Subcommands
+    from kgrag.config.settings import Settings
 
 LOOPBACK_NAMES = frozenset({"localhost"})
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: Subcommands) -> None:
     p = sub.add_parser("serve", help="serve the index over HTTP (LightRAG-compatible API)")
     p.add_argument("--workdir", help="index folder (default: $KGRAG_WORKDIR or ./kgrag_data)")
     p.add_argument("--host", help="address to listen on (default: $KGRAG_HOST or 127.0.0.1)")
@@ -56,7 +62,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-async def run(args: argparse.Namespace, settings: Any) -> int:
+async def run(args: argparse.Namespace, settings: Settings) -> int:
     settings = settings.with_overrides(**overrides(args))
     if args.add_account:
         return _add_account(args, settings)
@@ -74,14 +80,15 @@ async def run(args: argparse.Namespace, settings: Any) -> int:
         port=settings.server.port,
         server_header=False,
     )
-    await _server_class(uvicorn.Server)(config).serve()
+    await _server_class()(config).serve()
     return 0
 
 
-def _server_class(base: Any) -> Any:
+def _server_class() -> type[uvicorn.Server]:
     """uvicorn's server, where Ctrl-C or SIGTERM is a clean stop (exit 0), not re-raised."""
+    import uvicorn
 
-    class Server(base):
+    class Server(uvicorn.Server):
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
             if threading.current_thread() is not threading.main_thread():
@@ -114,14 +121,17 @@ def check_exposure(host: str, auth_on: bool) -> None:
     )
 
 
-def _add_account(args: argparse.Namespace, settings: Any) -> int:
+def _add_account(args: argparse.Namespace, settings: Settings) -> int:
     from kgrag.server.accounts import add_account
 
     if settings.server.accounts_file is None:
         raise ConfigError("--add-account needs --accounts-file or KGRAG_ACCOUNTS_FILE")
     spaces = [s.strip() for s in args.workspaces.split(",") if s.strip()]
     add_account(settings.server.accounts_file, args.add_account, _password(), spaces)
-    print(f"account {args.add_account} saved in {settings.server.accounts_file}", file=sys.stderr)
+    print(
+        f"account {args.add_account} saved in {settings.server.accounts_file}",
+        file=sys.stderr,
+    )
     return 0
 
 

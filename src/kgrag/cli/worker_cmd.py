@@ -22,12 +22,16 @@ import asyncio
 import json
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.cli.opening import opened
 
+if TYPE_CHECKING:
+    from kgrag.cli.args import AddFlags, Subcommands
+    from kgrag.config.settings import Settings
 
-def add_parsers(sub: Any, common: Any, writer: Any) -> None:
+
+def add_parsers(sub: Subcommands, common: AddFlags, writer: AddFlags) -> None:
     p = sub.add_parser("enqueue", help="queue files and folders for workers, without indexing")
     common(p)
     p.add_argument("paths", nargs="+", metavar="PATH")
@@ -55,7 +59,7 @@ def add_parsers(sub: Any, common: Any, writer: Any) -> None:
     writer(p)
 
 
-async def run(args: argparse.Namespace, settings: Any) -> int:
+async def run(args: argparse.Namespace, settings: Settings) -> int:
     from kgrag.cli.index_cmd import parse_meta, waiting_message
 
     async with opened(settings, create=True) as rag:
