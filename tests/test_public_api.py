@@ -58,8 +58,27 @@ def test_settings_are_read_at_construction_not_import(monkeypatch, tmp_path):
     monkeypatch.setenv("KGRAG_LLM_MAX_ASYNC", "7")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     s = Settings(workdir=tmp_path)
-    assert s.llm_max_async == 7 and s.llm_base_url == "http://127.0.0.1:9/v1"
+    assert s.llm.max_async == 7 and s.llm.base_url == "http://127.0.0.1:9/v1"
     assert s.resolved_llm_provider() == "openai"
+
+
+def test_settings_sections_are_pinned():
+    assert list(Settings.model_fields) == [
+        "store",
+        "postgres",
+        "llm",
+        "embedding",
+        "rerank",
+        "loading",
+        "chunking",
+        "extraction",
+        "resolution",
+        "merging",
+        "indexing",
+        "query",
+        "cost",
+        "server",
+    ]
 
 
 def test_sync_wrapper_indexes_and_queries(tmp_path):

@@ -55,7 +55,7 @@ async def test_settle_detects_the_language_once_and_records_it(tmp_path):
     async with storage:
         settings = Settings(embedding_provider="local", workdir=tmp_path / "idx")
         settled = await manifest.settle(storage, settings, [doc(CHINESE)])
-        assert settled.language == "Chinese"
+        assert settled.extraction.language == "Chinese"
         stored = await storage.get_meta("settings")
         assert stored["language"] == "Chinese" and stored["embedding_model"] == "e5-small"
         await storage.doc_status.upsert([record_of(DocStatus.PENDING)])  # a document binds it
@@ -83,8 +83,9 @@ async def test_a_record_nothing_binds_yields_to_the_next_run(tmp_path):
             manifest.apply(Settings(embedding_provider="fake", embedding_dim=48), remembered)
         later = Settings(embedding_provider="fake", embedding_dim=48)
         applied = manifest.apply(later, remembered, provisional=True).settings
-        assert (applied.embedding_provider, applied.embedding_dim) == ("fake", 48)
-        assert (applied.chunk_size, applied.language) == (300, "German")  # not contradicted
+        assert (applied.embedding.provider, applied.embedding.dim) == ("fake", 48)
+        # not contradicted
+        assert (applied.chunking.size, applied.extraction.language) == (300, "German")
         await manifest.settle(storage, applied, [doc(ENGLISH)])
         stored = await storage.get_meta("settings")
         assert (stored["embedding_provider"], stored["embedding_dim"]) == ("fake", 48)
@@ -104,7 +105,9 @@ async def test_an_explicit_language_is_not_detected(tmp_path):
     storage = SQLiteStorage(tmp_path / "idx")
     async with storage:
         settings = Settings(language="English", workdir=tmp_path / "idx")
-        assert (await manifest.settle(storage, settings, [doc(CHINESE)])).language == "English"
+        assert (
+            await manifest.settle(storage, settings, [doc(CHINESE)])
+        ).extraction.language == "English"
         assert (await storage.get_meta("settings"))["language_source"] == "set"
 
 
@@ -115,7 +118,7 @@ def test_remembered_values_fill_what_was_not_set():
     )
     applied = manifest.apply(Settings(), remembered)
     s = applied.settings
-    assert (s.embedding_provider, s.embedding_dim, s.chunk_size, s.extractor) == (
+    assert (s.embedding.provider, s.embedding.dim, s.chunking.size, s.extraction.extractor) == (
         "fake",
         48,
         300,
@@ -125,7 +128,7 @@ def test_remembered_values_fill_what_was_not_set():
         applied.from_index
     )
     kept = manifest.apply(Settings(language="German", top_k=5), remembered).settings
-    assert (kept.language, kept.top_k, kept.chunk_size) == ("German", 5, 300)
+    assert (kept.extraction.language, kept.query.top_k, kept.chunking.size) == ("German", 5, 300)
 
 
 def test_a_set_value_contradicting_the_index_is_an_error_naming_both():
@@ -144,7 +147,7 @@ def test_a_set_value_contradicting_the_index_is_an_error_naming_both():
 def test_another_extractor_is_no_conflict_but_a_reason_to_reset():
     remembered = manifest.record(Settings(embedding_provider="fake", extractor="nlp"), "set")
     configured = Settings(llm_provider="fake")  # an LLM configured: auto means llm
-    assert manifest.apply(configured, remembered).settings.extractor == "auto"
+    assert manifest.apply(configured, remembered).settings.extraction.extractor == "auto"
     assert manifest.changed(configured, remembered) == [("extractor", "nlp", "llm")]
     assert manifest.changed(Settings(), remembered) == []
 
@@ -173,8 +176,8 @@ async def test_an_old_index_opens_with_its_embedder_in_a_clean_environment(tmp_p
             ("extractor", "nlp", "llm")  # an old offline demo index is rebuilt with an LLM
         ]
     async with KGRag(Settings(workdir=tmp_path / "idx")) as rag:
-        assert (rag.settings.embedding_provider, rag.settings.embedding_dim) == ("fake", 48)
-        assert rag.settings.extractor == "nlp"
+        assert (rag.settings.embedding.provider, rag.settings.embedding.dim) == ("fake", 48)
+        assert rag.settings.extraction.extractor == "nlp"
         await rag.status()
         await rag.documents()
         await rag.check()
@@ -213,4 +216,7 @@ def test_a_remembered_language_kgrag_does_not_know_says_how_to_go_on():
     }
     with pytest.raises(ConfigError, match=r"records language 'Klingon'.*set KGRAG_LANGUAGE"):
         manifest.apply(Settings(), remembered)
-    assert manifest.apply(Settings(language="German"), remembered).settings.language == "German"
+    assert (
+        manifest.apply(Settings(language="German"), remembered).settings.extraction.language
+        == "German"
+    )

@@ -78,7 +78,7 @@ def test_the_pydantic_error_stays_the_cause():
 def test_overrides_are_validated_and_keep_what_was_set():
     base = Settings(language="German")
     copy = base.with_overrides(chunk_size=500)
-    assert (copy.chunk_size, copy.language) == (500, "German")
+    assert (copy.chunking.size, copy.extraction.language) == (500, "German")
     assert copy.explicit() == {"language", "chunk_size"}  # not every field: the rest is default
     assert base.with_overrides() is base
     with pytest.raises(
@@ -92,7 +92,7 @@ def test_overrides_are_validated_and_keep_what_was_set():
 def test_overrides_do_not_read_the_environment_again(monkeypatch):
     base = Settings()
     monkeypatch.setenv("KGRAG_TOP_K", "7")
-    assert base.with_overrides(chunk_size=500).top_k == 40
+    assert base.with_overrides(chunk_size=500).query.top_k == 40
 
 
 def test_a_bad_environment_value_names_its_variable(monkeypatch):
@@ -112,7 +112,7 @@ def test_a_misspelt_variable_is_an_error_naming_the_setting(monkeypatch):
 def test_variables_of_other_tools_are_left_alone(monkeypatch):
     monkeypatch.setenv("KGRAG_SYNTH_LLM", "/somewhere/synth_llm.py")  # the test support's
     monkeypatch.setenv("KGRAG_XYZZY", "1")  # close to no setting
-    assert Settings().chunk_size == 1200
+    assert Settings().chunking.size == 1200
 
 
 def test_dotenv_typos_are_found_and_other_entries_ignored(tmp_path):
@@ -122,7 +122,7 @@ def test_dotenv_typos_are_found_and_other_entries_ignored(tmp_path):
     ]
     (tmp_path / ".env").write_text("KGRAG_TOP_K=3\nSOMETHING_ELSE=1\n")
     settings = Settings()
-    assert settings.top_k == 3
+    assert settings.query.top_k == 3
     assert setting_source(settings, "top_k") == ".env (KGRAG_TOP_K)"
 
 
@@ -143,7 +143,7 @@ def test_the_language_is_one_kgrag_knows(monkeypatch):
     monkeypatch.delenv("KGRAG_LANGUAGE")
     # Named by English name, code or own name, in any case: stored by its English name.
     for given in ("German", "german", "de", "Deutsch", " GERMAN "):
-        assert Settings(language=given).language == "German"
-    assert Settings(language="zh").language == "Chinese"
-    assert Settings(language="Simplified Chinese").language == "Simplified Chinese"
-    assert Settings().language == "English"
+        assert Settings(language=given).extraction.language == "German"
+    assert Settings(language="zh").extraction.language == "Chinese"
+    assert Settings(language="Simplified Chinese").extraction.language == "Simplified Chinese"
+    assert Settings().extraction.language == "English"
