@@ -128,10 +128,8 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
         except CurationError as exc:
             print(f"kgrag: error: {exc}", file=sys.stderr)
             return USAGE
-    if args.command == "merges":
-        _print_merges(out, args.json)
-    elif args.command == "splits":
-        _print_splits(out, args.json)
+    if isinstance(out, list):  # the listings: merges, splits
+        (_print_merges if args.command == "merges" else _print_splits)(out, args.json)
     elif getattr(args, "json", False):
         print(json.dumps(out, ensure_ascii=False))
     else:
@@ -139,7 +137,13 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-async def _do(rag: KGRag, args: argparse.Namespace) -> Any:
+# what a change prints (``{"merged": [...], "into": ..., "merge_id": ...}``)
+Done = dict[str, object]
+# a listing: the recorded merges or splits
+Rows = list[dict[str, Any]]
+
+
+async def _do(rag: KGRag, args: argparse.Namespace) -> Done | Rows:
     if args.command == "merges":
         return await rag.merges()
     if args.command == "unmerge":
@@ -152,7 +156,7 @@ async def _do(rag: KGRag, args: argparse.Namespace) -> Any:
     return await _entity(rag, args)
 
 
-async def _entity(rag: KGRag, args: argparse.Namespace) -> dict[str, Any]:
+async def _entity(rag: KGRag, args: argparse.Namespace) -> Done:
     act = args.action
     if act == "merge":
         mid = await rag.merge_entities(args.into, args.sources)
@@ -176,7 +180,7 @@ async def _entity(rag: KGRag, args: argparse.Namespace) -> dict[str, Any]:
     return {_DONE[act]: args.name}
 
 
-async def _relation(rag: KGRag, args: argparse.Namespace) -> dict[str, Any]:
+async def _relation(rag: KGRag, args: argparse.Namespace) -> Done:
     act, src, tgt = args.action, args.source, args.target
     if act == "create":
         await rag.create_relation(
@@ -197,7 +201,7 @@ async def _relation(rag: KGRag, args: argparse.Namespace) -> dict[str, Any]:
     return {_DONE[act]: [src, tgt]}
 
 
-async def _split(rag: KGRag, args: argparse.Namespace) -> Any:
+async def _split(rag: KGRag, args: argparse.Namespace) -> Done | Rows:
     if args.command == "splits":
         return await rag.splits()
     if args.command == "unsplit":
@@ -215,7 +219,7 @@ async def _split(rag: KGRag, args: argparse.Namespace) -> Any:
 _DONE = {"create": "created", "edit": "edited", "delete": "deleted", "restore": "restored"}
 
 
-def _print_merges(rows: list[dict[str, Any]], as_json: bool) -> None:
+def _print_merges(rows: Rows, as_json: bool) -> None:
     if as_json:
         print(json.dumps(rows, ensure_ascii=False))
         return
@@ -224,7 +228,7 @@ def _print_merges(rows: list[dict[str, Any]], as_json: bool) -> None:
     print(f"{len(rows)} merge(s)")
 
 
-def _print_splits(rows: list[dict[str, Any]], as_json: bool) -> None:
+def _print_splits(rows: Rows, as_json: bool) -> None:
     if as_json:
         print(json.dumps(rows, ensure_ascii=False))
         return

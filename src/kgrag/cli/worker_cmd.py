@@ -22,13 +22,16 @@ import asyncio
 import json
 import signal
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.cli.opening import opened
 
 if TYPE_CHECKING:
+    from kgrag.api.facade import KGRag
     from kgrag.cli.args import AddFlags, Subcommands
     from kgrag.config.settings import Settings
+    from kgrag.indexing.enqueue import EnqueueReport
+    from kgrag.indexing.worker import WorkerOptions, WorkerReport
 
 
 def add_parsers(sub: Subcommands, common: AddFlags, writer: AddFlags) -> None:
@@ -87,7 +90,7 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
 TERMINATED = 128 + signal.SIGTERM
 
 
-async def _work_until_terminated(rag: Any, options: Any) -> Any:
+async def _work_until_terminated(rag: KGRag, options: WorkerOptions) -> WorkerReport | None:
     """``rag.work(options)``; None when SIGTERM cancelled it (the worker released its leases)."""
     task, loop = asyncio.current_task(), asyncio.get_running_loop()
     terminated = False
@@ -110,7 +113,7 @@ async def _work_until_terminated(rag: Any, options: Any) -> Any:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
-def _print_enqueued(report: Any, errors: list[str], as_json: bool) -> int:
+def _print_enqueued(report: EnqueueReport, errors: list[str], as_json: bool) -> int:
     for message in errors:
         print(f"kgrag: skipped {message}", file=sys.stderr)
     counts = {
@@ -132,7 +135,7 @@ def _print_enqueued(report: Any, errors: list[str], as_json: bool) -> int:
     return 0 if report.queued or report.unchanged or report.metadata_updated else 1
 
 
-def _print_worker(done: Any, as_json: bool) -> int:
+def _print_worker(done: WorkerReport, as_json: bool) -> int:
     for doc, error in done.given_up:
         print(f"kgrag: gave up {doc}: {error}", file=sys.stderr)
     summary = {
