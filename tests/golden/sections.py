@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .cli_help import write_help
+from .cli_runs import write_cli_runs
 from .corpora import corpora
 from .http_examples import write_http
 from .indexes import EXTRACTORS, write_index
@@ -40,6 +41,7 @@ def sections() -> dict[str, Writer]:
         for extractor in EXTRACTORS:
             found[f"index-{corpus.name}-{extractor}"] = _index_writer(corpus.name, extractor)
     found["cli-help"] = write_help
+    found["cli-runs"] = write_cli_runs
     found["http"] = write_http
     found["saved-index"] = write_saved_index
     return found
