@@ -115,9 +115,9 @@ def carol_settings(args: argparse.Namespace) -> tuple[Any, Path]:
     settings = eval_recall.settings_for(rec_args, workdir, "carol")
     if args.chunk_size:
         workdir = workdir.with_name(workdir.name.replace("carol", f"carol{args.chunk_size}", 1))
-        overlap = min(settings.chunk_overlap, args.chunk_size // 6)
+        overlap = min(settings.chunking.overlap, args.chunk_size // 6)
         update = {"workdir": workdir, "chunk_size": args.chunk_size, "chunk_overlap": overlap}
-        settings = settings.model_copy(update=update)
+        settings = settings.with_overrides(**update)
     return settings, workdir
 
 

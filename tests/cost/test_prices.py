@@ -11,15 +11,17 @@ from tests.cli.clean_cli import FAKE, CleanCLI
 
 def test_a_price_table_is_normalised(tmp_path, monkeypatch):
     s = Settings(workdir=tmp_path, prices={"gpt-4o-mini": [0.15, 0.6], "openai:e": {"prompt": 1}})
-    assert s.prices == {
+    assert s.cost.prices == {
         "gpt-4o-mini": {"prompt": 0.15, "completion": 0.6},
         "openai:e": {"prompt": 1.0, "completion": 0.0},
     }
     monkeypatch.setenv("KGRAG_PRICES", '{"m": {"prompt": 2, "completion": 8}}')
-    assert Settings(workdir=tmp_path).prices == {"m": {"prompt": 2.0, "completion": 8.0}}
-    assert Settings(workdir=tmp_path).with_overrides(chunk_size=500).prices["m"]["prompt"] == 2.0
+    assert Settings(workdir=tmp_path).cost.prices == {"m": {"prompt": 2.0, "completion": 8.0}}
+    assert (
+        Settings(workdir=tmp_path).with_overrides(chunk_size=500).cost.prices["m"]["prompt"] == 2.0
+    )
     monkeypatch.delenv("KGRAG_PRICES")
-    assert Settings(workdir=tmp_path).prices == {}
+    assert Settings(workdir=tmp_path).cost.prices == {}
 
 
 @pytest.mark.parametrize(

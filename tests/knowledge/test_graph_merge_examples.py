@@ -52,7 +52,7 @@ def test_policy_from_settings():
         "FIFO",
         8,
     )
-    assert p.tokenizer.name == s.tokenizer
+    assert p.tokenizer.name == s.chunking.tokenizer
 
 
 def test_new_entity_fields():

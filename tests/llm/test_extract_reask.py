@@ -128,7 +128,7 @@ async def _extract_all(fmt: str, *flags: str) -> tuple[list[Extraction], dict, l
     """Extract every chunk as kgrag.api.facade wires the extractor; (extractions, stats, bad cached)."""
     with run_synth(*flags) as base_url, tempfile.TemporaryDirectory() as tmp:
         settings = http_settings(tmp, base_url, extraction_format=fmt, llm_max_retries=8)
-        storage = open_storage(settings.storage, Path(tmp))
+        storage = open_storage(settings.store.backend, Path(tmp))
         await storage.open()
         try:
             models = build_models(settings, storage.kv("llm_cache"))

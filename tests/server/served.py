@@ -130,7 +130,7 @@ def serving(workdir: Path, mode: str = "none", **overrides: Any) -> Iterator[Ser
     app = create_app(ServerOptions.from_settings(settings))
     tokens = {}
     if mode == "accounts":
-        signer = TokenSigner(JWT_SECRET, settings.token_minutes)
+        signer = TokenSigner(JWT_SECRET, settings.server.token_minutes)
         tokens = {ADMIN[0]: signer.issue(ADMIN[0]), ALICE[0]: signer.issue(ALICE[0])}
     with running(app) as url:
         yield Served(url, workdir, mode, settings, app, tokens)

@@ -68,7 +68,7 @@ def test_expired_and_forged_tokens_are_refused(server: Served) -> None:
 
 def test_a_removed_account_s_token_stops_working(start_server: StartServer, tmp_path: Path) -> None:
     server = start_server("accounts")
-    accounts = server.settings.accounts_file
+    accounts = server.settings.server.accounts_file
     assert accounts is not None
     data = json.loads(accounts.read_text())
     del data[ALICE[0]]

@@ -288,7 +288,7 @@ def test_workspaces_keep_their_documents_apart(server: Served) -> None:
 
 def test_the_reader_follows_the_language_the_first_run_settles(server: Served) -> None:
     def reader_language() -> str:
-        return server.app.state.workspaces._open["default"].settings.language
+        return server.app.state.workspaces._open["default"].settings.extraction.language
 
     with server.client() as client:
         assert client.post("/query/data", json={"query": "王蕴住在哪里？"}).status_code == 200

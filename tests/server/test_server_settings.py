@@ -39,13 +39,13 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyP
 def test_every_server_variable_is_read_and_none_looks_like_a_typo(clean_env) -> None:
     for name, value in VARIABLES.items():
         clean_env.setenv(name, value)
-    settings = Settings()
-    assert (settings.host, settings.port, settings.api_key) == ("0.0.0.0", 8000, KEY)
-    assert settings.api_keys == {KEY + "-alpha": ["alpha", "beta"]}
-    assert settings.accounts_file == Path("accounts.json") and settings.token_minutes == 30
-    assert settings.cors_origins == ["http://a.example:3000", "https://b.example"]
-    assert (settings.max_body_mb, settings.max_upload_mb) == (2.0, 50.5)
-    assert settings.create_workspaces is False
+    server = Settings().server
+    assert (server.host, server.port, server.api_key) == ("0.0.0.0", 8000, KEY)
+    assert server.api_keys == {KEY + "-alpha": ["alpha", "beta"]}
+    assert server.accounts_file == Path("accounts.json") and server.token_minutes == 30
+    assert server.cors_origins == ["http://a.example:3000", "https://b.example"]
+    assert (server.max_body_mb, server.max_upload_mb) == (2.0, 50.5)
+    assert server.create_workspaces is False
 
 
 def test_a_misspelt_server_variable_is_named(clean_env) -> None:

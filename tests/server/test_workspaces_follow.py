@@ -31,10 +31,10 @@ async def test_a_reader_follows_a_run_of_another_process(tmp_path: Path) -> None
     served = Workspaces(settings)
     try:
         before = await served.get(DEFAULT)
-        assert before.settings.language == "English"
+        assert before.settings.extraction.language == "English"
         await _index_elsewhere(settings)
         after = await served.get(DEFAULT)
-        assert after is not before and after.settings.language == "Chinese"
+        assert after is not before and after.settings.extraction.language == "Chinese"
         assert await served.get(DEFAULT) is after  # once followed, kept
     finally:
         await served.close()
@@ -46,7 +46,7 @@ async def test_a_writer_follows_before_its_next_job(tmp_path: Path) -> None:
     jobs = Jobs(served)
 
     async def language(rag: KGRag, job: Job) -> dict[str, Any]:
-        return {"language": rag.settings.language}
+        return {"language": rag.settings.extraction.language}
 
     try:
         first = await jobs.submit(DEFAULT, "probe", "probe", language)
