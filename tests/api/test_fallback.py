@@ -51,7 +51,7 @@ def _paced_llm(workdir: Path, server: PacedChat, bound: float = BOUND) -> Settin
 
 
 def test_the_default_bound_is_ten_seconds():
-    assert Settings().query_llm_timeout == 10
+    assert Settings().query.llm_timeout == 10
 
 
 async def test_refused_connection_falls_back_within_the_bound(tmp_path):

@@ -142,7 +142,7 @@ async def test_empty_chunk_makes_no_call_and_settings_constructor():
         TOK,
     )
     assert (built.fmt, built.max_gleaning, built.language) == ("json", 0, "German")
-    assert built.max_reasks == 5 and Settings().extract_max_reasks == 3
+    assert built.max_reasks == 5 and Settings().extraction.max_reasks == 3
     with pytest.raises(ConfigError):
         LLMExtractor(chat, TOK, fmt="xml")
     with pytest.raises(ConfigError):
