@@ -57,7 +57,7 @@ def workspace_prefix(app: Any) -> Any:
 
 
 def create_app(options: ServerOptions) -> FastAPI:
-    """A FastAPI app serving ``options.settings.workdir`` and its workspaces."""
+    """A FastAPI app serving ``options.settings.store.workdir`` and its workspaces."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
