@@ -126,7 +126,9 @@ def _session(app: Any, out: Path, roots: list[str]) -> None:
         for n, (name, method, path, kwargs) in enumerate(REQUESTS):
             if kwargs.get("json", {}).get("doc_ids") == ["<first>"]:
                 kwargs = {"json": {"doc_ids": [_first_doc(client)]}}
-            record = {"request": [method, path, scrub(kwargs.get("json") or kwargs.get("params"))]}
+            record: dict[str, Any] = {
+                "request": [method, path, scrub(kwargs.get("json") or kwargs.get("params"))]
+            }
             record |= _call(client, method, path.replace("<upload>", track), kwargs)
             text = dump_json(record, roots)
             if name == "upload":
