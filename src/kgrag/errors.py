@@ -9,7 +9,8 @@ visible::
     ├── ConfigError            bad or inconsistent settings
     │   ├── SettingsError          settings that fail validation (one sentence each)
     │   ├── NoIndexError           a command that reads an index found none
-    │   └── UnknownBackendError    a registry name nobody registered
+    │   ├── UnknownBackendError    a registry name nobody registered
+    │   └── MissingCapabilityError  the storage backend does not offer a needed capability
     ├── NotOpenError           a KGRag used before open() (or after close())
     ├── LoaderError            a file could not be read or is not supported
     ├── StorageError           a storage backend failed
@@ -100,6 +101,18 @@ class UnknownBackendError(ConfigError):
     def __init__(self, kind: str, name: str, known: list[str]):
         self.kind, self.name, self.known = kind, name, sorted(known)
         super().__init__(f"unknown {kind} {name!r}; known {kind}s: {', '.join(self.known)}")
+
+
+class MissingCapabilityError(ConfigError):
+    """A storage backend was asked for a capability it does not declare.
+
+    ``backend`` is the storage's name, ``capability`` the missing one (its
+    value, e.g. ``"work_queue"``); the message says what the caller needed it for.
+    """
+
+    def __init__(self, backend: str, capability: str, what: str, hint: str = ""):
+        self.backend, self.capability = backend, capability
+        super().__init__(f"the {backend} storage has no {what}" + (f"; {hint}" if hint else ""))
 
 
 class NotOpenError(KGRagError):

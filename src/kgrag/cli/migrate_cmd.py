@@ -25,6 +25,7 @@ from kgrag.cli.opening import FAILED, OK
 from kgrag.errors import ConfigError, NoIndexError
 from kgrag.maintenance.migrate import Batch, MigrateOptions, MigrationReport, migrate
 from kgrag.maintenance.migrate_steps import holds_anything
+from kgrag.storage.capabilities import Capability, feature, supports
 
 _URI_PREFIXES = ("postgres://", "postgresql://")
 _WORKSPACE_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
@@ -125,7 +126,7 @@ def _build(spec: Spec, other: Spec, workspace: str | None) -> Any:
 async def _opened(args: argparse.Namespace) -> AsyncIterator[tuple[Any, Any]]:
     src, dst = parse_spec(args.source), parse_spec(args.target)
     source, target = _build(src, dst, args.workspace), _build(dst, src, args.workspace)
-    if src.backend == "sqlite" and not source.exists():
+    if src.backend == "sqlite" and not await source.exists():
         raise NoIndexError(src.where)
     await source.open()
     try:
@@ -157,9 +158,9 @@ async def run(args: argparse.Namespace, settings: Any) -> int:
     )
     async with _opened(args) as (source, target):
         report = await migrate(source, target, options)
-        build = getattr(target, "build_vector_indexes", None)
-        if build is not None:  # also after a resumed or finished run: builds what is missing
-            await build()
+        if supports(target, Capability.VECTOR_INDEX_BUILD):
+            # also after a resumed or finished run: builds what is missing
+            await feature(target, Capability.VECTOR_INDEX_BUILD).build_vector_indexes()
     print(json.dumps(report.to_dict(), ensure_ascii=False) if args.json else render(report))
     return OK if report.ok else FAILED
 

@@ -70,6 +70,7 @@ from kgrag.knowledge.canonical import (
 from kgrag.knowledge.merge import MergePlan
 from kgrag.knowledge.policy import MergePolicy
 from kgrag.knowledge.walk import store as walk_store
+from kgrag.storage.capabilities import Capability, feature, supports
 from kgrag.types import Chunk, DocRecord, Extraction
 
 if TYPE_CHECKING:
@@ -220,18 +221,22 @@ class ChangeApplier:
     async def finish(self, batch: int = 256) -> int:
         """Summarise every key whose summary was deferred; returns how many.
 
-        A store with many writers (``claim_keys``) shares the keys out: each
+        A store with many writers (``Capability.KEY_CLAIMS``) shares the keys out: each
         caller takes a batch nobody else holds, so workers finishing at once
         split the work; keys others hold are left to them.
         """
-        claim = getattr(self.storage, "claim_keys", None)
+        claims = (
+            feature(self.storage, Capability.KEY_CLAIMS)
+            if supports(self.storage, Capability.KEY_CLAIMS)
+            else None
+        )
         done = 0
-        while keys := await self.pending.next(batch if claim is None else 1 << 30):
-            if claim is None:
+        while keys := await self.pending.next(batch if claims is None else 1 << 30):
+            if claims is None:
                 done += await self._finish_keys(keys)
                 continue
             # small shares, so that every worker finishing now gets some
-            async with claim([support_key(k) for k in keys], CLAIM_BATCH) as mine:
+            async with claims.claim_keys([support_key(k) for k in keys], CLAIM_BATCH) as mine:
                 if not mine:
                     break
                 done += await self._finish_keys([parse_support_key(k) for k in mine])

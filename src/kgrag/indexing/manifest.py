@@ -33,7 +33,6 @@ the multilingual local embedder, whose default depends on the language.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import os
 import re
 from collections.abc import Sequence
@@ -403,41 +402,16 @@ async def settle(storage: Storage, settings: Settings, docs: Sequence[Document])
 # -- starting afresh -----------------------------------------------------------------------
 
 
-async def exists(storage: Any) -> bool | None:
-    """Whether ``storage`` holds an index; ``None`` for a backend that cannot tell.
-
-    ``exists()`` is a plain call on the embedded store (a file) and a
-    coroutine on a server (a query); both are accepted here.
-    """
-    probe = getattr(storage, "exists", None)
-    if probe is None:
-        return None
-    found = probe()
-    return bool(await found) if inspect.isawaitable(found) else bool(found)
-
-
-async def destroy(storage: Any) -> None:
-    """Delete the (closed) store's index, where the backend can (``destroy()``)."""
-    delete = getattr(storage, "destroy", None)
-    if delete is not None:
-        done = delete()
-        if inspect.isawaitable(done):
-            await done
-
-
-async def is_new(storage: Any, workdir: Path) -> tuple[bool, bool]:
-    """Whether opening ``storage`` would create its index, and the workdir folder too.
-
-    A backend that cannot tell (no ``exists()``) is never new.
-    """
-    if await exists(storage) is not False:
+async def is_new(storage: Storage, workdir: Path) -> tuple[bool, bool]:
+    """Whether opening ``storage`` would create its index, and the workdir folder too."""
+    if await storage.exists():
         return False, False
     return True, not _there(workdir)
 
 
-async def discard(storage: Any, workdir: Path, folder_too: bool) -> None:
+async def discard(storage: Storage, workdir: Path, folder_too: bool) -> None:
     """Delete an index just created (and closed) by a failed open, and its new folder."""
-    await destroy(storage)
+    await storage.destroy()
     if folder_too:
         _remove_empty(workdir)
 
@@ -459,8 +433,8 @@ async def reset_if_changed(settings: Settings, on_wait: Any = None) -> list[str]
     """
     from kgrag.storage.registry import storage_for
 
-    storage = storage_for(settings)
-    if not await exists(storage):
+    storage: Storage = storage_for(settings)
+    if not await storage.exists():
         return []
     await storage.open()
     try:
@@ -468,7 +442,7 @@ async def reset_if_changed(settings: Settings, on_wait: Any = None) -> list[str]
         if found:
             async with storage.writer(wait=settings.indexing.wait_for_writer, on_wait=on_wait):
                 await storage.close()
-                await destroy(storage)
+                await storage.destroy()
     finally:
         await storage.close()
     return [f"{name} {old!r} -> {new!r}" for name, old, new in found]

@@ -52,14 +52,16 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kgrag.errors import ConfigError, ConnectionLostError, DatabaseUnavailableError
+from kgrag.errors import ConnectionLostError, DatabaseUnavailableError
 from kgrag.indexing.indexer import Indexer, TurnHooks, describe_error
+from kgrag.storage.capabilities import Capability, feature
 from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage, WorkQueue
 
 _REDO_MAX = 5  # runs of one document undone by connection losses before it counts as failed
+_NO_QUEUE = "workers need storage = postgres (the embedded store has one writer: use kgrag index)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,13 +118,7 @@ class Worker:
 
     def __init__(self, indexer: Indexer, options: WorkerOptions, owner: str | None = None):
         self.indexer, self.storage = indexer, indexer.storage
-        queue: WorkQueue | None = getattr(self.storage, "queue", None)
-        if queue is None:
-            raise ConfigError(
-                f"the {self.storage.name} storage has no work queue; workers need "
-                "storage = postgres (the embedded store has one writer: use kgrag index)"
-            )
-        self.queue = queue
+        self.queue = feature(self.storage, Capability.WORK_QUEUE, _NO_QUEUE).queue
         self.options = options
         self.owner = owner or worker_name()
         self.report = WorkerReport(self.owner)

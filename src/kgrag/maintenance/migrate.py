@@ -32,7 +32,6 @@ from bisect import bisect_right
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import ConfigError, StorageError
@@ -139,13 +138,7 @@ class Progress:
 
 def storage_label(storage: Storage) -> str:
     """How a store names itself in reports and progress records (no password)."""
-    path = getattr(storage, "path", None)
-    if path is not None:
-        return f"sqlite {Path(path).resolve()}"
-    label = getattr(getattr(storage, "db", None), "label", None)
-    if label:
-        return str(label)
-    return f"{storage.name} {Path(getattr(storage, 'workdir', '.')).resolve()}"
+    return storage.label
 
 
 async def migrate(

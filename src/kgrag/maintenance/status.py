@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.indexing import manifest, rejected
 from kgrag.indexing.facts import PendingSummaries
+from kgrag.storage.capabilities import Capability, feature, supports
 from kgrag.types import DocStatus
 
 if TYPE_CHECKING:
@@ -48,15 +49,14 @@ async def index_status(
 async def _storage(storage: Storage) -> dict[str, Any]:
     """The backend, and its work queue where it has one (leases held by workers)."""
     out: dict[str, Any] = {"backend": storage.name}
-    queue = getattr(storage, "queue", None)
-    if queue is not None:
-        counts = await queue.counts()
+    if supports(storage, Capability.WORK_QUEUE):
+        counts = await feature(storage, Capability.WORK_QUEUE).queue.counts()
         out["queue"] = {
             "pending": counts.pending,
             "leased": counts.leased,
             "expired": counts.expired,
         }
-        out["workspace"] = getattr(storage, "workspace", None)
+        out["workspace"] = storage.workspace
     return out
 
 

@@ -283,7 +283,7 @@ async def _question_vectors(
             embed = svc.embed.retrying(QUERY_RETRY) if svc.embed is not None else None
             return await embed_question(embed, texts), None
     except (ModelError, TimeoutError) as exc:
-        if getattr(svc.storage, "lexical", None) is None:
+        if svc.storage.lexical is None:
             raise
         reason = public_reason(exc, "the embedding service", svc.embed_timeout)
         who = getattr(svc.embed, "identity", "embedder")

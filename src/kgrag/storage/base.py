@@ -15,6 +15,12 @@ writer at a time, across tasks and processes. Whoever writes (indexing,
 deleting documents) holds it for the whole job; readers need nothing and
 see every commit as soon as it is made, whichever process made it.
 
+Optional features are *declared*: ``Storage.capabilities`` is the set of
+:class:`Capability` members a backend offers, and
+:mod:`kgrag.storage.capabilities` hands out the typed feature (or raises
+:class:`~kgrag.errors.MissingCapabilityError` naming backend and
+capability). Callers never probe a store with ``getattr``.
+
 Graph conventions:
 - nodes are keyed by entity name (case-sensitive);
 - edges are undirected and keyed by :func:`edge_key` (the sorted pair);
@@ -27,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -37,6 +44,40 @@ from kgrag.types import DocRecord, DocStatus
 def edge_key(a: str, b: str) -> tuple[str, str]:
     """The canonical (undirected) key of the edge between ``a`` and ``b``."""
     return (a, b) if a <= b else (b, a)
+
+
+class Capability(Enum):
+    """An optional feature a backend may declare in ``Storage.capabilities``.
+
+    Each one names what a declaring backend offers (see
+    :mod:`kgrag.storage.capabilities` for the typed views):
+    """
+
+    MANY_WRITERS = "many_writers"
+    """Several writer processes at once: ``writer(shared=True)`` admits other
+    shared holders, and ``serial()`` is a real lock across processes."""
+
+    WORK_QUEUE = "work_queue"
+    """``storage.queue``: a :class:`WorkQueue` of leases for worker processes."""
+
+    KEY_CLAIMS = "key_claims"
+    """``storage.claim_keys(keys, limit)``: non-blocking claims on single keys."""
+
+    VECTOR_INDEX_BUILD = "vector_index_build"
+    """``await storage.build_vector_indexes()``: build the ANN indexes a bulk load deferred."""
+
+    @property
+    def what(self) -> str:
+        """The capability in words, as error messages name it."""
+        return _WHAT[self]
+
+
+_WHAT = {
+    Capability.MANY_WRITERS: "support for many writers",
+    Capability.WORK_QUEUE: "work queue",
+    Capability.KEY_CLAIMS: "key claims",
+    Capability.VECTOR_INDEX_BUILD: "deferred vector index build",
+}
 
 
 @dataclass(slots=True)
@@ -148,7 +189,8 @@ class QueueCounts:
 class WorkQueue(Protocol):
     """Leases on queued documents, for many workers (a backend with many writers).
 
-    Offered as ``storage.queue`` by backends that have one (postgres).
+    Offered as ``storage.queue`` by backends declaring
+    :attr:`Capability.WORK_QUEUE` (postgres).
     """
 
     async def claim(self, owner: str, limit: int, lease_s: float) -> list[tuple[DocRecord, int]]:
@@ -168,9 +210,29 @@ class Storage(Protocol):
     """One backend instance serving every role for one workdir/workspace."""
 
     name: str
+    capabilities: frozenset[Capability]
+    """The optional features this instance offers (see :class:`Capability`)."""
+
+    @property
+    def workspace(self) -> str | None:
+        """The named index inside a shared server (postgres); ``None`` for a file store."""
+
+    @property
+    def label(self) -> str:
+        """How the store names itself in reports and progress records (no password)."""
 
     async def open(self) -> None: ...
     async def close(self) -> None: ...
+    async def exists(self) -> bool:
+        """Whether the index exists (a file, a schema); opening creates it."""
+
+    async def destroy(self) -> None:
+        """Delete the whole index; opening afterwards starts an empty one.
+
+        Call it on a closed store (a server store may also be open); a store
+        that keeps nothing (in memory) has nothing to delete.
+        """
+
     def transaction(self) -> AbstractAsyncContextManager[None]: ...
     def writer(
         self,

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.errors import ConfigError
+from kgrag.storage.base import Capability
 from kgrag.storage.postgres import codec
 from kgrag.storage.postgres.db import Database, PoolOptions
 from kgrag.storage.postgres.doc_status import PgDocStatusStore
@@ -59,6 +60,7 @@ class PostgresStorage:
     """Every storage role for one workspace, in PostgreSQL."""
 
     name = "postgres"
+    capabilities = frozenset(Capability)  # every optional feature (docs/postgres.md)
 
     def __init__(self, workdir: Path, **options: Any):
         unknown = set(options) - _OPTIONS
@@ -105,6 +107,11 @@ class PostgresStorage:
     def db(self) -> Database:
         """The connection pool (for the work queue and migrations)."""
         return self._db
+
+    @property
+    def label(self) -> str:
+        """``postgres workspace <schema> (<dsn without password>)``."""
+        return self._db.label
 
     # -- lifecycle ---------------------------------------------------------------
 

@@ -25,6 +25,7 @@ Several processes may use one working directory:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sqlite3
 from collections.abc import Callable
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.errors import ConfigError, StorageError
+from kgrag.storage.base import Capability
 from kgrag.storage.lease import LOCK_FILENAME, WriterLease
 from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database
@@ -59,6 +61,8 @@ class SQLiteStorage:
     """
 
     name = "sqlite"
+    capabilities: frozenset[Capability] = frozenset()  # one writer; nothing optional
+    workspace: str | None = None
 
     def __init__(self, workdir: Path, *, in_memory: bool = False, **options: Any):
         unknown = set(options) - _OPTIONS
@@ -102,19 +106,24 @@ class SQLiteStorage:
         """Close the database; the stores keep working after a new open()."""
         await self._db.close()  # drops every cached matrix as well
 
-    def exists(self) -> bool:
+    @property
+    def label(self) -> str:
+        """``sqlite <database file>``, or ``memory <workdir>`` for the in-memory variant."""
+        if self.path is not None:
+            return f"sqlite {self.path.resolve()}"
+        return f"{self.name} {self.workdir.resolve()}"
+
+    async def exists(self) -> bool:
         """Whether the workdir holds an index (its database file); opening creates one."""
         return self.path is None or self.path.is_file()
 
-    def destroy(self) -> None:
+    async def destroy(self) -> None:
         """Delete the (closed) database and its WAL files: the index is empty afterwards.
 
         The lock file stays, so a caller may hold the writer lease around this.
         """
-        if self.path is None:
-            return
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        if self.path is not None:
+            await asyncio.to_thread(_remove_database, self.path)
 
     async def __aenter__(self) -> SQLiteStorage:
         await self.open()
@@ -201,6 +210,11 @@ def memory_storage(workdir: Path, **options: Any) -> SQLiteStorage:
     storage = SQLiteStorage(workdir, in_memory=True, **options)
     storage.name = "memory"
     return storage
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 def _column(conn: sqlite3.Connection, sql: str) -> list[str]:

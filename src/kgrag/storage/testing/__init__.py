@@ -21,6 +21,13 @@ The tests of each role live in their own module; this package re-exports them.
 
 from __future__ import annotations
 
+from kgrag.storage.testing.capabilities import (
+    IdentityConformance,
+    KeyClaimsConformance,
+    ManyWritersConformance,
+    VectorIndexBuildConformance,
+    WorkQueueConformance,
+)
 from kgrag.storage.testing.common import StorageFixture
 from kgrag.storage.testing.graph import GraphStoreConformance
 from kgrag.storage.testing.kv import KVStoreConformance, MetaConformance
@@ -32,13 +39,18 @@ from kgrag.storage.testing.writer import WriterConformance
 __all__ = [
     "DocStatusConformance",
     "GraphStoreConformance",
+    "IdentityConformance",
     "KVStoreConformance",
+    "KeyClaimsConformance",
     "LexicalConformance",
+    "ManyWritersConformance",
     "MetaConformance",
     "StorageConformance",
     "StorageFixture",
     "TransactionConformance",
+    "VectorIndexBuildConformance",
     "VectorStoreConformance",
+    "WorkQueueConformance",
     "WriterConformance",
 ]
 
@@ -52,5 +64,14 @@ class StorageConformance(
     LexicalConformance,
     TransactionConformance,
     WriterConformance,
+    IdentityConformance,
+    ManyWritersConformance,
+    KeyClaimsConformance,
+    WorkQueueConformance,
+    VectorIndexBuildConformance,
 ):
-    """Every conformance test; subclass it and override ``storage``."""
+    """Every conformance test; subclass it and override ``storage``.
+
+    A capability's tests run only on a backend declaring it (see
+    :mod:`kgrag.storage.testing.capabilities`).
+    """
