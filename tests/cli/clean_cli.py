@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from kgrag.cli.main import main
+from tests.support.settings import FAKE_ENV
 
-FAKE = {"KGRAG_LLM_PROVIDER": "fake", "KGRAG_EMBEDDING_PROVIDER": "fake"}
+FAKE = FAKE_ENV
 # A chat model that cannot be reached (fake embeddings): every extraction fails.
 DEAD_LLM = {
     "KGRAG_LLM_PROVIDER": "openai",

@@ -17,10 +17,10 @@ import pytest
 from kgrag.cli.main import main
 from kgrag.cli.serve_cmd import check_exposure, is_loopback
 from kgrag.server.accounts import Accounts, add_account
+from tests.support.settings import FAKE_ENV as FAKE
 
 from .served import JWT_SECRET
 
-FAKE = {"KGRAG_LLM_PROVIDER": "fake", "KGRAG_EMBEDDING_PROVIDER": "fake"}
 KEY = "cli-test-key-0123456789abcdef"
 
 

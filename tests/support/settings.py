@@ -1,11 +1,12 @@
 """The one way a test builds ``Settings``: the fake models, and what the test changes.
 
 ``fake_settings(workdir, **overrides)`` runs on the shipped deterministic
-fakes (no network) with LLM extraction; ``http_settings(workdir, base_url)``
-sends every chat and embedding call to a fake OpenAI-compatible server. Both
-take the flat keywords of the public constructor (``chunk_size=40``...), which
-win over the defaults here. A folder whose tests share more settings names
-them once, as a preset passed on::
+fakes (no network) with LLM extraction (``FAKE_ENV``: the same for a
+``kgrag`` command); ``http_settings(workdir, base_url)`` sends every chat
+and embedding call to a fake OpenAI-compatible server. Both take the flat
+keywords of the public constructor (``chunk_size=40``...), which win over
+the defaults here. A folder whose tests share more settings names them
+once, as a preset passed on::
 
     settings = partial(fake_settings, **PARAGRAPHS, max_gleaning=0)
 """
@@ -22,6 +23,8 @@ FAKE_MODELS: dict[str, Any] = {
     "embedding_provider": "fake",
     "extractor": "llm",
 }
+# the fake models as the environment of a ``kgrag`` command (the extractor follows the chat)
+FAKE_ENV: dict[str, str] = {"KGRAG_LLM_PROVIDER": "fake", "KGRAG_EMBEDDING_PROVIDER": "fake"}
 # a chunk per paragraph (a blank line), whatever its length
 PARAGRAPHS: dict[str, Any] = {"split_by_character": "\n\n", "split_by_character_only": True}
 # chunks of a few sentences, so a short text makes several
