@@ -36,7 +36,7 @@ from kgrag.llm.tokenizer import Tokenizer
 from kgrag.types import SEP
 
 if TYPE_CHECKING:
-    from kgrag.llm.base import ChatResult, Role
+    from kgrag.llm.base import ChatMessage, ChatResult, Messages, Role
 
 Kind = Literal["entity", "relation"]
 # Tokens reserved per message for the chat format, plus a safety margin.
@@ -50,7 +50,7 @@ class Chat(Protocol):
     """The slice of the chat service the summariser uses."""
 
     async def chat(
-        self, messages: list[dict[str, str]], *, role: Role, json_mode: bool = False
+        self, messages: Messages, *, role: Role, json_mode: bool = False
     ) -> ChatResult: ...
 
 
@@ -60,7 +60,7 @@ def _line(fragment: str) -> str:
 
 def build_summary_messages(
     name: str | tuple[str, str], fragments: Sequence[str], language: str, length: int, kind: Kind
-) -> list[dict[str, str]]:
+) -> Messages:
     """The chat messages asking for one summary of ``fragments``.
 
     The wording lives with the other prompts (:mod:`kgrag.extract.prompts`):
@@ -77,7 +77,7 @@ def fragment_cost(tokenizer: Tokenizer, fragment: str) -> int:
     return tokenizer.count(_line(fragment)) + 1
 
 
-def messages_tokens(tokenizer: Tokenizer, messages: Sequence[dict[str, str]]) -> int:
+def messages_tokens(tokenizer: Tokenizer, messages: Sequence[ChatMessage]) -> int:
     """Tokens of the messages' contents."""
     return sum(tokenizer.count(m["content"]) for m in messages)
 
@@ -101,7 +101,7 @@ class _Job:
     tokenizer: Tokenizer
     chat: Chat
 
-    def messages(self, fragments: Sequence[str]) -> list[dict[str, str]]:
+    def messages(self, fragments: Sequence[str]) -> Messages:
         return build_summary_messages(
             self.name, fragments, self.language, self.policy.summary_length_recommended, self.kind
         )

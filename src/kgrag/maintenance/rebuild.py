@@ -27,10 +27,11 @@ if TYPE_CHECKING:
     from kgrag.storage.base import Storage
 
 Embed = Callable[[list[str]], Awaitable[np.ndarray]]
+Meta = dict[str, str | None]  # the metadata kept beside a vector (storage.layout.rows)
 
 
 async def _sync_namespace(
-    storage: Storage, ns: str, wanted: dict[str, tuple[str, dict]], embed: Embed
+    storage: Storage, ns: str, wanted: dict[str, tuple[str, Meta]], embed: Embed
 ) -> int:
     """Delete orphan vectors of ``ns`` and embed the missing ones; returns rows changed."""
     store = storage.vectors(ns)
@@ -45,7 +46,7 @@ async def _sync_namespace(
     return len(orphans) + len(missing)
 
 
-async def _wanted(storage: Storage) -> dict[str, dict[str, tuple[str, dict]]]:
+async def _wanted(storage: Storage) -> dict[str, dict[str, tuple[str, Meta]]]:
     g = storage.graph
     names = await g.all_node_names()
     nodes = await g.get_nodes(names)

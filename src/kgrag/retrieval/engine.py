@@ -61,6 +61,7 @@ from kgrag.storage.layout import CHUNK_VECTORS, EXTRACTORS_META
 
 if TYPE_CHECKING:
     from kgrag.config.settings import Settings
+    from kgrag.llm.base import Messages
     from kgrag.llm.embedding import EmbeddingService
     from kgrag.llm.service import ChatService, RerankService
     from kgrag.llm.tokenizer import Tokenizer
@@ -81,7 +82,7 @@ class _Plan:
     """What a query will return: ``result`` as it is, or with an answer written from ``messages``."""
 
     result: QueryResult
-    messages: list[dict[str, str]] | None = None
+    messages: Messages | None = None
     chat: ChatService | None = None
     asm: Assembly | None = None  # None in bypass mode
     question: str = ""  # what the extractive answer ranks sentences against
@@ -297,7 +298,7 @@ class QueryEngine:
 
     def _fit_prompt(
         self, question: str, param: QueryParam, asm: Assembly
-    ) -> tuple[list[dict[str, str]], str, int]:
+    ) -> tuple[Messages, str, int]:
         """(messages, prompt text, its tokens), dropping trailing chunks while it runs over."""
         tok = self.services.tokenizer
         while True:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from kgrag.errors import QueryError
 from kgrag.llm.ledger import QueryCost
 from kgrag.retrieval.reference import Reference
+
+if TYPE_CHECKING:
+    from kgrag.llm.base import ChatMessage
 
 # The modes the built-in registry knows ("ppr" is registered by its own module).
 Mode = Literal["naive", "local", "global", "hybrid", "mix", "bypass", "ppr", "path"]
@@ -77,7 +80,7 @@ class QueryParam:
     max_total_tokens: int = 30000
     hl_keywords: list[str] = field(default_factory=list)
     ll_keywords: list[str] = field(default_factory=list)
-    conversation_history: list[dict[str, str]] = field(default_factory=list)
+    conversation_history: list[ChatMessage] = field(default_factory=list)
     user_prompt: str | None = None
     enable_rerank: bool = True
     include_references: bool = False

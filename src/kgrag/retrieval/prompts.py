@@ -10,15 +10,18 @@ context, so text retrieved from documents cannot push them aside.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kgrag.extract.fences import (
     CONTEXT_HEADING,
     HISTORY_HEADING,
     QUESTION_HEADING,
-    Messages,
     fence,
     fill,
 )
+
+if TYPE_CHECKING:
+    from kgrag.llm.base import ChatMessage, Messages
 
 KEYWORDS_SYSTEM = (
     "You prepare search keywords for a retrieval system built on a knowledge graph. From the "
@@ -94,7 +97,7 @@ ANSWER_USER = (
 )
 
 
-def _history_block(history: str | Sequence[dict[str, str]] | None) -> str:
+def _history_block(history: str | Sequence[ChatMessage] | None) -> str:
     if not history:
         return ""
     if not isinstance(history, str):
@@ -106,7 +109,7 @@ def keywords_messages(
     question: str,
     *,
     language: str = "English",
-    history: str | Sequence[dict[str, str]] | None = None,
+    history: str | Sequence[ChatMessage] | None = None,
 ) -> Messages:
     """Messages asking for ``{"high_level_keywords": [...], "low_level_keywords": [...]}``."""
     user = fill(
@@ -127,7 +130,7 @@ def _answer(
     context: str,
     response_type: str,
     user_prompt: str,
-    history: Sequence[dict[str, str]] | None,
+    history: Sequence[ChatMessage] | None,
 ) -> Messages:
     extra = f"\n7. Additional instructions: {user_prompt.strip()}" if user_prompt.strip() else ""
     system = fill(system_template, response_type=response_type, user_prompt=extra)
@@ -152,7 +155,7 @@ def answer_messages(
     *,
     response_type: str = "Multiple Paragraphs",
     user_prompt: str = "",
-    history: Sequence[dict[str, str]] | None = None,
+    history: Sequence[ChatMessage] | None = None,
 ) -> Messages:
     """Messages answering ``question`` from a knowledge-graph context.
 
@@ -168,7 +171,7 @@ def naive_answer_messages(
     *,
     response_type: str = "Multiple Paragraphs",
     user_prompt: str = "",
-    history: Sequence[dict[str, str]] | None = None,
+    history: Sequence[ChatMessage] | None = None,
 ) -> Messages:
     """Messages answering ``question`` from retrieved document chunks only."""
     return _answer(NAIVE_ANSWER_SYSTEM, question, context, response_type, user_prompt, history)

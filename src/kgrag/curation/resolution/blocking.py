@@ -132,7 +132,8 @@ SLACK = 0.1  # how far below min_sim a sketched similarity may fall and still be
 
 
 def _unit(mat: np.ndarray) -> np.ndarray:
-    return mat / np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+    unit: np.ndarray = mat / np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-12)
+    return unit
 
 
 def _nearest(

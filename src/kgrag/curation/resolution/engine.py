@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kgrag.curation.resolution import blocking
-from kgrag.curation.resolution.group import group_pairs
+from kgrag.curation.resolution.group import Group, group_pairs
 from kgrag.curation.resolution.homonyms import find_homonyms
 from kgrag.curation.resolution.judge import judge
 from kgrag.curation.resolution.names import Name, parse
@@ -203,7 +203,7 @@ def _types_apart(a: Entity, b: Entity) -> bool:
     return bool(ta and tb and not ta & tb)
 
 
-def _near_misses(scored: list[PairScore], groups: list, opts: Options) -> list[PairScore]:
+def _near_misses(scored: list[PairScore], groups: list[Group], opts: Options) -> list[PairScore]:
     grouped = {frozenset((p.a, p.b)) for g in groups for p in g.links}
     kept = [p for p in scored if frozenset((p.a, p.b)) not in grouped and p.score < 1.0]
     kept.sort(key=lambda p: (-(p.veto is not None and "key" in p.routes), -p.score, p.a, p.b))

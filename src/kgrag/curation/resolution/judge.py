@@ -17,6 +17,7 @@ from kgrag.curation.resolution.view import Entity
 from kgrag.errors import ModelError
 
 if TYPE_CHECKING:
+    from kgrag.llm.base import Messages
     from kgrag.llm.service import ChatService
 
 SYSTEM = (
@@ -51,7 +52,10 @@ def _verdict(text: str) -> tuple[bool, str] | None:
 
 async def judge(chat: ChatService, a: Entity, b: Entity, scored: PairScore) -> bool:
     """Ask the model about ``scored`` and move its score; returns whether it answered."""
-    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt(a, b)}]
+    messages: Messages = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": prompt(a, b)},
+    ]
     try:
         result = await chat.chat(messages, role="resolve", json_mode=True, max_tokens=200)
     except ModelError as exc:

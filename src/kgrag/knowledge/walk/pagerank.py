@@ -45,7 +45,7 @@ def power(
 ) -> np.ndarray:
     """The exact walk by power iteration; the result sums to 1."""
     s = seeds / seeds.sum()
-    p = s.copy()
+    p: np.ndarray = s.copy()
     for _ in range(max_iter):
         nxt = (1.0 - damping) * s + damping * (spread(t, p) + p[t.dangling].sum() * s)
         done = np.abs(nxt - p).sum() < tol
@@ -72,7 +72,8 @@ def push(t: Transition, seeds: np.ndarray, damping: float, eps: float) -> np.nda
         lost = mass[t.dangling[active]].sum()
         if lost:
             r += damping * lost * s
-    return x + (1.0 - damping) * r
+    walked: np.ndarray = x + (1.0 - damping) * r
+    return walked
 
 
 def _send(

@@ -57,9 +57,12 @@ def _split(value: Any) -> list[str]:
     return [v for v in str(value or "").split(SEP) if v]
 
 
-def _cached(cache: dict[str, Any]) -> dict[str, tuple[dict[str, set[str]], dict[Pair, list]]]:
+Explained = tuple[dict[str, set[str]], dict[Pair, tuple[set[str], list[float]]]]
+
+
+def _cached(cache: dict[str, Any]) -> dict[str, Explained]:
     """Per LightRAG chunk id: descriptions by entity name, and (descriptions, weights) by pair."""
-    out: dict[str, tuple[dict[str, set[str]], dict[Pair, list]]] = {}
+    out: dict[str, Explained] = {}
     for entry in sorted(cache.values(), key=lambda e: str(e.get("_id", ""))):
         if not isinstance(entry, dict) or entry.get("cache_type") != "extract":
             continue
@@ -71,7 +74,7 @@ def _cached(cache: dict[str, Any]) -> dict[str, tuple[dict[str, set[str]], dict[
         for e in found.entities:
             ents.setdefault(e.name, set()).add(e.description.strip())
         for r in found.relations:
-            descs, weights = rels.setdefault(edge_key(r.source, r.target), [set(), []])
+            descs, weights = rels.setdefault(edge_key(r.source, r.target), (set(), []))
             descs.add(r.description.strip())
             weights.append(float(r.weight))
     return out
@@ -145,7 +148,7 @@ class _Reader:
             support = self._support({"k": listed} if listed else {}, "k", data)
             if not support:
                 continue
-            cached = {c: self.cache.get(c, ({}, {}))[1].get(key, [set(), []]) for c in support}
+            cached = {c: self.cache.get(c, ({}, {}))[1].get(key, (set(), [])) for c in support}
             given = _assign(_split(data.get("description")), {c: cached[c][0] for c in support})
             weights = _weights(float(data.get("weight") or 1.0), [cached[c][1] for c in support])
             kw = data.get("keywords", "")

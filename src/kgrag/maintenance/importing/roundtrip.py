@@ -25,10 +25,12 @@ from kgrag.maintenance.importing.model import (
 )
 from kgrag.storage.base import edge_key
 
+Owned = tuple[int, Mapping[str, Any], list[Any]]  # (position, chunk, owner entry)
 
-def _owned(chunks: list[Mapping[str, Any]]) -> dict[str, list[tuple[int, Mapping[str, Any], list]]]:
+
+def _owned(chunks: list[Mapping[str, Any]]) -> dict[str, list[Owned]]:
     """Per document, its chunks as (position, chunk, owner entry)."""
-    out: dict[str, list[tuple[int, Mapping[str, Any], list]]] = {}
+    out: dict[str, list[Owned]] = {}
     for chunk in chunks:
         facts = chunk.get("facts")
         if not isinstance(facts, Mapping) or not isinstance(chunk.get("content"), str):
@@ -41,7 +43,7 @@ def _owned(chunks: list[Mapping[str, Any]]) -> dict[str, list[tuple[int, Mapping
     return out
 
 
-def _chunk(chunk: Mapping[str, Any], entry: list) -> ImportedChunk:
+def _chunk(chunk: Mapping[str, Any], entry: list[Any]) -> ImportedChunk:
     facts = chunk["facts"]
     return ImportedChunk(
         chunk["content"],

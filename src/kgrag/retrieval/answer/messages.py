@@ -11,20 +11,22 @@ answer to a different query.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kgrag.retrieval import prompts
 from kgrag.retrieval.param import QueryParam
 
+if TYPE_CHECKING:
+    from kgrag.llm.base import ChatMessage, Messages
 
-def _history(param: QueryParam) -> list[dict[str, str]]:
+
+def _history(param: QueryParam) -> Messages:
     return [
         {"role": str(t["role"]), "content": str(t["content"])} for t in param.conversation_history
     ]
 
 
-def answer_messages(
-    question: str, context: str, param: QueryParam, graph: bool = True
-) -> list[dict[str, str]]:
+def answer_messages(question: str, context: str, param: QueryParam, graph: bool = True) -> Messages:
     """The answer prompt: instructions, the conversation, then context and question.
 
     ``graph`` picks the knowledge-graph wording; without it (no entities or
@@ -40,12 +42,14 @@ def answer_messages(
     )
 
 
-def bypass_messages(question: str, param: QueryParam) -> list[dict[str, str]]:
+def bypass_messages(question: str, param: QueryParam) -> Messages:
     """Bypass mode: the conversation and the question, nothing retrieved."""
-    system = [{"role": "system", "content": param.user_prompt}] if param.user_prompt else []
+    system: Messages = (
+        [{"role": "system", "content": param.user_prompt}] if param.user_prompt else []
+    )
     return [*system, *_history(param), {"role": "user", "content": question}]
 
 
-def render_prompt(messages: Sequence[dict[str, str]]) -> str:
+def render_prompt(messages: Sequence[ChatMessage]) -> str:
     """The messages as one text (what ``only_need_prompt`` returns)."""
     return "\n\n".join(f"---{m['role']}---\n{m['content']}" for m in messages)

@@ -89,7 +89,7 @@ class Lexical:
 
     def idf(self, term: str) -> float:
         df = len(self.postings.get(term, ()))
-        return math.log(1 + (len(self.docs) - df + 0.5) / (df + 0.5)) ** self.idf_power
+        return float(math.log(1 + (len(self.docs) - df + 0.5) / (df + 0.5)) ** self.idf_power)
 
     def scores(self, weights: dict[str, float]) -> np.ndarray:
         """Each sentence's score, term ``t`` counting ``weights[t]`` times its idf."""
@@ -159,14 +159,15 @@ class Pool:
 
 def _prior(text: str, doc: list[str]) -> float:
     """Under 1 for a sentence of few terms ("Scrooge replied.") or a question."""
-    short = min(1.0, len(set(doc)) / FULL_TERMS) ** 0.5
+    short = float(min(1.0, len(set(doc)) / FULL_TERMS) ** 0.5)
     return short * (QUESTION_PRIOR if text.rstrip("'\"”’) ").endswith(("?", "？")) else 1.0)
 
 
 def _fused(lexical: np.ndarray, pool: Pool, penalty: np.ndarray, o: RankOptions) -> np.ndarray:
     capped = np.minimum(lexical, 1.5)  # a bridge-heavy sentence may pass the first best a little
     relevance = o.dense_weight * pool.dense + (1 - o.dense_weight) * capped
-    return relevance * pool.prior - o.redundancy * penalty
+    fused: np.ndarray = relevance * pool.prior - o.redundancy * penalty
+    return fused
 
 
 def _reweight(weights: dict[str, float], held: set[str], bridge: set[str], o: RankOptions) -> None:

@@ -23,6 +23,7 @@ from kgrag.retrieval.conditions.scan import scan
 from kgrag.retrieval.conditions.scan_code import product_word
 
 if TYPE_CHECKING:
+    from kgrag.llm.base import Messages
     from kgrag.llm.service import ChatService
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ Only list what the question itself says. When it says nothing of a kind, leave i
 when it has no qualifiers at all, give an empty list. Output the JSON object only."""
 
 
-def conditions_messages(question: str) -> list[dict[str, str]]:
+def conditions_messages(question: str) -> Messages:
     """The conditions prompt: the instructions, then the question."""
     return [
         {"role": "system", "content": SYSTEM},

@@ -256,7 +256,8 @@ def _top(scores: np.ndarray, n: int, first: list[int] | None = None) -> np.ndarr
     part, values = positive[keep], rounded[keep]
     where = {j: r for r, j in enumerate(first or ())}
     rank = np.array([where.get(int(j), len(where)) for j in part], dtype=np.int64)
-    return part[np.lexsort((part, rank, -values))][:n]
+    best: np.ndarray = part[np.lexsort((part, rank, -values))][:n]
+    return best
 
 
 def _allowed_chunk_mass(ctx: RetrievalContext, graph: PPRGraph, mass: np.ndarray) -> np.ndarray:
