@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from kgrag.evaluation.prompts import RETRY
 
 if TYPE_CHECKING:
-    from kgrag.llm.base import ChatResult
+    from kgrag.llm.base import ChatResult, Messages
     from kgrag.llm.ledger import Ledger
     from kgrag.llm.service import ChatService
 
@@ -56,7 +56,7 @@ class Judge:
     def ledger(self) -> Ledger:
         return self.chat.ledger
 
-    async def ask(self, messages: list[dict[str, str]], parse: Callable[[str], T]) -> Verdict[T]:
+    async def ask(self, messages: Messages, parse: Callable[[str], T]) -> Verdict[T]:
         """The reply to ``messages`` read by ``parse`` (which raises ValueError when it cannot)."""
         conversation, problem, reply = list(messages), "", ""
         for attempt in range(1, self.attempts + 1):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from kgrag.llm.base import Messages
+
 CORRECTNESS_SYSTEM = """\
 You grade answers against reference answers.
 
@@ -59,7 +61,7 @@ def fenced(text: str) -> str:
     return f"{fence}\n{text.strip()}\n{fence}"
 
 
-def correctness_messages(question: str, references: list[str], answer: str) -> list[dict[str, str]]:
+def correctness_messages(question: str, references: list[str], answer: str) -> Messages:
     """The chat messages asking whether ``answer`` is correct."""
     user = "\n\n".join(
         [
@@ -71,7 +73,7 @@ def correctness_messages(question: str, references: list[str], answer: str) -> l
     return [{"role": "system", "content": CORRECTNESS_SYSTEM}, {"role": "user", "content": user}]
 
 
-def pairwise_messages(question: str, first: str, second: str) -> list[dict[str, str]]:
+def pairwise_messages(question: str, first: str, second: str) -> Messages:
     """The chat messages asking which of ``first`` (answer 1) and ``second`` (2) is better."""
     user = "\n\n".join(
         [

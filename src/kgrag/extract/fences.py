@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kgrag.llm.base import ChatMessage, Messages
+
 INPUT_HEADING = "---Input Text---"
 DESCRIPTIONS_HEADING = "---Descriptions---"
 CONTEXT_HEADING = "---Context---"
@@ -18,7 +20,7 @@ QUESTION_HEADING = "Question:"
 _FENCE = re.compile(r"^(`{3,})[\w-]*\s*$")
 _SLOT = re.compile(r"\{(\w+)\}")
 
-Messages = list[dict[str, str]]
+__all__ = ["Messages"]  # prompt builders here and in retrieval import it with the helpers
 
 
 def fill(template: str, **values: object) -> str:
@@ -53,7 +55,7 @@ def fenced_block_after(text: str, heading: str) -> str | None:
     return None
 
 
-def find_fenced(messages: Sequence[dict[str, str]], heading: str) -> str | None:
+def find_fenced(messages: Sequence[ChatMessage], heading: str) -> str | None:
     """:func:`fenced_block_after` over chat messages, the newest first."""
     for message in reversed(messages):
         found = fenced_block_after(message.get("content", ""), heading)

@@ -62,9 +62,9 @@ pipeline fails the chunk's document; odd model *output* never raises.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 
 from kgrag.config.settings import DEFAULT_ENTITY_TYPES, Settings
 from kgrag.errors import ConfigError
@@ -73,11 +73,12 @@ from kgrag.extract.formats import COMPLETION_MARKER, FORMATS, TUPLE_DELIMITER
 from kgrag.extract.parser import json_closes, parse_extraction
 from kgrag.extract.prompts import extraction_messages, gleaning_message
 from kgrag.ingest.ids import canonical_pair
-from kgrag.llm.base import ChatResult, Role
+from kgrag.llm.base import ChatMessage, ChatResult, Messages, Role
 from kgrag.llm.tokenizer import Tokenizer
 from kgrag.types import Chunk, ExtractedEntity, ExtractedRelation, Extraction
 
-Messages = list[dict[str, str]]
+_Key = TypeVar("_Key")
+_Row = TypeVar("_Row", ExtractedEntity, ExtractedRelation)
 # A completion marker in any case or bracket style (what the parser accepts).
 _L, _P, _R = "[<\uff1c]", "[|\uff5c]", "[>\uff1e]"
 _MARKER = re.compile(
@@ -193,7 +194,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def repair_message(fmt: str, attempt: int, problem: str, warnings: Sequence[str]) -> dict[str, str]:
+def repair_message(fmt: str, attempt: int, problem: str, warnings: Sequence[str]) -> ChatMessage:
     """The user turn that re-asks after unhealthy attempt number ``attempt``."""
     lines = [f"Your answer to this request (attempt {attempt}) could not be used: {problem}."]
     if warnings:
@@ -205,8 +206,20 @@ def repair_message(fmt: str, attempt: int, problem: str, warnings: Sequence[str]
     return {"role": "user", "content": "\n".join(lines)}
 
 
-def _longest(rows: Sequence[Any]) -> int:
+def _longest(rows: Sequence[ExtractedEntity | ExtractedRelation]) -> int:
     return len(rows[0].description) if rows else 0
+
+
+def _replace_longer(
+    store: dict[_Key, list[_Row]], rows: Iterable[_Row], key: Callable[[_Row], _Key]
+) -> None:
+    """Group ``rows`` by ``key``; a group replaces a known key only with longer descriptions."""
+    grouped: dict[_Key, list[_Row]] = {}
+    for row in rows:
+        grouped.setdefault(key(row), []).append(row)
+    for k, new in grouped.items():
+        if k not in store or _longest(new) > _longest(store[k]):
+            store[k] = new
 
 
 class _Accumulator:
@@ -227,16 +240,10 @@ class _Accumulator:
 
     def add_gleaned(self, found: Extraction) -> None:
         """Add gleaned rows; replace known keys only with longer descriptions."""
-        for store, rows, key in (
-            (self.entities, found.entities, lambda e: e.name),
-            (self.relations, found.relations, lambda r: canonical_pair(r.source, r.target)),
-        ):
-            grouped: dict[Any, list] = {}
-            for row in rows:
-                grouped.setdefault(key(row), []).append(row)
-            for k, new in grouped.items():
-                if k not in store or _longest(new) > _longest(store[k]):
-                    store[k] = new
+        _replace_longer(self.entities, found.entities, lambda e: e.name)
+        _replace_longer(
+            self.relations, found.relations, lambda r: canonical_pair(r.source, r.target)
+        )
 
     def note(self, stage: str, outcome: _Stage) -> None:
         """Warnings of a stage's used reply, plus what its re-asks did."""
@@ -367,15 +374,14 @@ class LLMExtractor:
         acc.note("extract", first)
         if first.failed and not first.used.records:
             return acc.result()
-        await self._glean(
-            chunk, [*messages, {"role": "assistant", "content": first.used.text}], acc
-        )
+        answered: Messages = [*messages, {"role": "assistant", "content": first.used.text}]
+        await self._glean(chunk, answered, acc)
         return acc.result()
 
     async def _glean(self, chunk: Chunk, history: Messages, acc: _Accumulator) -> None:
         """Gleaning rounds on top of the conversation so far."""
         for round_ in range(1, self.max_gleaning + 1):
-            request = [*history, gleaning_message(fmt=self.fmt)]
+            request: Messages = [*history, gleaning_message(fmt=self.fmt)]
             size = self._tokens(request)
             if size > self.max_extract_input_tokens:
                 acc.warnings.append(
@@ -389,4 +395,4 @@ class LLMExtractor:
             acc.note(stage, outcome)
             if outcome.failed or not outcome.used.records:
                 return
-            history = [*request, {"role": "assistant", "content": outcome.used.text}]
+            history = [*request, ChatMessage(role="assistant", content=outcome.used.text)]

@@ -26,7 +26,6 @@ import math
 import re
 import unicodedata
 from collections.abc import Sequence
-from typing import Any
 
 MAX_NAME_CHARS = 256
 OTHER_TYPE = "Other"
@@ -66,7 +65,7 @@ _KEYWORD_SPLIT = re.compile(r"[,，、;；\n]")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
-def as_text(value: Any) -> str:
+def as_text(value: object) -> str:
     """Any JSON-ish value as text: lists are comma-joined, mappings dropped."""
     if value is None or isinstance(value, dict):
         return ""
@@ -125,12 +124,12 @@ def _balanced_span(text: str) -> bool:
     return False
 
 
-def clean_field(value: Any) -> str:
+def clean_field(value: object) -> str:
     """A raw field as single-spaced text without control characters."""
     return " ".join(drop_control(as_text(value)).split())
 
 
-def normalize_name(value: Any) -> str:
+def normalize_name(value: object) -> str:
     """The canonical form of an entity name ("" when unusable)."""
     text = _HTML_LINE_TAGS.sub(" ", as_text(value))
     text = " ".join(to_half_width(drop_control(text)).split())
@@ -152,7 +151,7 @@ def _camel(text: str) -> str:
     )
 
 
-def normalize_type(value: Any, allowed: Sequence[str] | None = None) -> str:
+def normalize_type(value: object, allowed: Sequence[str] | None = None) -> str:
     """Canonical entity type; see the module docstring for the rules."""
     text = _strip_wrappers(to_half_width(clean_field(value)))
     text = _strip_wrappers(_TYPE_SPLIT.split(text, maxsplit=1)[0])
@@ -162,7 +161,7 @@ def normalize_type(value: Any, allowed: Sequence[str] | None = None) -> str:
     return wanted.get(type_key(text), OTHER_TYPE)
 
 
-def normalize_keywords(value: Any) -> str:
+def normalize_keywords(value: object) -> str:
     """Comma-separated keywords, de-duplicated in order, ASCII commas."""
     words: list[str] = []
     folded: set[str] = set()
@@ -174,12 +173,12 @@ def normalize_keywords(value: Any) -> str:
     return ", ".join(words)
 
 
-def clean_description(value: Any) -> str:
+def clean_description(value: object) -> str:
     """A description on one line, without a wrapping pair of quotes."""
     return _strip_wrappers(clean_field(value), loose_quotes=False)
 
 
-def parse_weight(value: Any, default: float = 1.0) -> float:
+def parse_weight(value: object, default: float = 1.0) -> float:
     """A positive, finite relation weight (capped at :data:`MAX_WEIGHT`), else ``default``."""
     if isinstance(value, bool):
         return default
@@ -195,6 +194,6 @@ def parse_weight(value: Any, default: float = 1.0) -> float:
     return min(number, MAX_WEIGHT)
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> bool:
     """True when ``value`` is a bare number (used to spot a weight column)."""
     return bool(_NUMBER.fullmatch(clean_field(value)))

@@ -49,7 +49,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
 
 import json_repair
 
@@ -170,7 +169,7 @@ _LATEX_NRT = frozenset(
 )
 
 
-def _kind(line: str, match: re.Match) -> tuple[str, bool]:
+def _kind(line: str, match: re.Match[str]) -> tuple[str, bool]:
     """A delimiter's spelling (without spaces and backslashes), and whether spaces surround it."""
     before, after = line[match.start() - 1 : match.start()], line[match.end() : match.end() + 1]
     return match.group().translate(_NO_GAPS), before.isspace() and after.isspace()
@@ -345,7 +344,7 @@ def _too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
     return False
 
 
-def _fix_escape(match: re.Match) -> str:
+def _fix_escape(match: re.Match[str]) -> str:
     body = match.group(1)
     if not body:  # starts no JSON escape: a literal backslash
         return "\\\\"
@@ -403,7 +402,7 @@ def _json_candidates(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _is_extraction(value: Any) -> bool:
+def _is_extraction(value: object) -> bool:
     """Whether ``value`` is an object with a list of entities or relations."""
     return isinstance(value, dict) and any(
         isinstance(v, list)
@@ -413,14 +412,15 @@ def _is_extraction(value: Any) -> bool:
     )
 
 
-def _pick_extraction(value: Any) -> Any:
+def _pick_extraction(value: object) -> object:
     """From a list holding extraction objects, those objects merged; else ``value``."""
     if not isinstance(value, list):
         return value
     found = [item for item in value if _is_extraction(item)]
     if len(found) <= 1:
         return found[0] if found else value
-    entities, relations = [], []
+    entities: list[object] = []
+    relations: list[object] = []
     for item in found:
         ents, rels = _json_items(item)
         entities += ents
@@ -428,13 +428,14 @@ def _pick_extraction(value: Any) -> Any:
     return {"entities": entities, "relationships": relations}
 
 
-def _load_json(text: str, out: RecordCollector) -> Any:
+def _load_json(text: str, out: RecordCollector) -> object:
     """The JSON value in ``text``, repaired if need be; ``None`` if there is none."""
     if _too_deep(text):
         out.warn("brackets nest too deeply to be an extraction answer")
         return None
-    first = None
+    first: object = None
     for candidate in _json_candidates(_fix_backslashes(text)):
+        found: object
         try:
             found, repaired = json.loads(candidate), False
         except ValueError:
@@ -449,7 +450,7 @@ def _load_json(text: str, out: RecordCollector) -> Any:
     return first
 
 
-def _section(data: dict, names: tuple[str, ...]) -> list:
+def _section(data: dict[object, object], names: tuple[str, ...]) -> list[object]:
     for key, value in data.items():
         if isinstance(key, str) and key.strip().casefold() in names:
             if isinstance(value, list):
@@ -458,23 +459,23 @@ def _section(data: dict, names: tuple[str, ...]) -> list:
     return []
 
 
-def _get(item: dict, *names: str) -> Any:
+def _get(item: dict[object, object], *names: str) -> object:
     for name in names:
         if name in item:
             return item[name]
     return None
 
 
-def _json_items(data: Any) -> tuple[list, list]:
+def _json_items(data: object) -> tuple[list[object], list[object]]:
     if isinstance(data, dict):
         return _section(data, _ENTITY_SECTIONS), _section(data, _RELATION_SECTIONS)
     if isinstance(data, list):  # a bare list: sort items by their keys
-        rels = [i for i in data if isinstance(i, dict) and "source" in i]
+        rels: list[object] = [i for i in data if isinstance(i, dict) and "source" in i]
         return [i for i in data if not (isinstance(i, dict) and "source" in i)], rels
     return [], []
 
 
-def _add_item(kind: str, item: Any, out: RecordCollector) -> None:
+def _add_item(kind: str, item: object, out: RecordCollector) -> None:
     """One JSON entity or relation item."""
     if not isinstance(item, dict):
         return out.reject(f"rejected {kind} item that is not an object: {snippet(item)}")
@@ -495,7 +496,9 @@ def _add_item(kind: str, item: Any, out: RecordCollector) -> None:
     )
 
 
-def _last_item(data: Any, entities: list, relations: list) -> Any:
+def _last_item(
+    data: dict[object, object] | list[object], entities: list[object], relations: list[object]
+) -> object:
     """The item written last (where a reply that does not close was cut), if any."""
     if isinstance(data, list):
         return data[-1] if data else None

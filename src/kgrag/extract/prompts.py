@@ -49,6 +49,7 @@ from kgrag.extract.templates import (
     SUMMARY_SYSTEM,
     SUMMARY_USER,
 )
+from kgrag.llm.base import ChatMessage
 
 
 def _render_example(number: int, example: Example, fmt: str) -> str:
@@ -89,7 +90,7 @@ def extraction_messages(
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def gleaning_message(*, fmt: str = "delimited") -> dict[str, str]:
+def gleaning_message(*, fmt: str = "delimited") -> ChatMessage:
     """The follow-up user message asking only for what was missed."""
     template = GLEAN_JSON if fmt == "json" else GLEAN_DELIMITED
     return {"role": "user", "content": fill(template, complete=COMPLETION_MARKER)}

@@ -28,7 +28,6 @@ relation of an entity to itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from kgrag.extract.normalize import (
     clean_description,
@@ -43,7 +42,7 @@ from kgrag.types import ExtractedEntity, ExtractedRelation, Extraction
 MAX_WARNINGS = 30
 
 
-def snippet(value: Any, limit: int = 80) -> str:
+def snippet(value: object, limit: int = 80) -> str:
     """A short, single-line excerpt of a row for warnings."""
     text = " ".join(str(value).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -72,7 +71,9 @@ class RecordCollector:
         else:
             self._suppressed += 1
 
-    def add_entity(self, name: Any, type_: Any, description: Any, row: Any = "") -> None:
+    def add_entity(
+        self, name: object, type_: object, description: object, row: object = ""
+    ) -> None:
         clean = normalize_name(name)
         desc = clean_description(description)
         if not clean_field(name):
@@ -95,12 +96,12 @@ class RecordCollector:
 
     def add_relation(
         self,
-        source: Any,
-        target: Any,
-        keywords: Any,
-        description: Any,
-        weight: Any = None,
-        row: Any = "",
+        source: object,
+        target: object,
+        keywords: object,
+        description: object,
+        weight: object = None,
+        row: object = "",
     ) -> None:
         src, tgt = normalize_name(source), normalize_name(target)
         desc, words = clean_description(description), normalize_keywords(keywords)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+
+from kgrag.llm.base import ChatMessage
 
 CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
 CORRECT_SHARE = 0.5  # of a reference answer's words the candidate must hold
@@ -72,7 +73,7 @@ def compare(question: str, first: str, second: str) -> dict[str, dict[str, str]]
     return out
 
 
-def verdict(messages: list[dict[str, Any]]) -> str:
+def verdict(messages: Sequence[ChatMessage]) -> str:
     """The JSON verdict on the first user message holding a judge prompt."""
     for message in messages:
         if message.get("role") != "user":

@@ -137,7 +137,7 @@ def transport_error(exc: httpx.HTTPError, what: str) -> ModelError:
 
 
 async def post_json(
-    client: httpx.AsyncClient, path: str, payload: dict[str, Any], what: str
+    client: httpx.AsyncClient, path: str, payload: dict[str, object], what: str
 ) -> Any:
     """POST ``payload`` as JSON and return the decoded JSON answer."""
     try:
@@ -153,7 +153,7 @@ async def post_json(
 
 @asynccontextmanager
 async def stream_lines(
-    client: httpx.AsyncClient, path: str, payload: dict[str, Any], what: str
+    client: httpx.AsyncClient, path: str, payload: dict[str, object], what: str
 ) -> AsyncIterator[AsyncIterator[str]]:
     """POST ``payload`` and yield an iterator over the response's text lines."""
     try:

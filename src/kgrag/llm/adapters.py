@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -40,10 +40,12 @@ from kgrag.errors import (
     ModelTimeoutError,
 )
 from kgrag.llm.base import (
+    ChatMessage,
     ChatProvider,
     ChatRequest,
     ChatResult,
     EmbeddingProvider,
+    Messages,
     RerankProvider,
     approx_tokens,
 )
@@ -62,14 +64,14 @@ __all__ = [
 _CHAT_OPTIONS = ("role", "json_mode", "max_tokens", "temperature", "keyword_extraction")
 
 
-def function_name(func: Callable[..., Any]) -> str:
+def function_name(func: Callable[..., object]) -> str:
     """``module.qualname`` of ``func`` (the default identity of an adapted function)."""
     target = func if inspect.isfunction(func) or inspect.ismethod(func) else type(func)
     module = getattr(target, "__module__", None) or "unknown"
     return f"{module}.{getattr(target, '__qualname__', repr(target))}"
 
 
-def _parameters(func: Callable[..., Any]) -> tuple[set[str], bool]:
+def _parameters(func: Callable[..., object]) -> tuple[set[str], bool]:
     """The parameter names of ``func`` and whether it takes ``**kwargs``."""
     try:
         params = inspect.signature(func).parameters.values()
@@ -79,12 +81,14 @@ def _parameters(func: Callable[..., Any]) -> tuple[set[str], bool]:
     return names, any(p.kind is p.VAR_KEYWORD for p in params)
 
 
-def _is_async(func: Callable[..., Any]) -> bool:
+def _is_async(func: Callable[..., object]) -> bool:
     """An ``async def`` function, or an object whose ``__call__`` is one."""
     return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(type(func).__call__)
 
 
-async def _invoke(identity: str, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+async def _invoke(
+    identity: str, func: Callable[..., object], *args: object, **kwargs: object
+) -> object:
     """Await an async ``func``, run a sync one in a worker thread; its errors as kgrag's.
 
     kgrag's own errors pass through (raise ModelRateLimitError,
@@ -94,7 +98,7 @@ async def _invoke(identity: str, func: Callable[..., Any], *args: Any, **kwargs:
     """
     try:
         if _is_async(func):
-            return await func(*args, **kwargs)
+            return await cast("Awaitable[object]", func(*args, **kwargs))
         result = await asyncio.to_thread(func, *args, **kwargs)
         return await result if inspect.isawaitable(result) else result
     except KGRagError:
@@ -106,15 +110,15 @@ async def _invoke(identity: str, func: Callable[..., Any], *args: Any, **kwargs:
 
 
 def split_messages(
-    messages: Sequence[Mapping[str, str]],
-) -> tuple[str, str | None, list[dict[str, str]]]:
+    messages: Sequence[ChatMessage],
+) -> tuple[str, str | None, Messages]:
     """(prompt, system prompt, history): the LightRAG view of a chat request.
 
     The prompt is the last user message; system messages are joined into
     the system prompt; everything else before the prompt is the history.
     """
     system = [str(m.get("content", "")) for m in messages if m.get("role") == "system"]
-    turns = [
+    turns: Messages = [
         {"role": str(m.get("role")), "content": str(m.get("content", ""))}
         for m in messages
         if m.get("role") != "system"
@@ -138,7 +142,7 @@ class ChatFunction:
     whole answer as one piece.
     """
 
-    def __init__(self, func: Callable[..., Any], *, name: str | None = None):
+    def __init__(self, func: Callable[..., object], *, name: str | None = None):
         if not callable(func):
             raise ConfigError(
                 f"chat= needs a ChatProvider or a function, got {type(func).__name__}"
@@ -152,10 +156,10 @@ class ChatFunction:
             "history_messages" if any_kw else None,
         )
 
-    def _call_args(self, request: ChatRequest) -> tuple[str, dict[str, Any]]:
+    def _call_args(self, request: ChatRequest) -> tuple[str, dict[str, object]]:
         """The prompt and the keyword arguments ``func`` is called with."""
         prompt, system, history = split_messages(request.messages)
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, object] = {}
         if self._history is not None:
             kwargs[self._history] = history
         elif history:
@@ -218,7 +222,7 @@ class EmbeddingFunction:
 
     def __init__(
         self,
-        func: Callable[..., Any],
+        func: Callable[..., object],
         *,
         name: str | None = None,
         embedding_dim: int | None = None,
@@ -258,6 +262,13 @@ class EmbeddingFunction:
         return None
 
 
+def _items(raw: object) -> Iterable[object]:
+    """A rerank function's answer as the items it holds (TypeError when it holds none)."""
+    if not isinstance(raw, Iterable):
+        raise TypeError(f"{type(raw).__name__} is not iterable")
+    return raw
+
+
 def _pair(item: Any) -> tuple[int, float]:
     """(index, score) from a pair or a Cohere-style dict."""
     if isinstance(item, Mapping):
@@ -275,7 +286,7 @@ class RerankFunction:
     sorts them best first and keeps ``top_n``.
     """
 
-    def __init__(self, func: Callable[..., Any], *, name: str | None = None):
+    def __init__(self, func: Callable[..., object], *, name: str | None = None):
         if not callable(func):
             raise ConfigError(
                 f"rerank= needs a RerankProvider or a function, got {type(func).__name__}"
@@ -291,7 +302,7 @@ class RerankFunction:
         options = {"top_n": top_n} if self._top_n else {}
         raw = await _invoke(self.identity, self.func, query, list(documents), **options)
         try:
-            pairs = [_pair(item) for item in raw]
+            pairs = [_pair(item) for item in _items(raw)]
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelResponseError(f"{self.identity}: malformed rerank answer") from exc
         return ranked(pairs, len(documents), top_n, self.identity)
@@ -301,9 +312,9 @@ class RerankFunction:
 
 
 # What KGRag(chat=..., embed=..., rerank=...) accepts: a provider, or a function to wrap.
-ChatModel = ChatProvider | Callable[..., Any]
-EmbeddingModel = EmbeddingProvider | Callable[..., Any]
-RerankModel = RerankProvider | Callable[..., Any]
+ChatModel = ChatProvider | Callable[..., object]
+EmbeddingModel = EmbeddingProvider | Callable[..., object]
+RerankModel = RerankProvider | Callable[..., object]
 
 
 def adapt_chat(model: ChatModel, *, name: str | None = None) -> ChatProvider:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, TypedDict, runtime_checkable
 
 import numpy as np
 
@@ -47,6 +47,20 @@ PRIORITY: dict[str, int] = {
 }
 
 
+class ChatMessage(TypedDict):
+    """One chat turn: ``role`` is "system", "user" or "assistant"."""
+
+    role: str
+    content: str
+
+
+Messages = list[ChatMessage]
+"""A conversation, in order: what every prompt builder returns and every chat call takes."""
+
+# Provider-specific request options (ChatRequest.extra): JSON values passed on as they are.
+ProviderOptions = dict[str, object]
+
+
 def approx_tokens(text: str) -> int:
     """Token estimate used where a service reports no usage: 4 characters a token."""
     return len(text) // 4
@@ -54,12 +68,12 @@ def approx_tokens(text: str) -> int:
 
 @dataclass(slots=True)
 class ChatRequest:
-    messages: list[dict[str, str]]  # [{"role": "system"|"user"|"assistant", "content": ...}]
+    messages: Messages
     role: Role = "answer"
     json_mode: bool = False
     max_tokens: int | None = None
     temperature: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)  # provider-specific options
+    extra: ProviderOptions = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -37,14 +37,14 @@ import itertools
 import json
 import re
 import zlib
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from kgrag.llm import _fake_judge as fj
 from kgrag.llm import _fake_text as ft
-from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
+from kgrag.llm.base import ChatMessage, ChatRequest, ChatResult, approx_tokens
 
 if TYPE_CHECKING:
     from kgrag.config.settings import Settings
@@ -54,11 +54,11 @@ MAX_RELATIONS = 60
 _EMBED_WORD_RE = re.compile(r"[a-z0-9]+")
 
 
-def _content(message: dict[str, Any]) -> str:
+def _content(message: ChatMessage) -> str:
     return str(message.get("content") or "")
 
 
-def _last_user(messages: list[dict[str, Any]]) -> str:
+def _last_user(messages: Sequence[ChatMessage]) -> str:
     return next((_content(m) for m in reversed(messages) if m.get("role") == "user"), "")
 
 
@@ -151,7 +151,9 @@ _QUOTED = 3
 _REFERENCE_LINE = re.compile(r"^\[(\d+)\] (.+)$")
 
 
-def _numbered_items(messages: list[dict[str, Any]]) -> tuple[list[tuple[int, str]], dict[int, str]]:
+def _numbered_items(
+    messages: Sequence[ChatMessage],
+) -> tuple[list[tuple[int, str]], dict[int, str]]:
     """``(number, text)`` of the context's numbered JSON lines (chunks first), and the
     Reference Document List (number -> file and location)."""
     chunks, graph, listed = [], [], {}

@@ -7,12 +7,32 @@ itself (``vendor``) and its default base URL, and adds the wire format.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
+
+import httpx
 
 from kgrag.llm import _http
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from kgrag.config.settings import Settings
+
+
+class HTTPOptions(TypedDict, total=False):
+    """How an HTTP provider connects: what ``settings_kwargs`` reads from the settings."""
+
+    base_url: str | None
+    api_key: str | None
+    timeout: float
+    max_connections: int
+    transport: httpx.AsyncBaseTransport | None  # tests answer in-process
+
+
+class EmbeddingOptions(HTTPOptions, total=False):
+    """An embedding provider's options: the connection and the longest text it reads."""
+
+    max_tokens: int
 
 
 class HTTPProvider:
@@ -29,7 +49,7 @@ class HTTPProvider:
         api_key: str | None = None,
         timeout: float = 240.0,
         max_connections: int = 32,
-        transport: Any = None,
+        transport: httpx.AsyncBaseTransport | None = None,
     ):
         url = self.resolve_base_url(base_url)
         self.model = model
@@ -55,8 +75,8 @@ class HTTPChatProvider(HTTPProvider):
     """A chat provider configured from the ``llm_*`` settings."""
 
     @classmethod
-    def settings_kwargs(cls, settings: Settings) -> dict[str, Any]:
-        return dict(
+    def settings_kwargs(cls, settings: Settings) -> HTTPOptions:
+        return HTTPOptions(
             base_url=settings.llm.base_url,
             api_key=settings.llm.api_key,
             timeout=settings.llm.timeout,
@@ -75,13 +95,13 @@ class HTTPEmbeddingProvider(HTTPProvider):
     embedded in windows by the embedding service.
     """
 
-    def __init__(self, model: str, *, max_tokens: int = 8192, **kwargs: Any):
+    def __init__(self, model: str, *, max_tokens: int = 8192, **kwargs: Unpack[HTTPOptions]):
         super().__init__(model, **kwargs)
         self.max_tokens = max_tokens
 
     @classmethod
-    def settings_kwargs(cls, settings: Settings) -> dict[str, Any]:
-        return dict(
+    def settings_kwargs(cls, settings: Settings) -> EmbeddingOptions:
+        return EmbeddingOptions(
             base_url=settings.embedding.base_url,
             api_key=settings.embedding.api_key,
             timeout=settings.llm.timeout,

@@ -57,7 +57,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -65,6 +65,7 @@ from kgrag.errors import ConfigError, ModelError
 
 if TYPE_CHECKING:  # pragma: no cover
     from kgrag.config.settings import Settings
+    from kgrag.llm.local_backends import Backend
 
 log = logging.getLogger(__name__)
 
@@ -183,7 +184,7 @@ class LocalEmbedder:
         *,
         language: str | None = None,
         batch_size: int = 16,
-        **opts: Any,
+        **opts: object,
     ):
         self.spec = resolve_model(model, language)
         self.identity = f"local:{self.spec.name}"
@@ -191,7 +192,7 @@ class LocalEmbedder:
         self.dim = self.spec.dim
         self.batch_size = max(1, int(batch_size))
         self._opts = opts
-        self._backend: Any = None
+        self._backend: Backend | None = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -220,11 +221,11 @@ class LocalEmbedder:
             raise MissingExtraError(NO_LLM_NO_EXTRAS)
         raise missing_local_model(self.spec.requirement, f"missing: {', '.join(missing)}")
 
-    def _load(self) -> Any:
+    def _load(self) -> Backend:
         if self._backend is None:
             from kgrag.llm import local_backends
 
-            factory: Callable[..., Any] = getattr(local_backends, self.spec.factory)
+            factory: Callable[..., Backend] = getattr(local_backends, self.spec.factory)
             log.info("loading local embedding model %s", self.spec.name)
             self._backend = factory(**self._opts)
         return self._backend
@@ -243,7 +244,7 @@ class LocalEmbedder:
                 out[rows] = self._encode(backend, [texts[i] for i in rows], kind)
         return out
 
-    def _encode(self, backend: Any, batch: list[str], kind: Kind) -> np.ndarray:
+    def _encode(self, backend: Backend, batch: list[str], kind: Kind) -> np.ndarray:
         try:
             return backend.encode(batch, kind)
         except ConfigError:

@@ -28,7 +28,8 @@ from __future__ import annotations
 import importlib
 import os
 from pathlib import Path
-from typing import Any, Literal
+from types import ModuleType
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -36,6 +37,30 @@ from kgrag.errors import ConfigError
 
 Kind = Literal["document", "query"]
 LOCAL_EXTRA = "kgrag[local]"  # the install profile that carries every local model
+
+
+class Backend(Protocol):
+    """What :class:`kgrag.llm.local.LocalEmbedder` asks of a model runner."""
+
+    dim: int
+
+    def encode(self, texts: list[str], kind: Kind) -> np.ndarray: ...
+
+
+class TokenIds(Protocol):
+    """One text encoded by a WordPiece tokenizer."""
+
+    @property
+    def ids(self) -> list[int]: ...
+
+
+class WordPiece(Protocol):
+    """The part of a ``tokenizers`` tokenizer the MiniLM runner uses."""
+
+    def encode(self, sequence: str) -> TokenIds: ...
+    def encode_batch(self, inputs: list[str]) -> list[TokenIds]: ...
+    def enable_truncation(self, max_length: int) -> None: ...
+    def no_padding(self) -> None: ...
 
 
 class MissingExtraError(ConfigError):
@@ -56,7 +81,7 @@ def missing_local_model(requirement: str, detail: str = "") -> MissingExtraError
     )
 
 
-def require(module: str, requirement: str) -> Any:
+def require(module: str, requirement: str) -> ModuleType:
     """Import ``module`` or raise a MissingExtraError naming the extra and the requirement."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
@@ -90,7 +115,7 @@ class E5Backend:
 
     def count_tokens(self, text: str) -> int:
         """Tokens the model reads for ``text`` (prefix and specials included)."""
-        return self._model.token_count(text)
+        return int(self._model.token_count(text))
 
 
 class StaticBackend:
@@ -103,6 +128,8 @@ class StaticBackend:
         self._encode = require(
             "static_model._static_model", "tokenlearn-static-model>=0.1.1"
         ).encode_batch
+        if mod.__file__ is None:
+            raise missing_local_model("tokenlearn-static-model>=0.1.1", "static_model has no files")
         self._dir = str(Path(mod.__file__).parent / "model")
         self._max_length = max_length
 
@@ -145,7 +172,7 @@ def find_minilm_vocab() -> Path | None:
     return None
 
 
-def load_wordpiece(path: Path, max_length: int) -> Any:
+def load_wordpiece(path: Path, max_length: int) -> WordPiece:
     """A BERT uncased WordPiece tokenizer from tokenizer.json or vocab.txt.
 
     A bare ``vocab.txt`` is turned into a tokenizer with the ``tokenizers``
@@ -153,12 +180,11 @@ def load_wordpiece(path: Path, max_length: int) -> Any:
     Chinese characters split, [CLS]/[SEP] added), offline.
     """
     tokenizers = require("tokenizers", "tokenizers>=0.15")
+    tok: WordPiece
     if path.suffix == ".json":
         tok = tokenizers.Tokenizer.from_file(str(path))
     else:
-        from tokenizers.implementations import BertWordPieceTokenizer
-
-        tok = BertWordPieceTokenizer(str(path), lowercase=True)
+        tok = tokenizers.implementations.BertWordPieceTokenizer(str(path), lowercase=True)
     tok.enable_truncation(max_length=max_length)
     tok.no_padding()
     return tok

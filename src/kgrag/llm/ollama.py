@@ -8,8 +8,8 @@ URL is the server root (``http://localhost:11434``); a trailing ``/v1`` or
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any, Literal
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -43,13 +43,13 @@ class _OllamaURL:
 class OllamaChatProvider(_OllamaURL, HTTPChatProvider):
     """Chat with a model served by Ollama."""
 
-    def _payload(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
-        options: dict[str, Any] = {"temperature": request.temperature}
+    def _payload(self, request: ChatRequest, stream: bool) -> dict[str, object]:
+        options: dict[str, object] = {"temperature": request.temperature}
         if request.max_tokens:
             options["num_predict"] = request.max_tokens
         extra = dict(request.extra)
-        options.update(extra.pop("options", {}))
-        payload: dict[str, Any] = {
+        options.update(cast("Mapping[str, object]", extra.pop("options", {})))
+        payload: dict[str, object] = {
             "model": self.model,
             "messages": request.messages,
             "stream": stream,

@@ -16,13 +16,21 @@ import numpy as np
 from kgrag.errors import ModelRequestError, ModelResponseError
 from kgrag.llm import _http
 from kgrag.llm.base import ChatRequest, ChatResult, approx_tokens
-from kgrag.llm.http_provider import HTTPChatProvider, HTTPEmbeddingProvider
+from kgrag.llm.http_provider import EmbeddingOptions, HTTPChatProvider, HTTPEmbeddingProvider
 from kgrag.llm.reasoning import strip_reasoning
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from kgrag.config.settings import Settings
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class OpenAIEmbeddingOptions(EmbeddingOptions, total=False):
+    """The embedding options, and the vector size to ask for (models that can shorten)."""
+
+    dimensions: int | None
 
 
 class OpenAIChatProvider(HTTPChatProvider):
@@ -31,8 +39,8 @@ class OpenAIChatProvider(HTTPChatProvider):
     vendor = "openai"
     default_base_url = DEFAULT_BASE_URL
 
-    def _payload(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
-        payload: dict[str, Any] = {
+    def _payload(self, request: ChatRequest, stream: bool) -> dict[str, object]:
+        payload: dict[str, object] = {
             "model": self.model,
             "messages": request.messages,
             "temperature": request.temperature,
@@ -107,20 +115,24 @@ class OpenAIEmbeddingProvider(HTTPEmbeddingProvider):
     vendor = "openai"
     default_base_url = DEFAULT_BASE_URL
 
-    def __init__(self, model: str, *, dimensions: int | None = None, **kwargs: Any):
+    def __init__(
+        self, model: str, *, dimensions: int | None = None, **kwargs: Unpack[EmbeddingOptions]
+    ):
         super().__init__(model, **kwargs)
         self.dimensions = dimensions
         self._base64 = True
 
     @classmethod
-    def settings_kwargs(cls, settings: Settings) -> dict[str, Any]:
-        return {**super().settings_kwargs(settings), "dimensions": settings.embedding.dim}
+    def settings_kwargs(cls, settings: Settings) -> OpenAIEmbeddingOptions:
+        return OpenAIEmbeddingOptions(
+            **super().settings_kwargs(settings), dimensions=settings.embedding.dim
+        )
 
     async def embed(
         self, texts: list[str], kind: Literal["document", "query"] = "document"
     ) -> np.ndarray:
         # The OpenAI API rejects empty strings; a space embeds as "nothing".
-        payload: dict[str, Any] = {"model": self.model, "input": [t or " " for t in texts]}
+        payload: dict[str, object] = {"model": self.model, "input": [t or " " for t in texts]}
         if self.dimensions:
             payload["dimensions"] = self.dimensions
         if self._base64:
@@ -160,7 +172,7 @@ def _decode(body: Any, expected: int, what: str) -> np.ndarray:
     return np.stack(rows)
 
 
-def _vector(value: Any) -> np.ndarray:
+def _vector(value: object) -> np.ndarray:
     if isinstance(value, str):
         return np.frombuffer(base64.b64decode(value), dtype="<f4").astype(np.float32)
     return np.asarray(value, dtype=np.float32)

@@ -6,34 +6,38 @@ method building it from :class:`kgrag.config.settings.Settings`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from kgrag.config.registry import Registry
+from kgrag.llm.base import ChatProvider, EmbeddingProvider, RerankProvider
 
 if TYPE_CHECKING:
     from kgrag.config.settings import Settings
-    from kgrag.llm.base import ChatProvider, EmbeddingProvider, RerankProvider
 
-CHAT_PROVIDERS: Registry[Any] = Registry("chat provider")
+CHAT_PROVIDERS: Registry[type[ChatProvider]] = Registry("chat provider")
 CHAT_PROVIDERS.register("openai", "kgrag.llm.openai:OpenAIChatProvider")
 CHAT_PROVIDERS.register("ollama", "kgrag.llm.ollama:OllamaChatProvider")
 CHAT_PROVIDERS.register("fake", "kgrag.llm.fake:FakeChatProvider")
 
-EMBEDDING_PROVIDERS: Registry[Any] = Registry("embedding provider")
+EMBEDDING_PROVIDERS: Registry[type[EmbeddingProvider]] = Registry("embedding provider")
 EMBEDDING_PROVIDERS.register("openai", "kgrag.llm.openai:OpenAIEmbeddingProvider")
 EMBEDDING_PROVIDERS.register("ollama", "kgrag.llm.ollama:OllamaEmbeddingProvider")
 EMBEDDING_PROVIDERS.register("fake", "kgrag.llm.fake:FakeEmbeddingProvider")
 EMBEDDING_PROVIDERS.register("local", "kgrag.llm.local:LocalEmbedder")
 
-RERANK_PROVIDERS: Registry[Any] = Registry("rerank provider")
+RERANK_PROVIDERS: Registry[type[RerankProvider]] = Registry("rerank provider")
 RERANK_PROVIDERS.register("cohere", "kgrag.llm.rerank:HTTPRerankProvider")
 RERANK_PROVIDERS.register("jina", "kgrag.llm.rerank:HTTPRerankProvider")
 RERANK_PROVIDERS.register("fake", "kgrag.llm.fake:FakeRerankProvider")
 
 
-def _build(registry: Registry[Any], name: str, settings: Settings) -> Any:
-    cls = registry.get(name)
-    factory = getattr(cls, "from_settings", None)
+_P = TypeVar("_P")
+
+
+def _build(registry: Registry[type[_P]], name: str, settings: Settings) -> _P:
+    cls: type[_P] = registry.get(name)
+    factory: Callable[[Settings], _P] | None = getattr(cls, "from_settings", None)
     return factory(settings) if factory is not None else cls()
 
 

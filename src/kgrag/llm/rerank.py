@@ -8,7 +8,9 @@ vLLM's ``/rerank`` and most self-hosted rerank servers speak this shape;
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import httpx
 
 from kgrag.errors import ConfigError, ModelResponseError
 from kgrag.llm import _http
@@ -29,7 +31,7 @@ class HTTPRerankProvider:
         timeout: float = 60.0,
         kind: str = "cohere",
         max_connections: int = 16,
-        transport: Any = None,
+        transport: httpx.AsyncBaseTransport | None = None,
     ):
         if not base_url:
             raise ConfigError("a reranker needs rerank_base_url (the full endpoint URL)")
@@ -61,7 +63,7 @@ class HTTPRerankProvider:
         """(index into documents, relevance score), best first."""
         if not documents:
             return []
-        payload: dict[str, Any] = {
+        payload: dict[str, object] = {
             "query": query,
             "documents": documents,
             "top_n": top_n or len(documents),

