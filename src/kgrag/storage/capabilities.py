@@ -100,6 +100,8 @@ def feature(
 def feature(
     storage: Storage, capability: Literal[Capability.VECTOR_INDEX_BUILD], hint: str = ""
 ) -> VectorIndexBuilding: ...
+@overload
+def feature(storage: Storage, capability: Capability, hint: str = "") -> Storage: ...
 def feature(storage: Storage, capability: Capability, hint: str = "") -> Storage:
     """``storage`` typed as ``capability``'s protocol, or :class:`MissingCapabilityError`.
 

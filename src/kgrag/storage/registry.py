@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgrag.config.registry import Registry
+from kgrag.storage.base import Storage
 
 if TYPE_CHECKING:
     from kgrag.config.settings import Settings
+    from kgrag.storage.postgres import PostgresStorage
+    from kgrag.storage.sqlite import SQLiteStorage, memory_storage
 
-STORAGES: Registry[Any] = Registry("storage backend")
+StorageFactory = Callable[..., Storage]
+"""What a backend registers: ``factory(workdir, **options)`` builds a (closed) store."""
+
+STORAGES: Registry[StorageFactory] = Registry("storage backend")
 STORAGES.register("sqlite", "kgrag.storage.sqlite:SQLiteStorage")
 STORAGES.register("memory", "kgrag.storage.sqlite:memory_storage")
 STORAGES.register("postgres", "kgrag.storage.postgres:PostgresStorage")
 
 
-def open_storage(name: str, workdir: Path, **options: Any):
+if TYPE_CHECKING:  # the type checker holds each shipped backend to the Storage protocol
+    _SHIPPED: tuple[StorageFactory, ...] = (SQLiteStorage, memory_storage, PostgresStorage)
+
+
+def open_storage(name: str, workdir: Path, **options: Any) -> Storage:
     """Build (not yet open) the storage backend ``name`` for ``workdir``."""
-    factory = STORAGES.get(name)
+    factory: StorageFactory = STORAGES.get(name)
     return factory(workdir, **options)
 
 
-def storage_for(settings: Settings, workdir: Path | None = None):
+def storage_for(settings: Settings, workdir: Path | None = None) -> Storage:
     """The (not yet opened) backend ``settings`` select, with its options."""
     options = postgres_options(settings) if settings.store.backend == "postgres" else {}
     return open_storage(settings.store.backend, Path(workdir or settings.store.workdir), **options)

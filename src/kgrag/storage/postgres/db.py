@@ -57,12 +57,14 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import Any, TypeVar
 
 from kgrag.errors import ConnectionLostError, DatabaseUnavailableError, StorageError
 from kgrag.storage.postgres.reconnect import Backoff, is_lost
 
-Fn = Callable[..., Awaitable[Any]]
+T = TypeVar("T")
+Fn = Callable[..., Awaitable[T]]  # fn(conn, *args), awaited for its result
 Callback = Callable[[], None] | None
 
 log = logging.getLogger("kgrag.storage.postgres")
@@ -107,7 +109,7 @@ class PoolOptions:
     conninfo: dict[str, str] | None = None  # libpq parameters added to the DSN (sslmode, ...)
 
 
-def _psycopg():
+def _psycopg() -> tuple[ModuleType, ModuleType]:
     try:
         import psycopg
         import psycopg_pool
@@ -137,10 +139,10 @@ class Database:
         self.dsn, self.schema = _with_params(dsn, self._options.conninfo), schema
         self.label = f"postgres workspace {schema} ({redact(self.dsn)})"
         self._pool: Any = None
-        self._setup: list[Fn] = []
+        self._setup: list[Fn[None]] = []
         self._lost_since: float | None = None  # when a connection loss was first seen
 
-    def on_open(self, fn: Fn) -> None:
+    def on_open(self, fn: Fn[None]) -> None:
         """Run ``fn(conn)`` once, in a transaction, each time the database opens."""
         self._setup.append(fn)
 
@@ -187,7 +189,7 @@ class Database:
             pool, self._pool = self._pool, None
             await pool.close()
 
-    async def once(self, fn: Fn, *args: Any) -> Any:
+    async def once(self, fn: Fn[T], *args: Any) -> T:
         """Run ``fn(conn, *args)`` in autocommit, open or not (closed: on a connection of its own).
 
         For what must not create the workspace: asking whether it exists, deleting it.
@@ -256,7 +258,7 @@ class Database:
                     f"{self.label}: no connection for {backoff.budget_s:.0f} s: {_reason(error)}"
                 ) from error
 
-    async def _retrying(self, once: Fn, *args: Any) -> Any:
+    async def _retrying(self, once: Fn[T], *args: Any) -> T:
         """``once(*args)``, run again whole while it fails by a connection loss (bounded)."""
         backoff = Backoff(self._options.reconnect_s)
         while True:
@@ -299,7 +301,7 @@ class Database:
             return active[1], active[2]
         return None
 
-    async def read(self, fn: Fn, *args: Any) -> Any:
+    async def read(self, fn: Fn[T], *args: Any) -> T:
         """Run ``fn(conn, *args)`` on one snapshot (see the module docstring)."""
         joined = self._joined()
         if joined is not None:
@@ -308,14 +310,14 @@ class Database:
                 return await self._guard(fn(conn, *args))
         return await self._retrying(self._read_once, fn, args)
 
-    async def _read_once(self, fn: Fn, args: tuple[Any, ...]) -> Any:
+    async def _read_once(self, fn: Fn[T], args: tuple[Any, ...]) -> T:
         async with self.connection() as conn, conn.transaction():
             await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             return await fn(conn, *args)
 
     async def write(
-        self, fn: Fn, *args: Any, on_commit: Callback = None, on_rollback: Callback = None
-    ) -> Any:
+        self, fn: Fn[T], *args: Any, on_commit: Callback = None, on_rollback: Callback = None
+    ) -> T:
         """Run ``fn(conn, *args)`` atomically; ``on_commit`` once it is committed."""
         joined = self._joined()
         if joined is not None:
@@ -333,7 +335,7 @@ class Database:
         _run(on_commit)
         return result
 
-    async def _write_once(self, fn: Fn, args: tuple[Any, ...], on_rollback: Callback) -> Any:
+    async def _write_once(self, fn: Fn[T], args: tuple[Any, ...], on_rollback: Callback) -> T:
         try:
             async with self.connection() as conn, conn.transaction():
                 await conn.execute("SET LOCAL synchronous_commit = off")  # see the docstring
@@ -388,7 +390,7 @@ class Database:
                     "connection; nothing was committed"
                 )
 
-    async def _guard(self, awaitable: Awaitable[Any]) -> Any:
+    async def _guard(self, awaitable: Awaitable[T]) -> T:
         psycopg, _ = _psycopg()
         try:
             return await awaitable
@@ -397,7 +399,8 @@ class Database:
 
 
 def _deferred(conn: Any) -> list[tuple[Callback, Callback]]:
-    return conn.kgrag_deferred
+    deferred: list[tuple[Callback, Callback]] = conn.kgrag_deferred
+    return deferred
 
 
 def _with_params(dsn: str, params: dict[str, str] | None) -> str:
@@ -406,7 +409,7 @@ def _with_params(dsn: str, params: dict[str, str] | None) -> str:
         return dsn
     psycopg, _ = _psycopg()
     try:
-        return psycopg.conninfo.make_conninfo(dsn, **params)
+        return str(psycopg.conninfo.make_conninfo(dsn, **params))
     except psycopg.ProgrammingError as exc:
         raise StorageError(f"invalid postgres connection settings: {_reason(exc)}") from exc
 

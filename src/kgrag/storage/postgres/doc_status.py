@@ -144,4 +144,4 @@ async def _delete(conn: Any, ids: list[str]) -> None:
 
 async def _next_seq(conn: Any) -> int:
     cur = await conn.execute(_NEXT)
-    return (await cur.fetchone())[0]
+    return int((await cur.fetchone())[0])

@@ -112,7 +112,7 @@ class PgGraphStore:
     async def get_nodes(self, names: list[str]) -> dict[str, dict[str, Any]]:
         return await self._db.read(_select_nodes, list(dict.fromkeys(names)))
 
-    async def upsert_nodes(self, nodes: Mapping[str, dict[str, Any]]) -> None:
+    async def upsert_nodes(self, nodes: Mapping[str, Mapping[str, Any]]) -> None:
         names = sorted(nodes)
         if names:
             await self._db.write(_upsert_nodes, names, [codec.encode(nodes[n]) for n in names])
@@ -140,7 +140,7 @@ class PgGraphStore:
         keys = list(dict.fromkeys(edge_key(a, b) for a, b in pairs))
         return await self._db.read(_select_edges, keys)
 
-    async def upsert_edges(self, edges: Mapping[Pair, dict[str, Any]]) -> None:
+    async def upsert_edges(self, edges: Mapping[Pair, Mapping[str, Any]]) -> None:
         rows: dict[Pair, tuple[float, bytes]] = {}
         for (a, b), data in edges.items():
             rows[edge_key(a, b)] = (float(data.get("weight", 1.0)), codec.encode(data))

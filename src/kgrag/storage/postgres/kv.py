@@ -42,7 +42,7 @@ class PgKVStore:
         found = await self._db.read(self._select, [_b(k) for k in dict.fromkeys(keys)])
         return [found.get(key) for key in keys]
 
-    async def upsert(self, items: Mapping[str, dict[str, Any]]) -> None:
+    async def upsert(self, items: Mapping[str, Mapping[str, Any]]) -> None:
         rows = [(self.namespace, _b(key), codec.encode(items[key])) for key in sorted(items)]
         if rows:
             await self._db.write(_upsert, rows)
@@ -93,7 +93,7 @@ class PgKVStore:
 
     async def _count(self, conn: Any) -> int:
         cur = await conn.execute("SELECT COUNT(*) FROM kv WHERE ns = %s", (self.namespace,))
-        return (await cur.fetchone())[0]
+        return int((await cur.fetchone())[0])
 
     async def _delete(self, conn: Any, keys: list[bytes]) -> None:
         for part in chunked(keys):

@@ -149,4 +149,4 @@ class PgWorkQueue:
 
 async def _fetch(conn: Any, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     cur = await conn.execute(sql, params)
-    return await cur.fetchall()
+    return list(await cur.fetchall())

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,7 +93,7 @@ class PgVectorStore:
     # -- writes ----------------------------------------------------------------
 
     async def upsert(
-        self, ids: list[str], vectors: np.ndarray, metas: list[dict[str, Any]]
+        self, ids: list[str], vectors: np.ndarray, metas: Sequence[Mapping[str, Any]]
     ) -> None:
         """Insert or replace vectors (normalised) with their metadata."""
         ids = list(ids)
@@ -229,7 +229,8 @@ class PgVectorStore:
         space = await self._space(conn)
         if space is None:
             return 0
-        return (await (await conn.execute(f"SELECT count(*) FROM {space.table}")).fetchone())[0]
+        cur = await conn.execute(f"SELECT count(*) FROM {space.table}")
+        return int((await cur.fetchone())[0])
 
     async def ids(self) -> list[str]:
         """Every stored id, sorted."""
@@ -302,7 +303,7 @@ def _dumper() -> type:
         format = Format.BINARY  # oid 0: the server takes the type from the ::vector cast
 
         def dump(self, obj: Any) -> bytes:
-            return obj.data
+            return bytes(obj.data)
 
     return PackedDumper
 

@@ -45,12 +45,13 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kgrag.errors import StorageError, StoreCorruptError
 from kgrag.storage.sqlite.schema import ensure_schema
 
 Callback = Callable[[], None] | None
+T = TypeVar("T")
 
 # Tokens of the transactions the current context (task) takes part in.
 _ACTIVE: contextvars.ContextVar[tuple[object, ...]] = contextvars.ContextVar(
@@ -153,13 +154,13 @@ class Database:
 
     # -- running functions on the worker thread ------------------------------
 
-    async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         if self._executor is None:
             raise StorageError(f"{self.label} is not open; call open() first")
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._guarded, fn, args)
 
-    def _guarded(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    def _guarded(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         try:
             return fn(*args)
         except sqlite3.DatabaseError as exc:
@@ -182,11 +183,11 @@ class Database:
             raise StorageError(f"{self.label} is not open; call open() first")
         return self._conn
 
-    async def read(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(conn, *args)`` now; never waits for the write lock."""
         return await self._call(self._read, fn, args)
 
-    def _read(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    def _read(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         conn = self._connection()
         if conn.in_transaction:  # an open write transaction: join what it sees
             self._follow_others(conn)
@@ -206,18 +207,24 @@ class Database:
 
     async def write(
         self,
-        fn: Callable[..., Any],
+        fn: Callable[..., T],
         *args: Any,
         on_commit: Callback = None,
         on_rollback: Callback = None,
-    ) -> Any:
+    ) -> T:
         """Run ``fn(conn, *args)`` atomically (see the module docstring)."""
         if self._owns_transaction():
             return await self._call(self._write_nested, fn, args, on_commit, on_rollback)
         async with self._lock:
             return await self._call(self._write_alone, fn, args, on_commit, on_rollback)
 
-    def _write_alone(self, fn, args, on_commit: Callback, on_rollback: Callback) -> Any:
+    def _write_alone(
+        self,
+        fn: Callable[..., T],
+        args: tuple[Any, ...],
+        on_commit: Callback,
+        on_rollback: Callback,
+    ) -> T:
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -232,7 +239,13 @@ class Database:
         _run(on_commit)
         return result
 
-    def _write_nested(self, fn, args, on_commit: Callback, on_rollback: Callback) -> Any:
+    def _write_nested(
+        self,
+        fn: Callable[..., T],
+        args: tuple[Any, ...],
+        on_commit: Callback,
+        on_rollback: Callback,
+    ) -> T:
         conn = self._connection()
         conn.execute("SAVEPOINT kgrag_write")
         try:

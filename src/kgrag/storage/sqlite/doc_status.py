@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from typing import Any
 
 from kgrag.storage.layout import MAX_SEQ_META
 from kgrag.storage.sqlite import codec
@@ -60,7 +61,7 @@ class SQLiteDocStatusStore:
         return await self._db.read(_next_seq)
 
 
-def _records(cursor: Iterable[tuple]) -> list[DocRecord]:
+def _records(cursor: Iterable[tuple[Any, ...]]) -> list[DocRecord]:
     return [DocRecord.from_dict(codec.decode(row[0])) for row in cursor]
 
 
@@ -87,7 +88,7 @@ def _counts(conn: sqlite3.Connection) -> dict[str, int]:
     return out
 
 
-def _upsert(conn: sqlite3.Connection, rows: list[tuple]) -> None:
+def _upsert(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
     conn.executemany(
         "INSERT INTO doc_status(id, status, enqueue_seq, data) VALUES (?, ?, ?, ?) "
         "ON CONFLICT(id) DO UPDATE SET status=excluded.status, "
@@ -109,4 +110,4 @@ def _delete(conn: sqlite3.Connection, ids: list[tuple[str]]) -> None:
 def _next_seq(conn: sqlite3.Connection) -> int:
     (current,) = conn.execute("SELECT COALESCE(MAX(enqueue_seq), 0) FROM doc_status").fetchone()
     row = conn.execute("SELECT value FROM meta WHERE key=?", (_MAX_SEQ_KEY,)).fetchone()
-    return max(current, int(row[0]) if row else 0) + 1
+    return max(int(current), int(row[0]) if row else 0) + 1

@@ -50,7 +50,7 @@ class SQLiteGraphStore:
     async def get_nodes(self, names: list[str]) -> dict[str, dict[str, Any]]:
         return await self._db.read(_select_nodes, list(names))
 
-    async def upsert_nodes(self, nodes: Mapping[str, dict[str, Any]]) -> None:
+    async def upsert_nodes(self, nodes: Mapping[str, Mapping[str, Any]]) -> None:
         rows = [(name, codec.encode(data)) for name, data in nodes.items()]
         if rows:
             await self._db.write(_upsert_nodes, rows)
@@ -77,8 +77,8 @@ class SQLiteGraphStore:
         keys = list(dict.fromkeys(edge_key(a, b) for a, b in pairs))
         return await self._db.read(_select_edges, keys)
 
-    async def upsert_edges(self, edges: Mapping[Pair, dict[str, Any]]) -> None:
-        rows: dict[Pair, tuple] = {}
+    async def upsert_edges(self, edges: Mapping[Pair, Mapping[str, Any]]) -> None:
+        rows: dict[Pair, tuple[Any, ...]] = {}
         for (a, b), data in edges.items():
             key = edge_key(a, b)
             rows[key] = (*key, float(data.get("weight", 1.0)), codec.encode(data))
@@ -108,7 +108,7 @@ class SQLiteGraphStore:
 # -- SQL, run on the worker thread ---------------------------------------------
 
 
-def _select_nodes(conn: sqlite3.Connection, names: list[str]) -> dict[str, dict]:
+def _select_nodes(conn: sqlite3.Connection, names: list[str]) -> dict[str, dict[str, Any]]:
     out = {}
     for part in chunked(names):
         sql = f"SELECT name, data FROM nodes WHERE name IN ({marks(len(part))})"
@@ -142,13 +142,15 @@ def _delete_nodes(conn: sqlite3.Connection, names: list[str]) -> None:
     _add_degrees(conn, touching, -1)
 
 
-def _select_edges(conn: sqlite3.Connection, keys: list[Pair]) -> dict[Pair, dict]:
+def _select_edges(conn: sqlite3.Connection, keys: list[Pair]) -> dict[Pair, dict[str, Any]]:
     found = dict(_edge_rows(conn, "a, b, data", keys))
     # in the order asked for, like one lookup per key
     return {key: codec.decode(found[key]) for key in keys if key in found}
 
 
-def _edge_rows(conn: sqlite3.Connection, columns: str, keys: list[Pair]) -> Iterator[tuple]:
+def _edge_rows(
+    conn: sqlite3.Connection, columns: str, keys: list[Pair]
+) -> Iterator[tuple[Any, ...]]:
     """``((a, b), rest)`` of the stored edges among ``keys``: one statement per slice."""
     for part in chunked(keys, _PAIRS_PER_QUERY):
         sql = f"SELECT {columns} FROM edges WHERE " + " OR ".join(["(a=? AND b=?)"] * len(part))
@@ -174,7 +176,7 @@ def _add_degrees(conn: sqlite3.Connection, keys: Iterable[Pair], sign: int) -> N
         )
 
 
-def _upsert_edges(conn: sqlite3.Connection, rows: list[tuple]) -> None:
+def _upsert_edges(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
     keys = [(row[0], row[1]) for row in rows]
     stored = {key for key, _ in _edge_rows(conn, "a, b", keys)}
     conn.executemany(
@@ -222,5 +224,5 @@ def _column(conn: sqlite3.Connection, sql: str) -> list[Any]:
     return [row[0] for row in conn.execute(sql)]
 
 
-def _rows(conn: sqlite3.Connection, sql: str) -> list[tuple]:
+def _rows(conn: sqlite3.Connection, sql: str) -> list[tuple[Any, ...]]:
     return [tuple(row) for row in conn.execute(sql)]

@@ -23,7 +23,8 @@ _SPARE = 32  # the sample's cut-off should let through about n / _SPARE values
 def rowdot(rows: np.ndarray, query: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``rows @ query`` for float32 ``rows`` (n x d) and ``query`` (d)."""
     if _VECDOT is not None:
-        return _VECDOT(rows, query, out=out)
+        result: np.ndarray = _VECDOT(rows, query, out=out)
+        return result
     return np.einsum("ij,j->i", rows, query, out=out)
 
 

@@ -31,7 +31,7 @@ class SQLiteKVStore:
         found = await self._db.read(self._select, list(dict.fromkeys(keys)))
         return [found.get(key) for key in keys]
 
-    async def upsert(self, items: Mapping[str, dict[str, Any]]) -> None:
+    async def upsert(self, items: Mapping[str, Mapping[str, Any]]) -> None:
         rows = [(self.namespace, key, codec.encode(value)) for key, value in items.items()]
         if rows:
             await self._db.write(_upsert, rows)
@@ -77,7 +77,7 @@ class SQLiteKVStore:
 
     def _count(self, conn: sqlite3.Connection) -> int:
         sql = "SELECT COUNT(*) FROM kv WHERE ns=?"
-        return conn.execute(sql, (self.namespace,)).fetchone()[0]
+        return int(conn.execute(sql, (self.namespace,)).fetchone()[0])
 
 
 def _upsert(conn: sqlite3.Connection, rows: list[tuple[str, str, Any]]) -> None:

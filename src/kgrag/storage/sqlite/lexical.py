@@ -25,6 +25,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database, chunked, marks
@@ -32,11 +33,11 @@ from kgrag.storage.sqlite.db import Database, chunked, marks
 MAX_QUERY_TERMS = 64
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _TERM = re.compile(r"\w+")
-_jieba = None
+_jieba: Any = None
 _jieba_lock = threading.Lock()
 
 
-def _segmenter():
+def _segmenter() -> Any:
     """The jieba module, imported and initialised once (quietly)."""
     global _jieba
     with _jieba_lock:
@@ -54,7 +55,7 @@ def tokenize(text: str) -> str:
     text = text.lower()
     if not _HAN.search(text):
         return text
-    words = _segmenter().lcut_for_search(text)
+    words: list[str] = _segmenter().lcut_for_search(text)
     return " ".join(w for w in words if not w.isspace())
 
 

@@ -141,7 +141,8 @@ class MatrixIndex:
 
     def _get(self, row: int) -> np.ndarray:
         block, offset = divmod(row, BLOCK)
-        return self._blocks[block][offset]
+        found: np.ndarray = self._blocks[block][offset]
+        return found
 
     def _set(self, row: int, value: np.ndarray) -> None:
         block, offset = divmod(row, BLOCK)

@@ -28,7 +28,7 @@ float16 matrix products are ~10x slower in numpy.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,7 +70,7 @@ class SQLiteVectorStore:
     # -- writes ----------------------------------------------------------------
 
     async def upsert(
-        self, ids: list[str], vectors: np.ndarray, metas: list[dict[str, Any]]
+        self, ids: list[str], vectors: np.ndarray, metas: Sequence[Mapping[str, Any]]
     ) -> None:
         """Insert or replace vectors (normalised) with their metadata."""
         ids = list(ids)
@@ -178,11 +178,11 @@ class SQLiteVectorStore:
         space = self._read_space(conn)
         if space is None:
             return 0
-        return conn.execute(f"SELECT COUNT(*) FROM {space.table}").fetchone()[0]
+        return int(conn.execute(f"SELECT COUNT(*) FROM {space.table}").fetchone()[0])
 
     @staticmethod
-    def _metas(conn: sqlite3.Connection, space: Space, ids: list[str]) -> dict[str, dict]:
-        out = {}
+    def _metas(conn: sqlite3.Connection, space: Space, ids: list[str]) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
         for part in chunked(ids):
             for id_, cell in conn.execute(
                 f"SELECT id, meta FROM {space.table} WHERE id IN ({marks(len(part))})", part
@@ -273,7 +273,9 @@ def _as_matrix(vectors: Any, rows: int) -> np.ndarray:
     return mat / np.where(norms > 0, norms, 1.0)
 
 
-def _dedupe(ids: list[str], rows: np.ndarray, metas: list[dict[str, Any]]):
+def _dedupe(
+    ids: list[str], rows: np.ndarray, metas: Sequence[Mapping[str, Any]]
+) -> tuple[list[str], np.ndarray, Sequence[Mapping[str, Any]]]:
     """Keep the last occurrence of each id."""
     if len(metas) != len(ids):
         raise StorageError(f"{len(ids)} ids but {len(metas)} metadata dicts")

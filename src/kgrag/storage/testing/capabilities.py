@@ -27,7 +27,7 @@ def _needs(storage: Storage, capability: Capability) -> None:
 
 
 class IdentityConformance(StorageFixture):
-    async def test_declared_capabilities_are_implemented(self, storage):
+    async def test_declared_capabilities_are_implemented(self, storage: Storage) -> None:
         assert isinstance(storage.capabilities, frozenset)
         for capability in Capability:
             if supports(storage, capability):
@@ -40,13 +40,13 @@ class IdentityConformance(StorageFixture):
             assert (error.backend, error.capability) == (storage.name, capability.value)
             assert str(error) == f"the {storage.name} storage has no {capability.what}"
 
-    async def test_label_names_the_store_without_secrets(self, storage):
+    async def test_label_names_the_store_without_secrets(self, storage: Storage) -> None:
         label = storage.label
         assert isinstance(label, str) and label.strip() == label and label
         assert "password" not in label.lower()
         assert storage.workspace is None or isinstance(storage.workspace, str)
 
-    async def test_an_open_store_exists_and_destroy_empties_it(self, storage):
+    async def test_an_open_store_exists_and_destroy_empties_it(self, storage: Storage) -> None:
         assert await storage.exists() is True
         await storage.kv("docs").upsert({"k": {"v": 1}})
         await storage.close()
@@ -57,7 +57,7 @@ class IdentityConformance(StorageFixture):
 
 
 class ManyWritersConformance(StorageFixture):
-    async def test_change_sections_never_overlap(self, storage):
+    async def test_change_sections_never_overlap(self, storage: Storage) -> None:
         _needs(storage, Capability.MANY_WRITERS)
         inside: list[int] = []
 
@@ -70,7 +70,7 @@ class ManyWritersConformance(StorageFixture):
 
         await asyncio.wait_for(asyncio.gather(*(change(n) for n in range(3))), 10)
 
-    async def test_a_shared_holder_keeps_an_exclusive_writer_out(self, storage):
+    async def test_a_shared_holder_keeps_an_exclusive_writer_out(self, storage: Storage) -> None:
         _needs(storage, Capability.MANY_WRITERS)
         entered, leave = asyncio.Event(), asyncio.Event()
 
@@ -90,7 +90,7 @@ class ManyWritersConformance(StorageFixture):
 
 
 class KeyClaimsConformance(StorageFixture):
-    async def test_claims_are_disjoint_and_released(self, storage):
+    async def test_claims_are_disjoint_and_released(self, storage: Storage) -> None:
         _needs(storage, Capability.KEY_CLAIMS)
         claims = feature(storage, Capability.KEY_CLAIMS)
         keys = [f"n:{i:03d}" for i in range(6)]
@@ -107,7 +107,7 @@ class KeyClaimsConformance(StorageFixture):
 
 
 class WorkQueueConformance(StorageFixture):
-    async def test_a_claimed_document_is_leased_once_and_given_back(self, storage):
+    async def test_a_claimed_document_is_leased_once_and_given_back(self, storage: Storage) -> None:
         _needs(storage, Capability.WORK_QUEUE)
         queue = feature(storage, Capability.WORK_QUEUE).queue
         await storage.doc_status.upsert([record("d1", DocStatus.PENDING, 1)])
@@ -125,11 +125,12 @@ class WorkQueueConformance(StorageFixture):
         done = record("d1", DocStatus.PROCESSED, 1)
         assert await queue.settle("w1", done, None) is False  # not w1's lease any more
         assert await queue.settle("w2", done, None) is True
-        assert (await storage.doc_status.get("d1")).status is DocStatus.PROCESSED
+        stored = await storage.doc_status.get("d1")
+        assert stored is not None and stored.status is DocStatus.PROCESSED
 
 
 class VectorIndexBuildConformance(StorageFixture):
-    async def test_building_vector_indexes_is_repeatable(self, storage):
+    async def test_building_vector_indexes_is_repeatable(self, storage: Storage) -> None:
         _needs(storage, Capability.VECTOR_INDEX_BUILD)
         builder = feature(storage, Capability.VECTOR_INDEX_BUILD)
         rows = unit(np.arange(1, 13, dtype=np.float64).reshape(3, 4))

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from kgrag.storage.base import Storage
 from kgrag.types import DocRecord, DocStatus
 
 # Each backend subclass runs the same property test (differing executors);
@@ -37,14 +38,15 @@ def fresh(prefix: str) -> str:
 
 def unit(rows: np.ndarray) -> np.ndarray:
     rows = np.asarray(rows, np.float64)
-    return rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+    normed: np.ndarray = rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+    return normed
 
 
 class StorageFixture:
     """Declares the fixture subclasses must provide."""
 
     @pytest.fixture
-    async def storage(self):
+    async def storage(self) -> Storage:
         raise NotImplementedError("override the `storage` fixture")
 
 

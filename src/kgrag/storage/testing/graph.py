@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kgrag.storage.base import edge_key
+from kgrag.storage.base import GraphStore, Storage, edge_key
 from kgrag.storage.testing.common import PROPERTY, StorageFixture
 
 
 class GraphStoreConformance(StorageFixture):
-    async def test_graph_nodes(self, storage):
+    async def test_graph_nodes(self, storage: Storage) -> None:
         g = storage.graph
         await g.upsert_nodes({"Scrooge": {"entity_type": "PERSON"}, "Marley": {}})
         await g.upsert_nodes({"Marley": {"entity_type": "GHOST"}})
@@ -21,7 +21,7 @@ class GraphStoreConformance(StorageFixture):
         assert sorted(await g.all_node_names()) == ["Marley", "Scrooge"]
         assert await g.node_count() == 2
 
-    async def test_graph_edges_are_undirected_and_canonical(self, storage):
+    async def test_graph_edges_are_undirected_and_canonical(self, storage: Storage) -> None:
         g = storage.graph
         await g.upsert_edges({("Scrooge", "Marley"): {"weight": 2.5, "d": 1}})
         assert await g.get_edge("Marley", "Scrooge") == {"weight": 2.5, "d": 1}
@@ -32,7 +32,7 @@ class GraphStoreConformance(StorageFixture):
         await g.delete_edges([("Scrooge", "Marley")])
         assert await g.edge_count() == 0
 
-    async def test_graph_delete_nodes_removes_incident_edges(self, storage):
+    async def test_graph_delete_nodes_removes_incident_edges(self, storage: Storage) -> None:
         g = storage.graph
         await g.upsert_nodes({n: {} for n in "abcd"})
         await g.upsert_edges({("a", "b"): {}, ("c", "a"): {}, ("c", "d"): {}})
@@ -53,7 +53,9 @@ class GraphStoreConformance(StorageFixture):
             max_size=25,
         )
     )
-    async def test_graph_matches_reference_model(self, storage, ops):
+    async def test_graph_matches_reference_model(
+        self, storage: Storage, ops: list[tuple[str, str, str, float]]
+    ) -> None:
         g = storage.graph
         await g.delete_nodes(await g.all_node_names())
         await g.delete_edges([(a, b) for a, b, _ in await g.all_edges()])
@@ -69,7 +71,7 @@ class GraphStoreConformance(StorageFixture):
         assert await g.get_nodes(names) == nodes
         assert sorted(await g.all_edges()) == sorted((a, b, w) for (a, b), w in edges.items())
 
-    async def test_graph_batched_reads_cross_slice_boundaries(self, storage):
+    async def test_graph_batched_reads_cross_slice_boundaries(self, storage: Storage) -> None:
         g = storage.graph
         spokes = [f"s{i:04d}" for i in range(1200)]
         await g.upsert_edges({("hub", s): {"weight": float(i)} for i, s in enumerate(spokes)})
@@ -83,7 +85,7 @@ class GraphStoreConformance(StorageFixture):
         assert [degrees[s] for s in spokes[:3]] == [2, 2, 1]
         assert len((await g.node_edges(["hub"]))["hub"]) == 1201
 
-    async def test_graph_degrees_follow_commit_and_rollback(self, storage):
+    async def test_graph_degrees_follow_commit_and_rollback(self, storage: Storage) -> None:
         g = storage.graph
         await g.upsert_edges({("a", "b"): {}, ("b", "c"): {}, ("c", "c"): {}})
         before = await g.node_degrees(list("abcd"))
@@ -112,7 +114,9 @@ class GraphStoreConformance(StorageFixture):
             max_size=15,
         )
     )
-    async def test_graph_degrees_match_reference_after_batches(self, storage, ops):
+    async def test_graph_degrees_match_reference_after_batches(
+        self, storage: Storage, ops: list[tuple[str, list[tuple[str, str]]]]
+    ) -> None:
         g = storage.graph
         await g.delete_nodes(await g.all_node_names())
         await g.delete_edges([(a, b) for a, b, _ in await g.all_edges()])
@@ -133,7 +137,15 @@ class GraphStoreConformance(StorageFixture):
         assert await g.get_edges(sorted(edges)) == {k: {"weight": 1.0} for k in edges}
 
 
-async def _apply_graph_op(g, nodes, edges, op, a, b, w) -> None:
+async def _apply_graph_op(
+    g: GraphStore,
+    nodes: dict[str, dict[str, float]],
+    edges: dict[tuple[str, str], float],
+    op: str,
+    a: str,
+    b: str,
+    w: float,
+) -> None:
     if op == "node":
         await g.upsert_nodes({a: {"w": w}})
         nodes[a] = {"w": w}

@@ -7,12 +7,13 @@ import asyncio
 import numpy as np
 import pytest
 
+from kgrag.storage.base import Storage
 from kgrag.storage.testing.common import StorageFixture, record
 from kgrag.types import DocStatus
 
 
 class TransactionConformance(StorageFixture):
-    async def _write_everything(self, storage, tag: str) -> None:
+    async def _write_everything(self, storage: Storage, tag: str) -> None:
         await storage.kv("docs").upsert({tag: {"v": tag}})
         await storage.vectors("ents").upsert([tag], np.array([[1.0, 2.0, 3.0]]), [{}])
         await storage.graph.upsert_nodes({tag: {}})
@@ -22,7 +23,7 @@ class TransactionConformance(StorageFixture):
         if storage.lexical is not None:
             await storage.lexical.add({tag: f"word{tag}"})
 
-    async def _present(self, storage, tag: str) -> list[bool]:
+    async def _present(self, storage: Storage, tag: str) -> list[bool]:
         hits = await storage.vectors("ents").query(np.array([1.0, 2.0, 3.0]), 5)
         found = [
             await storage.kv("docs").get(tag) is not None,
@@ -37,19 +38,19 @@ class TransactionConformance(StorageFixture):
             found.append(bool(await storage.lexical.search(f"word{tag}", 3)))
         return found
 
-    async def test_commit_keeps_every_role(self, storage):
-        async def body():
+    async def test_commit_keeps_every_role(self, storage: Storage) -> None:
+        async def body() -> None:
             async with storage.transaction():
                 await self._write_everything(storage, "t1")
 
         await asyncio.wait_for(body(), 10)  # a deadlock fails instead of hanging
         assert all(await self._present(storage, "t1"))
 
-    async def test_rollback_leaves_nothing(self, storage):
+    async def test_rollback_leaves_nothing(self, storage: Storage) -> None:
         await storage.vectors("ents").upsert(["base"], np.array([[1.0, 2.0, 3.0]]), [{}])
         await storage.vectors("ents").query(np.ones(3), 1)  # matrix now in memory
 
-        async def body():
+        async def body() -> None:
             async with storage.transaction():
                 await self._write_everything(storage, "t2")
                 async with storage.transaction():  # nested: joins the outer one
@@ -62,7 +63,7 @@ class TransactionConformance(StorageFixture):
         hits = await storage.vectors("ents").query(np.ones(3), 5)
         assert [h.id for h in hits] == ["base"]
 
-    async def test_rollback_after_searching_inside_the_transaction(self, storage):
+    async def test_rollback_after_searching_inside_the_transaction(self, storage: Storage) -> None:
         vs = storage.vectors("ents")
         await vs.upsert(["base"], np.array([[1.0, 0.0]]), [{}])
         with pytest.raises(RuntimeError):
@@ -80,11 +81,11 @@ class TransactionConformance(StorageFixture):
     # this False: the write goes on beside it, and is kept all the same.
     writes_wait_for_transactions = True
 
-    async def test_other_tasks_wait_and_keep_their_writes(self, storage):
+    async def test_other_tasks_wait_and_keep_their_writes(self, storage: Storage) -> None:
         inside, release = asyncio.Event(), asyncio.Event()
         await storage.kv("docs").upsert({"before": {}})
 
-        async def doomed():
+        async def doomed() -> None:
             async with storage.transaction():
                 await storage.kv("docs").upsert({"doomed": {}})
                 inside.set()
@@ -107,8 +108,8 @@ class TransactionConformance(StorageFixture):
         await asyncio.wait_for(writer, 5)
         assert await storage.kv("docs").missing(["doomed", "other"]) == {"doomed"}
 
-    async def test_tasks_started_inside_join_the_transaction(self, storage):
-        async def body():
+    async def test_tasks_started_inside_join_the_transaction(self, storage: Storage) -> None:
+        async def body() -> None:
             async with storage.transaction():
                 await asyncio.gather(
                     storage.kv("docs").upsert({"g1": {}}),

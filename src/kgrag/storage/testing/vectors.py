@@ -8,11 +8,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kgrag.errors import StorageError
+from kgrag.storage.base import Storage, VectorStore
 from kgrag.storage.testing.common import PROPERTY, StorageFixture, fresh, unit
 
 
 class VectorStoreConformance(StorageFixture):
-    async def test_vectors_query_ranks_by_cosine(self, storage):
+    async def test_vectors_query_ranks_by_cosine(self, storage: Storage) -> None:
         vs = storage.vectors("ents")
         await vs.upsert(
             ["x", "y", "xy"],
@@ -25,27 +26,27 @@ class VectorStoreConformance(StorageFixture):
         assert hits[0].score == pytest.approx(1 / np.hypot(1, 0.1), abs=1e-5)
         assert await vs.count() == 3
 
-    async def test_vectors_ids_list_what_is_stored(self, storage):
+    async def test_vectors_ids_list_what_is_stored(self, storage: Storage) -> None:
         vs = storage.vectors("ents")
         assert await vs.ids() == []
         await vs.upsert(["b", "a", "c"], np.eye(3), [{}, {}, {}])
         await vs.delete(["c"])
         assert await vs.ids() == ["a", "b"]
 
-    async def test_vectors_are_normalised(self, storage):
+    async def test_vectors_are_normalised(self, storage: Storage) -> None:
         vs = storage.vectors("ents")
         await vs.upsert(["a"], np.array([[3.0, 4.0]]), [{}])
         got = await vs.get_vectors(["a", "missing"])
         assert list(got) == ["a"]
         np.testing.assert_allclose(got["a"], [0.6, 0.8], atol=1e-3)
 
-    async def test_vectors_threshold_filters(self, storage):
+    async def test_vectors_threshold_filters(self, storage: Storage) -> None:
         vs = storage.vectors("ents")
         await vs.upsert(["a", "b"], np.array([[1.0, 0.0], [0.0, 1.0]]), [{}, {}])
         hits = await vs.query(np.array([1.0, 0.2]), top_k=5, threshold=0.5)
         assert [h.id for h in hits] == ["a"]
 
-    async def test_vectors_follow_updates_after_a_query(self, storage):
+    async def test_vectors_follow_updates_after_a_query(self, storage: Storage) -> None:
         vs = storage.vectors("ents")
         await vs.upsert(["a", "b"], np.array([[1.0, 0.0], [0.0, 1.0]]), [{}, {}])
         assert (await vs.query(np.array([1.0, 0.0]), 1))[0].id == "a"
@@ -55,7 +56,7 @@ class VectorStoreConformance(StorageFixture):
         assert [h.id for h in hits] == ["b"] and hits[0].meta == {"v": 2}
         assert await vs.get_metas(["a", "b"]) == {"b": {"v": 2}}
 
-    async def test_vectors_dimension_mismatch_is_refused(self, storage):
+    async def test_vectors_dimension_mismatch_is_refused(self, storage: Storage) -> None:
         vs = storage.vectors("ents")
         await vs.upsert(["a"], np.ones((1, 4)), [{}])
         with pytest.raises(StorageError, match="dimension"):
@@ -64,7 +65,7 @@ class VectorStoreConformance(StorageFixture):
             await vs.query(np.ones(3), 1)
         assert await vs.count() == 1
 
-    async def test_vectors_empty_namespace(self, storage):
+    async def test_vectors_empty_namespace(self, storage: Storage) -> None:
         vs = storage.vectors("nothing")
         assert await vs.query(np.ones(4), 3) == []
         assert await vs.count() == 0 and await vs.get_vectors(["a"]) == {}
@@ -83,7 +84,13 @@ class VectorStoreConformance(StorageFixture):
         top_k=st.integers(1, 8),
         threshold=st.none() | st.floats(-0.5, 0.8),
     )
-    async def test_vectors_match_brute_force(self, storage, ops, top_k, threshold):
+    async def test_vectors_match_brute_force(
+        self,
+        storage: Storage,
+        ops: list[tuple[str, list[int], int]],
+        top_k: int,
+        threshold: float | None,
+    ) -> None:
         vs = storage.vectors(fresh("vec"))
         ref: dict[str, np.ndarray] = {}  # the reference model: id -> unit vector
         for op, keys, seed in ops:
@@ -99,7 +106,13 @@ class VectorStoreConformance(StorageFixture):
             await _check_brute_force(vs, ref, rows[0], top_k, threshold)
 
 
-async def _check_brute_force(vs, ref, query, top_k, threshold) -> None:
+async def _check_brute_force(
+    vs: VectorStore,
+    ref: dict[str, np.ndarray],
+    query: np.ndarray,
+    top_k: int,
+    threshold: float | None,
+) -> None:
     hits = await vs.query(query, top_k, threshold)
     q = unit(query)
     scores = {i: float(v @ q) for i, v in ref.items()}

@@ -6,11 +6,12 @@ import asyncio
 
 import pytest
 
+from kgrag.storage.base import Storage
 from kgrag.storage.testing.common import StorageFixture
 
 
 class WriterConformance(StorageFixture):
-    async def test_writer_serialises_tasks(self, storage):
+    async def test_writer_serialises_tasks(self, storage: Storage) -> None:
         log: list[str] = []
 
         async def job(name: str) -> None:
@@ -25,7 +26,7 @@ class WriterConformance(StorageFixture):
         assert log == [f"{name} {step}" for name in order for step in ("in", "out")]
         assert await storage.kv("docs").keys() == ["a", "b", "c"]
 
-    async def test_writer_is_reentrant_for_its_task_and_children(self, storage):
+    async def test_writer_is_reentrant_for_its_task_and_children(self, storage: Storage) -> None:
         async def child(name: str) -> None:
             async with storage.writer(wait=False):  # already held: no waiting
                 await storage.kv("docs").upsert({name: {}})
@@ -39,7 +40,7 @@ class WriterConformance(StorageFixture):
         await asyncio.wait_for(body(), 10)  # a deadlock fails instead of hanging
         assert await storage.kv("docs").keys() == ["g1", "g2", "t1"]
 
-    async def test_writer_is_released_on_error_and_cancel(self, storage):
+    async def test_writer_is_released_on_error_and_cancel(self, storage: Storage) -> None:
         with pytest.raises(RuntimeError):
             async with storage.writer():
                 raise RuntimeError("boom")
@@ -58,13 +59,13 @@ class WriterConformance(StorageFixture):
         task.cancel()
         assert await asyncio.wait_for(waiter, 10) is True
 
-    async def test_writer_does_not_block_readers(self, storage):
+    async def test_writer_does_not_block_readers(self, storage: Storage) -> None:
         await storage.kv("docs").upsert({"k": {"v": 1}})
         async with storage.writer():
             reader = asyncio.create_task(storage.kv("docs").get("k"))
             assert await asyncio.wait_for(reader, 5) == {"v": 1}
 
     @staticmethod
-    async def _enter(storage) -> bool:
+    async def _enter(storage: Storage) -> bool:
         async with storage.writer():
             return True
