@@ -20,6 +20,7 @@ from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.service import ChatService, RerankService
 from kgrag.retrieval import QueryEngine
 from kgrag.storage.base import edge_key
+from tests.support.chat import QUICK_RETRY
 
 DIM = 256
 
@@ -231,7 +232,11 @@ def make_parts(storage: Any, chat_provider: Any = None) -> Parts:
     embed = EmbeddingService(FakeEmbeddingProvider(dim=DIM), ledger=ledger)
     provider = chat_provider or RecordingChat()
     chat = ChatService(
-        provider, cache=LLMCache(storage.kv("llm_cache")), limiter=PriorityLimiter(4), ledger=ledger
+        provider,
+        cache=LLMCache(storage.kv("llm_cache")),
+        limiter=PriorityLimiter(4),
+        ledger=ledger,
+        retry=QUICK_RETRY,  # a failing provider is retried as often, without the real back-off
     )
     rerank = RerankService(FakeRerankProvider(), limiter=PriorityLimiter(4), ledger=ledger)
     return Parts(storage, embed, chat, rerank, provider)

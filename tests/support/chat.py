@@ -21,8 +21,11 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from kgrag.llm.base import ChatRequest, ChatResult
+from kgrag.llm.retry import RetryPolicy
 
 Then = str | Callable[[ChatRequest, int], str] | None
+# as many retries as the default policy, with back-offs of a millisecond or two
+QUICK_RETRY = RetryPolicy(max_retries=RetryPolicy().max_retries, base=0.001, cap=0.002)
 
 
 class ScriptedChat:
