@@ -16,10 +16,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kgrag.llm.base import ChatRequest, ChatResult
 from kgrag.storage.layout import LLM_CACHE
+from kgrag.storage.layout.rows import CacheRow
+from kgrag.storage.layout.typed import TypedKV
+
+if TYPE_CHECKING:
+    from kgrag.storage.base import KVStore
 
 NAMESPACE = LLM_CACHE
 _VERSION = "kgrag-llm-cache-1"
@@ -31,7 +36,7 @@ def _field(h: hashlib._Hash, value: str) -> None:
     h.update(data)
 
 
-def _text(content: Any) -> str:
+def _text(content: object) -> str:
     return (
         content
         if isinstance(content, str)
@@ -57,12 +62,13 @@ def cache_key(identity: str, request: ChatRequest) -> str:
 class LLMCache:
     """Chat answers stored in a KVStore."""
 
-    def __init__(self, kv: Any):
+    def __init__(self, kv: KVStore):
         self.kv = kv
+        self.rows = TypedKV(kv, CacheRow)
 
     async def get(self, key: str) -> ChatResult | None:
         """The cached answer (``cached=True``), or None."""
-        row = await self.kv.get(key)
+        row = await self.rows.get(key)
         if not row or not isinstance(row.get("text"), str):
             return None
         return ChatResult(
@@ -77,7 +83,7 @@ class LLMCache:
         """Store ``result`` unless it was truncated; True when stored."""
         if result.finish_reason == "length":
             return False
-        row = {
+        row: CacheRow = {
             "text": result.text,
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
@@ -85,7 +91,7 @@ class LLMCache:
         }
         if tag:
             row["tag"] = tag
-        await self.kv.upsert({key: row})
+        await self.rows.upsert({key: row})
         return True
 
     async def purge_tags(self, tags: Iterable[str]) -> int:
@@ -94,7 +100,7 @@ class LLMCache:
         if not wanted:
             return 0
         keys = await self.kv.keys()
-        rows = await self.kv.get_many(keys)
+        rows = await self.rows.get_many(keys)
         dead = [k for k, row in zip(keys, rows, strict=False) if row and row.get("tag") in wanted]
         await self.kv.delete(dead)
         return len(dead)
@@ -109,15 +115,15 @@ class MemoryKV:
 
     def __init__(self, namespace: str = NAMESPACE):
         self.namespace = namespace
-        self.data: dict[str, dict[str, Any]] = {}
+        self.data: dict[str, dict[str, object]] = {}
 
-    async def get(self, key: str) -> dict[str, Any] | None:
+    async def get(self, key: str) -> dict[str, object] | None:
         return self.data.get(key)
 
-    async def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]:
+    async def get_many(self, keys: list[str]) -> list[dict[str, object] | None]:
         return [self.data.get(k) for k in keys]
 
-    async def upsert(self, items: Mapping[str, dict[str, Any]]) -> None:
+    async def upsert(self, items: Mapping[str, Mapping[str, object]]) -> None:
         self.data.update({k: dict(v) for k, v in items.items()})
 
     async def delete(self, keys: Iterable[str]) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from kgrag.llm.base import PRIORITY, EmbeddingProvider, approx_tokens
 from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.retry import RetryPolicy, call_with_retry
+
+if TYPE_CHECKING:
+    from kgrag.llm.tokenizer import Tokenizer
 
 Kind = Literal["document", "query"]
 INLINE_SPLIT_CHARS = 20_000  # more text than this is cut into windows in a worker thread
@@ -62,7 +65,7 @@ class EmbeddingService:
         retry: RetryPolicy | None = None,
         batch_size: int = 32,
         max_async: int = 8,
-        tokenizer: Any = None,
+        tokenizer: Tokenizer | str | None = None,
     ):
         """``tokenizer``: an object with encode/decode, or a bundled encoding's
         name, loaded only when a text needs windows (default o200k_base)."""
@@ -181,7 +184,7 @@ class EmbeddingService:
                 vectors = await self.provider.embed(batch, kind)
                 return self._check(vectors, len(batch))
 
-    def _check(self, vectors: Any, rows: int) -> np.ndarray:
+    def _check(self, vectors: object, rows: int) -> np.ndarray:
         matrix = np.asarray(vectors, dtype=np.float32)
         if matrix.ndim != 2 or matrix.shape[0] != rows:
             raise ModelResponseError(

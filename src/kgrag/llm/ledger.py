@@ -39,7 +39,7 @@ from collections.abc import (
 )
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypedDict, TypeVar
 
 FIELDS = (
     "calls",
@@ -171,8 +171,28 @@ class QueryCost(CallCost):
 
     usd: float | None = None  # None: no price for a model the query used
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self) -> QueryCostRow:
+        return QueryCostRow(
+            calls=self.calls,
+            cache_hits=self.cache_hits,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            seconds=self.seconds,
+            errors=self.errors,
+            usd=self.usd,
+        )
+
+
+class QueryCostRow(TypedDict):
+    """A :class:`QueryCost` as JSON (a query's ``cost``), its fields in the dataclass's order."""
+
+    calls: int
+    cache_hits: int
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    errors: int
+    usd: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,10 +294,14 @@ def document_context(doc_id: str) -> contextvars.Context:
 
 def labelled(
     name: str,
-) -> Callable[[Callable[P, Coroutine[Any, Any, R]]], Callable[P, Coroutine[Any, Any, R]]]:
+) -> Callable[
+    [Callable[P, Coroutine[object, object, R]]], Callable[P, Coroutine[object, object, R]]
+]:
     """Decorate an async function: the calls it makes count for operation ``name``."""
 
-    def wrap(func: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
+    def wrap(
+        func: Callable[P, Coroutine[object, object, R]],
+    ) -> Callable[P, Coroutine[object, object, R]]:
         @functools.wraps(func)
         async def run(*args: P.args, **kwargs: P.kwargs) -> R:
             with operation(name, unless_set=True):
