@@ -1,6 +1,7 @@
-"""Storage: protocols for the four roles and the backends that implement them."""
+"""Storage: protocols for the four roles, declared capabilities, and the backends."""
 
 from kgrag.storage.base import (
+    Capability,
     DocStatusStore,
     GraphStore,
     KVStore,
@@ -10,10 +11,12 @@ from kgrag.storage.base import (
     VectorStore,
     edge_key,
 )
+from kgrag.storage.capabilities import feature, supports
 from kgrag.storage.registry import STORAGES, open_storage
 
 __all__ = [
     "STORAGES",
+    "Capability",
     "DocStatusStore",
     "GraphStore",
     "KVStore",
@@ -22,5 +25,7 @@ __all__ = [
     "VectorHit",
     "VectorStore",
     "edge_key",
+    "feature",
     "open_storage",
+    "supports",
 ]
