@@ -9,7 +9,7 @@ from kgrag.llm.fake import FakeChatProvider
 from kgrag.retrieval import QueryParam
 from kgrag.retrieval.conditions import parse_conditions, read_conditions, rule_constraints, scan
 from kgrag.retrieval.conditions.constraint import compatible
-from kgrag.retrieval.keywords.resolve import KeywordSet
+from kgrag.retrieval.keywords.source import KeywordSet
 from kgrag.storage.sqlite import memory_storage
 from tests.retrieval.corpus import make_parts
 

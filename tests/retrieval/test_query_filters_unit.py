@@ -15,7 +15,7 @@ from kgrag.retrieval.filter.documents import (
     hit_gate,
     path_matches,
 )
-from kgrag.retrieval.keywords.resolve import KeywordSet
+from kgrag.retrieval.keywords.source import KeywordSet
 from kgrag.retrieval.modes.chunks import _lexical_search, _sources
 from kgrag.retrieval.modes.ppr import _rank_chunks
 from kgrag.retrieval.modes.search import vector_search

@@ -7,7 +7,11 @@ import pytest
 from kgrag.errors import ModelServerError
 from kgrag.llm.base import ChatResult
 from kgrag.retrieval.keywords.heuristic import heuristic_keywords, search_text
-from kgrag.retrieval.keywords.resolve import clean_keywords, parse_keywords, resolve_keywords
+from kgrag.retrieval.keywords.source import (
+    clean_keywords,
+    parse_keywords,
+    question_keywords,
+)
 from tests.support.chat import ScriptedChat
 
 
@@ -81,9 +85,9 @@ async def test_resolve_prefers_caller_then_llm():
         ChatResult('{"high_level_keywords": ["h"], "low_level_keywords": ["L"]}', cached=True),
         then=None,
     )
-    kws = await resolve_keywords("Who is Scrooge?", ["x"], [], chat)
+    kws = await question_keywords("Who is Scrooge?", ["x"], [], chat)
     assert (kws.high, kws.low, kws.source) == (["x"], [], "caller") and chat.calls == []
-    kws = await resolve_keywords("Who is Scrooge?", [], [], chat)
+    kws = await question_keywords("Who is Scrooge?", [], [], chat)
     assert (kws.high, kws.low, kws.source) == (["h"], ["L"], "cache")
     assert [(c.role, c.json_mode) for c in chat.calls] == [("keywords", True)]
     prompt = "\n".join(m["content"] for m in chat.messages[0])
@@ -91,12 +95,12 @@ async def test_resolve_prefers_caller_then_llm():
 
 
 async def test_resolve_falls_back_to_the_heuristic_when_the_call_fails():
-    kws = await resolve_keywords(
+    kws = await question_keywords(
         "Who is Scrooge?", [], [], ScriptedChat(ModelServerError("502"), then=None)
     )
     assert kws.source == "heuristic" and kws.low == ["Scrooge"] and "502" in kws.error
 
 
 async def test_resolve_without_chat_uses_the_heuristic():
-    kws = await resolve_keywords("Who is Scrooge?", [], [], None)
+    kws = await question_keywords("Who is Scrooge?", [], [], None)
     assert kws.to_dict() == {"high_level": [], "low_level": ["Scrooge"], "source": "heuristic"}

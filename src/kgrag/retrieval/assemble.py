@@ -62,7 +62,7 @@ from kgrag.retrieval.context.sections import (
     skeleton_tokens,
 )
 from kgrag.retrieval.filter.documents import NO_FILTER, DocFilter, resolve_filter
-from kgrag.retrieval.keywords.resolve import KeywordSet, resolve_keywords
+from kgrag.retrieval.keywords.source import KeywordSet, question_keywords
 from kgrag.retrieval.modes.chunks import graph_chunks, lexical_hits, select_chunks
 from kgrag.retrieval.modes.registry import ModeSpec
 from kgrag.retrieval.param import QueryParam
@@ -256,7 +256,7 @@ async def assemble(
     applied = doc_filter.describe()
     trace.set("filter", applied)
     kws = (
-        await resolve_keywords(
+        await question_keywords(
             question, param.hl_keywords, param.ll_keywords, svc.chat, svc.language
         )
         if spec.keywords

@@ -53,7 +53,7 @@ from kgrag.retrieval.context.numbered import number_context
 from kgrag.retrieval.context.paths import with_paths
 from kgrag.retrieval.context.references import complete_references
 from kgrag.retrieval.data import assembly_data
-from kgrag.retrieval.keywords.resolve import KeywordSet
+from kgrag.retrieval.keywords.source import KeywordSet
 from kgrag.retrieval.modes.registry import ModeSpec, get_mode
 from kgrag.retrieval.param import QueryParam, QueryResult
 from kgrag.retrieval.trace import NO_TRACE, Trace

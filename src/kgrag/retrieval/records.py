@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kgrag.retrieval.filter.documents import NO_FILTER, DocFilter
-from kgrag.retrieval.keywords.resolve import KeywordSet
+from kgrag.retrieval.keywords.source import KeywordSet
 from kgrag.retrieval.param import QueryParam
 from kgrag.retrieval.trace import Trace
 from kgrag.types import SEP

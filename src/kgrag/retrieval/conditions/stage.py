@@ -31,7 +31,7 @@ from kgrag.retrieval.trace import Trace, relation_id
 if TYPE_CHECKING:
     from kgrag.llm.service import ChatService
     from kgrag.llm.tokenizer import Tokenizer
-    from kgrag.retrieval.keywords.resolve import KeywordSet
+    from kgrag.retrieval.keywords.source import KeywordSet
     from kgrag.retrieval.param import QueryParam
     from kgrag.retrieval.records import RetrievalContext, Retrieved
 

@@ -101,7 +101,7 @@ async def _from_llm(question: str, chat: ChatService, language: str) -> KeywordS
     return KeywordSet(high, low, "cache" if result.cached else "llm")
 
 
-async def resolve_keywords(
+async def question_keywords(
     question: str,
     hl: list[str],
     ll: list[str],
