@@ -20,7 +20,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from kgrag.llm.base import ChatRequest, ChatResult
+from kgrag.llm.base import ChatMessage, ChatRequest, ChatResult, Messages
 from kgrag.llm.retry import RetryPolicy
 
 Then = str | Callable[[ChatRequest, int], str] | None
@@ -57,7 +57,7 @@ class ScriptedChat:
         self.closed = False
 
     @property
-    def messages(self) -> list[list[dict[str, str]]]:
+    def messages(self) -> list[Messages]:
         """The messages of each call, in order."""
         return [call.messages for call in self.calls]
 
@@ -87,7 +87,7 @@ class ScriptedChat:
 
     async def chat(
         self,
-        request: ChatRequest | Sequence[dict[str, str]],
+        request: ChatRequest | Sequence[ChatMessage],
         *,
         role: Any = "answer",
         json_mode: bool = False,
@@ -96,7 +96,7 @@ class ScriptedChat:
         use_cache: bool = True,
     ) -> ChatResult:
         if not isinstance(request, ChatRequest):  # called as a chat service
-            messages = [dict(m) for m in request]
+            messages = [ChatMessage(role=m["role"], content=m["content"]) for m in request]
             request = ChatRequest(messages=messages, role=role, json_mode=json_mode)
         self.active += 1
         self.max_active = max(self.max_active, self.active)
@@ -126,6 +126,6 @@ class ScriptedChat:
         self.closed = True
 
 
-def msgs(text: str) -> list[dict[str, str]]:
+def msgs(text: str) -> Messages:
     """One user message."""
     return [{"role": "user", "content": text}]
