@@ -21,7 +21,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.cli.args import parse_pairs
 from kgrag.cli.index_cmd import waiting_message
@@ -46,10 +46,18 @@ from kgrag.evaluation import (
 )
 from kgrag.evaluation.progress import NullProgress, Progress, RichBar
 
+if TYPE_CHECKING:
+    from kgrag.api.facade import KGRag
+    from kgrag.cli.args import AddFlags, Subcommands
+    from kgrag.evaluation.costs import CostSummary
+    from kgrag.evaluation.jsonl import AnswerRow
+    from kgrag.indexing.progress import RichProgress
+    from kgrag.llm.service import ChatService
+
 Report = RecallReport | AnswersReport | CompareReport
 
 
-def add_parser(sub: Any, common: Any) -> None:
+def add_parser(sub: Subcommands, common: AddFlags) -> None:
     p = sub.add_parser(
         "eval", help="measure the index on your questions: recall, answer accuracy, A/B judgement"
     )
@@ -76,7 +84,7 @@ def add_parser(sub: Any, common: Any) -> None:
         parser.epilog, parser.formatter_class = EXIT_CODES, argparse.RawDescriptionHelpFormatter
 
 
-def _gold_arguments(p: argparse.ArgumentParser, common: Any, modes: str) -> None:
+def _gold_arguments(p: argparse.ArgumentParser, common: AddFlags, modes: str) -> None:
     common(p)
     _output_arguments(p)
     p.add_argument("questions", metavar="QUESTIONS", help="the gold file")
@@ -184,7 +192,7 @@ async def _recall(args: argparse.Namespace, settings: Settings) -> Report:
     return report
 
 
-def _index_bar(rag: Any, args: argparse.Namespace) -> Any:
+def _index_bar(rag: KGRag, args: argparse.Namespace) -> RichProgress | None:
     """The indexing bar of ``kgrag index`` (None with ``--no-progress``)."""
     if args.no_progress or (args.json and not sys.stderr.isatty()):
         return None
@@ -224,7 +232,9 @@ async def _compare(args: argparse.Namespace, settings: Settings) -> Report:
     return report
 
 
-async def _answer_both(args: argparse.Namespace, settings: Settings) -> list[Any]:
+async def _answer_both(
+    args: argparse.Namespace, settings: Settings
+) -> list[tuple[list[AnswerRow], CostSummary]]:
     """The index's answers under ``--config-a`` and under ``--config-b``, with their costs."""
     gold = read_gold(args.files[0], GoldOptions(limit=args.limit))
     questions = [q.question for q in gold.questions]
@@ -238,7 +248,7 @@ async def _answer_both(args: argparse.Namespace, settings: Settings) -> list[Any
 
 
 @asynccontextmanager
-async def _judge_chat(settings: Settings) -> AsyncIterator[Any]:
+async def _judge_chat(settings: Settings) -> AsyncIterator[ChatService]:
     """The chat model that judges: the index's (answers cached there), else one uncached."""
     from kgrag.api.facade import KGRag
     from kgrag.llm.factory import build_models
@@ -259,7 +269,7 @@ async def _judge_chat(settings: Settings) -> AsyncIterator[Any]:
         await rag.close()
 
 
-def _needed(chat: Any) -> Any:
+def _needed(chat: ChatService | None) -> ChatService:
     if chat is None:
         raise ConfigError(
             "kgrag eval compare needs a chat model to judge: set KGRAG_LLM_PROVIDER "
