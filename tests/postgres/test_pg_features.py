@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from kgrag.api.facade import KGRag
-from kgrag.indexing.documents import resolve
+from kgrag.indexing.documents import find_documents
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 from kgrag.retrieval.trace import STAGES
 from kgrag.storage.layout import CHUNKS
@@ -72,7 +72,7 @@ async def enable(rag: KGRag, corpus: Corpus) -> Any:
 
 
 async def retry(rag: KGRag, corpus: Corpus) -> Any:
-    [record] = await resolve(rag.storage, [str(corpus.blue[1])])
+    [record] = await find_documents(rag.storage, [str(corpus.blue[1])])
     await rag.storage.doc_status.upsert([dataclasses.replace(record, status=DocStatus.FAILED)])
     report = await rag.retry_failed()
     assert report.processed == [record.id]

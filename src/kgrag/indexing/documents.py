@@ -27,7 +27,7 @@ def _path_match(record: DocRecord, pattern: str) -> bool:
     return any(fnmatch.fnmatchcase(p, pattern) or fnmatch.fnmatchcase(p, absolute) for p in paths)
 
 
-async def resolve(
+async def find_documents(
     storage: Storage, ids: Iterable[str] = (), paths: Iterable[str] = ()
 ) -> list[DocRecord]:
     """The records named by ``ids`` (ids, sources, file paths or listed names) and path globs.

@@ -186,7 +186,7 @@ class IndexingService:
     async def _mark_replacement(self, docs: list[Document], replace: str) -> None:
         if len(docs) != 1:
             raise ConfigError(f"--replace needs exactly one new file, got {len(docs)}")
-        found = await documents.resolve(self.indexer.storage, [replace])
+        found = await documents.find_documents(self.indexer.storage, [replace])
         docs[0].replaces = [r.id for r in found]
 
     async def enqueue(self, request: IndexRequest) -> tuple[EnqueueReport, list[str]]:
@@ -217,7 +217,7 @@ class IndexingService:
         """Remove documents from every store; ``purge_cache``: their chunks' cached answers too."""
         storage = self.indexer.storage
         async with self.parts.lease(False):
-            records = await documents.resolve(storage, ids, paths)
+            records = await documents.find_documents(storage, ids, paths)
             stats = await documents.delete(self.indexer.applier, records)
             if purge_cache:
                 await LLMCache(storage.kv(LLM_CACHE)).purge_tags(stats.dead_chunks)
@@ -230,7 +230,7 @@ class IndexingService:
     ) -> list[str]:
         """Disable (or enable) documents: indexed, but not retrieved while disabled."""
         async with self.parts.lease(False):
-            records = await documents.resolve(self.indexer.storage, ids, paths)
+            records = await documents.find_documents(self.indexer.storage, ids, paths)
             await documents.set_disabled(self.indexer.storage, records, disabled)
         _tell(WriteRun("disable", tuple(r.id for r in records)))
         return [r.id for r in records]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.errors import ConfigError, DocumentNotFoundError
 from kgrag.indexing import rejected
-from kgrag.indexing.documents import resolve
+from kgrag.indexing.documents import find_documents
 from kgrag.indexing.rejected import Refusal
 from kgrag.indexing.report import IndexReport
 from kgrag.indexing.service import IndexRequest
@@ -159,7 +159,7 @@ async def _found(rag: KGRag, ids: list[str]) -> tuple[list[str], list[str]]:
     found, missing = [], []
     for given in ids:
         try:
-            found += [r.id for r in await resolve(rag.storage, [given])]
+            found += [r.id for r in await find_documents(rag.storage, [given])]
         except DocumentNotFoundError:
             missing.append(given)
     return list(dict.fromkeys(found)), missing

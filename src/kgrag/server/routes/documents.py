@@ -16,7 +16,7 @@ from fastapi import APIRouter, File, HTTPException, Request, UploadFile
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from starlette.datastructures import UploadFile as FormFile
 
-from kgrag.indexing.documents import resolve
+from kgrag.indexing.documents import find_documents
 from kgrag.indexing.rejected import Refusal, fresh_id
 from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.texts import text_documents
@@ -258,7 +258,7 @@ async def supersede(
     doc_id: str, request: Request, ws: CurrentWorkspace, jobs: CurrentJobs
 ) -> dict[str, Any]:
     """Replace a document by a new text (JSON) or file (multipart ``file``), in one commit."""
-    (old,) = await resolve(ws.rag.storage, [doc_id])
+    (old,) = await find_documents(ws.rag.storage, [doc_id])
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
         track, fn = await _supersede_file(request, old.id, ws)
     else:
