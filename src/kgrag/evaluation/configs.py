@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any
 
 from kgrag.errors import ConfigError
 
@@ -21,11 +20,11 @@ class RunConfig:
     """How one side of a comparison answers: its label, settings and query parameters."""
 
     label: str
-    settings: dict[str, Any] = field(default_factory=dict)
-    param: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, object] = field(default_factory=dict)
+    param: dict[str, object] = field(default_factory=dict)
 
 
-def _value(text: str) -> Any:
+def _value(text: str) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -38,8 +37,8 @@ def run_config(pairs: dict[str, str]) -> RunConfig:
     from kgrag.retrieval.param import QueryParam
 
     query_fields = {f.name for f in fields(QueryParam)} - {"stream"}
-    settings: dict[str, Any] = {}
-    param: dict[str, Any] = {}
+    settings: dict[str, object] = {}
+    param: dict[str, object] = {}
     for key, text in pairs.items():
         if key in query_fields:
             param[key] = _value(text)

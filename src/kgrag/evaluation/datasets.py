@@ -17,13 +17,67 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import NotRequired, TypedDict, TypeVar, cast
 
 from kgrag.errors import ConfigError
 from kgrag.evaluation.files import read_json
 from kgrag.evaluation.gold import GoldQuestion, GoldSet
 
 T = TypeVar("T")
+R = TypeVar("R")
+
+
+class HotpotQuestion(TypedDict):
+    """One HotpotQA question: its contexts are ``[title, sentences]`` pairs."""
+
+    question: str
+    context: list[tuple[str, list[str]]]
+    supporting_facts: list[tuple[str, int]]
+    answer: NotRequired[str | None]
+    _id: NotRequired[str]
+
+
+class MusiqueParagraph(TypedDict):
+    title: str
+    paragraph_text: str
+    is_supporting: bool
+
+
+class MusiqueQuestion(TypedDict):
+    question: str
+    paragraphs: list[MusiqueParagraph]
+    answer: NotRequired[str | None]
+    answer_aliases: NotRequired[list[str] | None]
+    id: NotRequired[str]
+
+
+class MusiquePassage(TypedDict):
+    """One passage of a MuSiQue corpus file."""
+
+    title: str
+    text: str
+
+
+class SquadAnswer(TypedDict):
+    text: str
+
+
+class SquadQuestion(TypedDict):
+    question: str
+    answers: NotRequired[list[SquadAnswer] | None]
+    id: NotRequired[str]
+
+
+class SquadParagraph(TypedDict):
+    context: str
+    qas: list[SquadQuestion]
+    id: NotRequired[str]
+
+
+class SquadArticle(TypedDict):
+    paragraphs: list[SquadParagraph]
+    title: NotRequired[str]
+
 
 # the layout of the shared data folder: dataset -> (questions file, corpus file)
 DATA_FILES = {
@@ -39,9 +93,9 @@ def corpus_beside(questions: Path) -> Path | None:
     return found if found.is_file() else None
 
 
-def _items(path: Path, rows: Iterable[T], convert: Callable[[T], Any]) -> list[Any]:
+def _items(path: Path, rows: Iterable[T], convert: Callable[[T], R]) -> list[R]:
     """``convert`` of every row; a row of the wrong shape is an error naming its place."""
-    out = []
+    out: list[R] = []
     for number, row in enumerate(rows, start=1):
         try:
             out.append(convert(row))
@@ -51,19 +105,21 @@ def _items(path: Path, rows: Iterable[T], convert: Callable[[T], Any]) -> list[A
     return out
 
 
-def _list(path: Path, value: Any) -> list[Any]:
+def _list(path: Path, value: object, row: type[T]) -> list[T]:
+    """A JSON list whose items are read as ``row`` records (a misshapen one fails in :func:`_items`)."""
     if not isinstance(value, list):
         raise ConfigError(f"{path}: expected a JSON list")
-    return value
+    return cast("list[T]", value)
 
 
 def hotpotqa(
     path: Path, corpus: Path | None = None, limit: int | None = None, sliced: bool = False
 ) -> GoldSet:
     """HotpotQA: passages from ``corpus`` (``{title: [sentences]}``), else from the contexts."""
-    rows = _list(path, read_json(path))[:limit]
+    rows = _list(path, read_json(path), HotpotQuestion)[:limit]
     if corpus is not None:
-        passages = {t: f"{t}\n{''.join(s)}" for t, s in read_json(corpus).items()}
+        titled = cast("dict[str, list[str]]", read_json(corpus))  # {title: [sentences]}
+        passages = {t: f"{t}\n{''.join(s)}" for t, s in titled.items()}
     else:
         passages = {}
         for _, context in _items(path, rows, lambda q: (None, q["context"])):
@@ -71,7 +127,7 @@ def hotpotqa(
                 if s:
                     passages.setdefault(t, f"{t}\n{''.join(s)}")
 
-    def question(q: dict[str, Any]) -> GoldQuestion:
+    def question(q: HotpotQuestion) -> GoldQuestion:
         gold = frozenset(t for t, _ in q["supporting_facts"] if t in passages)
         answers = () if q.get("answer") is None else (str(q["answer"]),)
         return GoldQuestion(q["question"], gold, answers, str(q.get("_id", "")))
@@ -87,12 +143,12 @@ def musique(path: Path, corpus: Path, limit: int | None = None, sliced: bool = F
     """MuSiQue: passages from ``corpus`` (``[{title, text}]``), gold marked ``is_supporting``."""
     passages = {
         f"{i:04d} {p['title']}": f"{p['title']}\n{p['text']}"
-        for i, p in enumerate(_list(corpus, read_json(corpus)))
+        for i, p in enumerate(_list(corpus, read_json(corpus), MusiquePassage))
     }
     key_of = {text: key for key, text in passages.items()}
-    rows = _list(path, read_json(path))[:limit]
+    rows = _list(path, read_json(path), MusiqueQuestion)[:limit]
 
-    def keys(q: dict[str, Any], supporting_only: bool) -> frozenset[str]:
+    def keys(q: MusiqueQuestion, supporting_only: bool) -> frozenset[str]:
         texts = (
             f"{p['title']}\n{p['paragraph_text']}"
             for p in q["paragraphs"]
@@ -100,7 +156,7 @@ def musique(path: Path, corpus: Path, limit: int | None = None, sliced: bool = F
         )
         return frozenset(key_of[t] for t in texts if t in key_of)
 
-    def question(q: dict[str, Any]) -> GoldQuestion:
+    def question(q: MusiqueQuestion) -> GoldQuestion:
         given = [q.get("answer"), *(q.get("answer_aliases") or ())]
         answers = tuple(str(a) for a in given if a is not None)
         return GoldQuestion(q["question"], keys(q, True), answers, str(q.get("id", "")))
@@ -118,7 +174,7 @@ def squad(path: Path, limit: int | None = None, sliced: bool = False) -> GoldSet
     articles = data.get("data") if isinstance(data, dict) else None
     passages: dict[str, str] = {}
     questions: list[GoldQuestion] = []
-    for art in _list(path, articles):
+    for art in _list(path, articles, SquadArticle):
         for j, p in enumerate(art["paragraphs"]):
             key = str(p.get("id") or f"{art.get('title', '')} #{j}")
             passages[key] = p["context"]
@@ -133,7 +189,7 @@ def squad(path: Path, limit: int | None = None, sliced: bool = False) -> GoldSet
     return GoldSet("squad", questions, passages, source=str(path), note=note)
 
 
-def _squad_question(q: dict[str, Any], *, key: str) -> GoldQuestion:
+def _squad_question(q: SquadQuestion, *, key: str) -> GoldQuestion:
     answers = tuple(dict.fromkeys(str(a["text"]) for a in q.get("answers") or ()))
     return GoldQuestion(q["question"], frozenset({key}), answers, str(q.get("id", "")))
 

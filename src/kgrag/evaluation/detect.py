@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from kgrag.errors import ConfigError
 from kgrag.evaluation import datasets, jsonl
@@ -44,7 +43,7 @@ def sniff(path: Path, text: str) -> str:
         if "question" in first:
             return "jsonl"
     data = parse_json(path, text)
-    head: Any = data[0] if isinstance(data, list) and data else data
+    head: object = data[0] if isinstance(data, list) and data else data
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         return "squad"
     if isinstance(data, list) and isinstance(head, dict):

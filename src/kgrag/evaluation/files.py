@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from kgrag.errors import ConfigError
 
@@ -20,7 +19,7 @@ def read_text(path: Path) -> str:
         raise ConfigError(f"{path}: cannot read it ({exc})") from exc
 
 
-def parse_json(path: Path, text: str) -> Any:
+def parse_json(path: Path, text: str) -> object:
     """``text`` (the content of ``path``) as JSON; a syntax error names its line."""
     try:
         return json.loads(text)
@@ -28,12 +27,12 @@ def parse_json(path: Path, text: str) -> Any:
         raise ConfigError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path) -> object:
     """The JSON document in ``path``."""
     return parse_json(path, read_text(path))
 
 
-def jsonl_objects(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def jsonl_objects(path: Path, text: str) -> Iterator[tuple[int, dict[str, object]]]:
     """(line number, object) for every non-blank line of ``text``; anything else an error."""
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -58,7 +57,7 @@ def looks_like_jsonl(text: str) -> bool:
         return False
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     return {list: "a list", str: "a string", bool: "a boolean"}.get(
         type(value), type(value).__name__
     )

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from kgrag.errors import ConfigError
 from kgrag.evaluation.files import jsonl_objects, looks_like_jsonl, parse_json, read_text
@@ -36,14 +35,14 @@ class AnswerRow:
     answer: str
 
 
-def _text(path: Path, number: int, row: dict[str, Any], name: str) -> str:
+def _text(path: Path, number: int, row: dict[str, object], name: str) -> str:
     value = row.get(name)
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f'{path}:{number}: "{name}" must be a non-empty string')
     return value.strip()
 
 
-def _strings(path: Path, number: int, row: dict[str, Any], name: str) -> tuple[str, ...]:
+def _strings(path: Path, number: int, row: dict[str, object], name: str) -> tuple[str, ...]:
     value = row.get(name, [])
     if isinstance(value, str):
         value = [value]

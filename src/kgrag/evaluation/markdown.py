@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from kgrag.evaluation.costs import CostSummary
 from kgrag.evaluation.reports import CRITERIA
@@ -14,14 +14,14 @@ if TYPE_CHECKING:
 LISTED = 10  # failures and unknown keys named in a report (the JSON has them all)
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A Markdown table; every column but the first right-aligned."""
     align = ["---", *("---:" for _ in headers[1:])]
     lines = [headers, align, *[[_cell(v) for v in row] for row in rows]]
     return "\n".join("| " + " | ".join(map(str, line)) + " |" for line in lines)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if value is None:
         return "–"
     if isinstance(value, float):
@@ -29,18 +29,18 @@ def _cell(value: Any) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-def bullets(meta: dict[str, Any]) -> str:
+def bullets(meta: Mapping[str, object]) -> str:
     return "\n".join(f"- {k}: {v}" for k, v in meta.items())
 
 
-def cost_cells(cost: CostSummary) -> list[Any]:
+def cost_cells(cost: CostSummary) -> list[float]:
     """Model calls and tokens per answer."""
     per = cost.per_answer
     tokens = per.get("prompt_tokens", 0) + per.get("completion_tokens", 0)
     return [per.get("calls", 0.0), round(tokens, 1)]
 
 
-def _doc(title: str, meta: dict[str, Any], body: list[str]) -> str:
+def _doc(title: str, meta: Mapping[str, object], body: list[str]) -> str:
     parts = [f"# {title}", bullets(meta), *body]
     return "\n\n".join(p for p in parts if p) + "\n"
 

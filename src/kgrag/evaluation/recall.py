@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.evaluation.costs import Cost, CostMeter
 from kgrag.evaluation.gold import GoldQuestion
@@ -37,7 +37,7 @@ def recall_at(ranked: list[str], gold: Collection[str], k: int) -> float:
     return len(set(gold) & set(top)) / len(gold)
 
 
-def chunk_key(chunk: Mapping[str, Any], gold: Collection[str], aliases: Aliases) -> str:
+def chunk_key(chunk: Mapping[str, object], gold: Collection[str], aliases: Aliases) -> str:
     """The passage key of a ``query_data`` chunk: a gold name of its document, else its path."""
     path = str(chunk.get("file_path") or "")
     if path in gold:
@@ -47,7 +47,7 @@ def chunk_key(chunk: Mapping[str, Any], gold: Collection[str], aliases: Aliases)
 
 
 def ranked_keys(
-    chunks: Sequence[Mapping[str, Any]], gold: Collection[str], aliases: Aliases | None = None
+    chunks: Sequence[Mapping[str, object]], gold: Collection[str], aliases: Aliases | None = None
 ) -> list[str]:
     """The distinct passage keys of ``chunks``, in their order."""
     return list(dict.fromkeys(chunk_key(c, gold, aliases or {}) for c in chunks))

@@ -9,7 +9,7 @@ file, the workdir, the settings).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from kgrag.evaluation.costs import Cost, CostSummary, Counts
 
@@ -52,7 +52,7 @@ class ModeRecall:
         """Mean recall@k over the questions, in percent."""
         return percent([q.recall[k] for q in self.questions])
 
-    def to_dict(self, ks: tuple[int, ...]) -> dict[str, Any]:
+    def to_dict(self, ks: tuple[int, ...]) -> dict[str, object]:
         return {
             **{f"recall@{k}": self.recall_at(k) for k in ks},
             "s_per_query": round(self.seconds / max(len(self.questions), 1), 3),
@@ -68,9 +68,9 @@ class RecallReport:
     modes: dict[str, ModeRecall] = field(default_factory=dict)
     no_gold: int = 0  # questions without a gold passage (they count 0)
     unknown_gold: list[str] = field(default_factory=list)  # gold keys no document carries
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, object] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "kind": "recall",
             "meta": self.meta,
@@ -103,6 +103,17 @@ class AnswerScore:
     cost: Counts = field(default_factory=dict)
 
 
+class AnswersSummary(TypedDict):
+    """One mode's answer figures (the head of its entry in the JSON report)."""
+
+    exact_match: float
+    f1: float
+    judge_accuracy: float | None  # None: nothing judged
+    judged: int
+    judge_failures: int
+    extractive: int
+
+
 @dataclass(slots=True)
 class ModeAnswers:
     mode: str
@@ -118,7 +129,7 @@ class ModeAnswers:
     def judge_failures(self) -> int:
         return sum(q.judge_error is not None for q in self.questions)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> AnswersSummary:
         judged = self.judged
         return {
             "exact_match": percent([q.exact for q in self.questions]),
@@ -131,7 +142,7 @@ class ModeAnswers:
             "extractive": sum(q.extractive for q in self.questions),
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             **self.summary(),
             "cost": self.cost.to_dict(),
@@ -146,9 +157,9 @@ class AnswersReport:
     judge: str | None  # the judge model's identity; None: no judge
     modes: dict[str, ModeAnswers] = field(default_factory=dict)
     without_answers: int = 0  # questions of the file left out: no gold answer
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, object] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "kind": "answers",
             "meta": self.meta,
@@ -209,7 +220,7 @@ class CompareReport:
     unpaired: dict[str, int] = field(default_factory=dict)  # label -> questions the other lacks
     cost: CostSummary = field(default_factory=CostSummary)
     answer_costs: dict[str, CostSummary] = field(default_factory=dict)
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, object] = field(default_factory=dict)
 
     @property
     def judged(self) -> list[PairJudgement]:
@@ -235,7 +246,7 @@ class CompareReport:
             for c in CRITERIA
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "kind": "compare",
             "meta": self.meta,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from kgrag.evaluation.reports import CRITERIA
 from kgrag.llm.reasoning import strip_reasoning
@@ -19,7 +18,7 @@ from kgrag.llm.reasoning import strip_reasoning
 _MAX_STARTS = 50  # "{" positions tried before giving up on a long reply
 
 
-def json_object(reply: str) -> dict[str, Any]:
+def json_object(reply: str) -> dict[str, object]:
     """The first JSON object in ``reply``, with its keys lower-cased."""
     text = strip_reasoning(reply)
     decoder = json.JSONDecoder()
@@ -35,10 +34,12 @@ def json_object(reply: str) -> dict[str, Any]:
     raise ValueError("no JSON object in the reply")
 
 
-def _lower_keys(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k).strip().lower(): _lower_keys(v) for k, v in value.items()}
-    return value
+def _lower_keys(value: dict[object, object]) -> dict[str, object]:
+    return {str(k).strip().lower(): _lowered(v) for k, v in value.items()}
+
+
+def _lowered(value: object) -> object:
+    return _lower_keys(value) if isinstance(value, dict) else value
 
 
 def correctness(reply: str) -> tuple[str, str]:
@@ -56,7 +57,7 @@ def correctness(reply: str) -> tuple[str, str]:
     return verdict, str(found.get("reason", ""))
 
 
-def _winner(criterion: str, value: Any) -> tuple[str, str]:
+def _winner(criterion: str, value: object) -> tuple[str, str]:
     reason = ""
     if isinstance(value, dict):
         reason = str(value.get("reason") or value.get("explanation") or "")
