@@ -12,13 +12,16 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgrag.config.check import mask
 from kgrag.config.fields import FIELDS
 from kgrag.config.settings import Settings, setting_source
 from kgrag.indexing import manifest
 from kgrag.storage.base import Storage
+
+if TYPE_CHECKING:
+    from kgrag.cli.args import AddFlags, Subcommands
 
 # setting -> the flag that sets it (see kgrag.cli.main.flag_overrides)
 _FLAG_OF = {
@@ -29,7 +32,7 @@ _FLAG_OF = {
 }
 
 
-def add_parser(sub: Any, common: Any) -> None:
+def add_parser(sub: Subcommands, common: AddFlags) -> None:
     p = sub.add_parser(
         "config",
         help="the effective settings and where each came from (default, .env, "

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kgrag.cli.index_cmd import waiting_message
 from kgrag.cli.opening import FAILED, OK
@@ -26,6 +26,11 @@ from kgrag.errors import ConfigError, NoIndexError
 from kgrag.maintenance.migrate import Batch, MigrateOptions, MigrationReport, migrate
 from kgrag.maintenance.migrate_steps import holds_anything
 from kgrag.storage.capabilities import Capability, feature, supports
+
+if TYPE_CHECKING:
+    from kgrag.cli.args import AddFlags, Subcommands
+    from kgrag.config.settings import Settings
+    from kgrag.storage.base import Storage
 
 _URI_PREFIXES = ("postgres://", "postgresql://")
 _WORKSPACE_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
@@ -40,7 +45,7 @@ class Spec:
     workspace: str | None = None  # postgres: from ``DSN#WORKSPACE``
 
 
-def add_parser(sub: Any, writer: Any) -> None:
+def add_parser(sub: Subcommands, writer: AddFlags) -> None:
     p = sub.add_parser(
         "migrate",
         help="copy a whole index to another storage backend (sqlite, postgres), resumably",
@@ -98,7 +103,7 @@ def parse_spec(text: str) -> Spec:
     return Spec("postgres", rest)
 
 
-def _build(spec: Spec, other: Spec, workspace: str | None) -> Any:
+def _build(spec: Spec, other: Spec, workspace: str | None) -> Storage:
     """The (not yet opened) store ``spec`` names."""
     from kgrag.storage.registry import open_storage
 
@@ -123,7 +128,7 @@ def _build(spec: Spec, other: Spec, workspace: str | None) -> Any:
 
 
 @asynccontextmanager
-async def _opened(args: argparse.Namespace) -> AsyncIterator[tuple[Any, Any]]:
+async def _opened(args: argparse.Namespace) -> AsyncIterator[tuple[Storage, Storage]]:
     src, dst = parse_spec(args.source), parse_spec(args.target)
     source, target = _build(src, dst, args.workspace), _build(dst, src, args.workspace)
     if src.backend == "sqlite" and not await source.exists():
@@ -146,7 +151,7 @@ def _progress(batch: Batch) -> None:
     print(f"\rmigrating {batch.step}: {batch.done}/{batch.total}", end=end, file=sys.stderr)
 
 
-async def run(args: argparse.Namespace, settings: Any) -> int:
+async def run(args: argparse.Namespace, settings: Settings) -> int:
     """Migrate, print the report; exit 1 when the two sides' counts differ."""
     options = MigrateOptions(
         batch_size=args.batch_size,

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from kgrag.ingest.names import display_name
 from kgrag.retrieval.reference import Reference
@@ -38,7 +37,7 @@ def reference_block(ref: Reference) -> list[str]:
     return lines
 
 
-def render_references(references: Sequence[dict[str, Any]]) -> str:
+def render_references(references: Sequence[Mapping[str, object]]) -> str:
     """The cited references as text blocks (all of them when none is cited), by number."""
     refs = [Reference.from_dict(r) for r in references]
     cited = [r for r in refs if r.cited]
