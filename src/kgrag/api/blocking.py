@@ -51,7 +51,7 @@ ASYNC_ONLY: dict[str, str] = {
 SYNC_ONLY = frozenset({"rag"})
 
 
-def _derived(call: Callable[..., Any], method: Callable[..., Any], returns: str = "") -> None:
+def _derived(call: Callable[..., object], method: Callable[..., object], returns: str = "") -> None:
     """Give ``call`` the name, docstring and signature of ``method`` (``returns``: its result)."""
     signature = inspect.signature(method)
     if returns:
