@@ -7,7 +7,7 @@ import pytest
 from kgrag.api.facade import KGRag
 from kgrag.errors import DocumentNotFoundError, QueryError
 from kgrag.retrieval import render_trace
-from kgrag.retrieval.filter.documents import DISABLED, NOT_SELECTED, resolve_filter
+from kgrag.retrieval.filter.documents import DISABLED, NOT_SELECTED, build_filter
 from tests.retrieval.filter_corpus import (
     DOCS,
     KEYWORDS,
@@ -196,7 +196,7 @@ async def test_no_filter_and_nothing_disabled_reads_no_filter_records(indexed, m
         return kv(namespace)
 
     monkeypatch.setattr(rag.storage, "kv", spying)
-    flt = await resolve_filter(rag.storage, rag.query_param())
+    flt = await build_filter(rag.storage, rag.query_param())
     assert not flt.is_active and read == []
     assert await flt.allowed_keys(["Florence"]) == {"Florence"} and read == []
     await ask(rag, "local")

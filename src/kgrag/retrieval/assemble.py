@@ -61,7 +61,7 @@ from kgrag.retrieval.context.sections import (
     relation_name,
     skeleton_tokens,
 )
-from kgrag.retrieval.filter.documents import NO_FILTER, DocFilter, resolve_filter
+from kgrag.retrieval.filter.documents import NO_FILTER, DocFilter, build_filter
 from kgrag.retrieval.keywords.source import KeywordSet, question_keywords
 from kgrag.retrieval.modes.chunks import graph_chunks, lexical_hits, select_chunks
 from kgrag.retrieval.modes.registry import ModeSpec
@@ -252,7 +252,7 @@ async def assemble(
     svc: Services, question: str, param: QueryParam, spec: ModeSpec, trace: Trace
 ) -> Assembly:
     """Retrieve for ``question`` in mode ``spec`` and build the budgeted context."""
-    doc_filter = await resolve_filter(svc.storage, param)
+    doc_filter = await build_filter(svc.storage, param)
     applied = doc_filter.describe()
     trace.set("filter", applied)
     kws = (

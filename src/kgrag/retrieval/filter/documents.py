@@ -2,7 +2,7 @@
 
 A document is *retrievable* when it is processed, not disabled, and passes
 the query's filters (:attr:`~kgrag.retrieval.param.QueryParam.doc_ids`,
-``path_glob``, ``where``). :func:`resolve_filter` turns them into a
+``path_glob``, ``where``). :func:`build_filter` turns them into a
 :class:`DocFilter` once per query, and every route asks it about what it
 found:
 
@@ -227,7 +227,7 @@ class DocFilter:
 NO_FILTER = DocFilter(None)
 
 
-async def resolve_filter(storage: Storage, param: QueryParam) -> DocFilter:
+async def build_filter(storage: Storage, param: QueryParam) -> DocFilter:
     """The :class:`DocFilter` of ``param``'s filters and the disabled documents.
 
     Raises :class:`DocumentNotFoundError` when a ``doc_ids`` entry names no document.
