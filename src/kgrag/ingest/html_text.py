@@ -109,7 +109,7 @@ class _TextCollector(HTMLParser):
         self.parts: list[str] = []
         self._skip_depth = 0
 
-    def handle_starttag(self, tag: str, attrs) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _SKIP:
             self._skip_depth += 1
         elif tag in _BLOCK:

@@ -25,8 +25,9 @@ so documents indexed before blocks existed keep their content hash.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.archive import Archive
@@ -40,6 +41,14 @@ from kgrag.ingest.formats.docx_parts import (
 )
 from kgrag.ingest.formats.tabular import Check
 
+if TYPE_CHECKING:
+    from docx.oxml.text.paragraph import CT_P
+    from docx.styles.style import ParagraphStyle
+    from docx.styles.styles import Styles
+    from docx.table import Table
+    from docx.text.pagebreak import RenderedPageBreak
+    from docx.text.paragraph import Paragraph
+
 
 class _XPath:
     """An XPath in python-docx's namespaces, compiled on first use, then reused.
@@ -50,9 +59,10 @@ class _XPath:
 
     def __init__(self, expression: str):
         self.expression = expression
-        self.compiled: Any = None
+        self.compiled: Callable[[object], list[object]] | None = None
 
-    def __call__(self, el: Any) -> Any:
+    def __call__(self, el: object) -> list[object]:
+        """What the expression selects under ``el`` (elements, or attribute values)."""
         if self.compiled is None:
             from docx.oxml.ns import nsmap
             from lxml import etree
@@ -60,9 +70,15 @@ class _XPath:
             self.compiled = etree.XPath(self.expression, namespaces=nsmap)
         return self.compiled(el)
 
+    def strings(self, el: object) -> list[str]:
+        """The attribute values or texts the expression selects under ``el``."""
+        return [str(found) for found in self(el)]
+
 
 _OUTLINE = _XPath("./w:pPr/w:outlineLvl/@w:val")
 _NUMBERING = _XPath("./w:pPr/w:numPr")
+_LIST_LEVEL = _XPath("./w:ilvl/@w:val")  # of a numPr
+_LIST_ID = _XPath("./w:numId")  # of a numPr
 _HARD_BREAK = _XPath('./w:r/w:br[@w:type="page"] | ./w:pPr/w:pageBreakBefore')
 _RUN_CONTENT = _XPath(
     "(w:r | w:hyperlink/w:r)/*[self::w:br or self::w:cr or self::w:noBreakHyphen"
@@ -70,7 +86,7 @@ _RUN_CONTENT = _XPath(
 )
 
 
-def _style_heading(style: Any) -> int | None:
+def _style_heading(style: ParagraphStyle | None) -> int | None:
     """Heading level a style (or a style it is based on) gives: ``Heading N`` -> N, ``Title`` -> 0."""
     depth = 0
     while style is not None and depth < 5:
@@ -83,7 +99,7 @@ def _style_heading(style: Any) -> int | None:
     return None
 
 
-def _style_list(style: Any) -> int | None:
+def _style_list(style: ParagraphStyle | None) -> int | None:
     """List depth a ``List ...`` style gives (``List Bullet 2`` -> 2)."""
     name = (style.name or "") if style is not None else ""
     if not name.lower().startswith("list"):
@@ -99,14 +115,19 @@ class _Styles:
     each call, which made large files crawl.)
     """
 
-    def __init__(self, styles: Any):
+    def __init__(self, styles: Styles):
         from docx.enum.style import WD_STYLE_TYPE
 
-        self.by_id = {s.style_id: s for s in styles if s.type == WD_STYLE_TYPE.PARAGRAPH}
-        self.default = styles.default(WD_STYLE_TYPE.PARAGRAPH)
+        # python-docx builds a ParagraphStyle for every style of the paragraph type
+        self.by_id = {
+            s.style_id: cast("ParagraphStyle", s)
+            for s in styles
+            if s.type == WD_STYLE_TYPE.PARAGRAPH
+        }
+        self.default = cast("ParagraphStyle | None", styles.default(WD_STYLE_TYPE.PARAGRAPH))
         self.cache: dict[str | None, tuple[int | None, int | None]] = {}
 
-    def levels(self, p: Any) -> tuple[int | None, int | None]:
+    def levels(self, p: CT_P) -> tuple[int | None, int | None]:
         """``(heading level, list depth)`` of a ``w:p`` element from its style alone."""
         sid = p.style
         if sid not in self.cache:
@@ -115,28 +136,28 @@ class _Styles:
         return self.cache[sid]
 
 
-def heading_level(p: Any, styles: _Styles) -> int | None:
+def heading_level(p: CT_P, styles: _Styles) -> int | None:
     """Heading level of a ``w:p`` from its style chain or outline level; ``None`` if body text."""
     level = styles.levels(p)[0]
     if level is not None:
         return level
-    outline = _OUTLINE(p)
+    outline = _OUTLINE.strings(p)
     if outline and outline[0].isdigit() and int(outline[0]) < 9:
         return int(outline[0]) + 1
     return None
 
 
-def list_level(p: Any, styles: _Styles) -> int | None:
+def list_level(p: CT_P, styles: _Styles) -> int | None:
     """List nesting depth (1 = top) of a ``w:p``; ``None`` if it is not a list item."""
     numbered = _NUMBERING(p)
     if numbered:
-        ilvl = numbered[0].xpath("./w:ilvl/@w:val")
-        if numbered[0].xpath("./w:numId"):
+        ilvl = _LIST_LEVEL.strings(numbered[0])
+        if _LIST_ID(numbered[0]):
             return int(ilvl[0]) + 1 if ilvl and ilvl[0].isdigit() else 1
     return styles.levels(p)[1]
 
 
-def table_rows(table: Any) -> list[list[str]]:
+def table_rows(table: Table) -> list[list[str]]:
     """Cells of each row; a merged cell once (python-docx repeats it across its span)."""
     rows = []
     for row in table.rows:
@@ -150,11 +171,11 @@ def table_rows(table: Any) -> list[list[str]]:
     return rows
 
 
-def _hard_break(paragraph: Any) -> bool:
+def _hard_break(paragraph: Paragraph) -> bool:
     return bool(_HARD_BREAK(paragraph._p))
 
 
-def _leading(rendered_break: Any) -> bool:
+def _leading(rendered_break: RenderedPageBreak) -> bool:
     """No text before the break in its paragraph (python-docx gives no fragment then)."""
     fragment = rendered_break.preceding_paragraph_fragment
     return fragment is None or not fragment.text.strip()
@@ -170,7 +191,7 @@ class _Pages:
         if self.rendered:
             builder.page_break(1)
 
-    def before(self, paragraph: Any) -> None:
+    def before(self, paragraph: Paragraph) -> None:
         """A break at the start of ``paragraph`` (before any of its text)."""
         if self.rendered:
             breaks = paragraph.rendered_page_breaks
@@ -178,7 +199,7 @@ class _Pages:
                 self.page += 1
                 self.b.page_break(self.page)
 
-    def after(self, paragraph: Any) -> None:
+    def after(self, paragraph: Paragraph) -> None:
         """Breaks inside or at the end of ``paragraph``: the next block starts a new page."""
         if self.rendered:
             breaks = paragraph.rendered_page_breaks
@@ -190,12 +211,12 @@ class _Pages:
             self.b.page_break(None)
 
 
-def paragraph_text(p: Any) -> str:
+def paragraph_text(p: CT_P) -> str:
     """``Paragraph.text`` of python-docx (runs and hyperlinks' runs), with compiled XPath."""
     return "".join(str(e) for e in _RUN_CONTENT(p))
 
 
-def _paragraph(b: BlockBuilder, paragraph: Any, styles: _Styles) -> None:
+def _paragraph(b: BlockBuilder, paragraph: Paragraph, styles: _Styles) -> None:
     text = paragraph_text(paragraph._p)
     if not text.strip():
         return

@@ -25,11 +25,15 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from kgrag.ingest.archive import Archive, has_mark
+from kgrag.ingest.formats.element import Element, PullParser
 from kgrag.ingest.formats.safe_xml import local, parse_xml
+
+if TYPE_CHECKING:
+    from docx.styles.styles import Styles
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 W_P, W_TBL, W_T, W_BODY = f"{_W}p", f"{_W}tbl", f"{_W}t", f"{_W}body"
@@ -61,13 +65,14 @@ def docx_parts(archive: Archive) -> tuple[str, str | None]:
     return main, styles if styles and archive.has(styles) else None
 
 
-def read_styles(archive: Archive, part: str | None) -> Any:
+def read_styles(archive: Archive, part: str | None) -> Styles:
     """python-docx's ``Styles`` of the package (its defaults when there is no styles part)."""
     from docx.oxml.parser import parse_xml as oxml
     from docx.parts.styles import StylesPart
     from docx.styles.styles import Styles
 
-    data = archive.read(part) if part else StylesPart._default_styles_xml()
+    defaults: Callable[[], bytes] = StylesPart._default_styles_xml  # not annotated there
+    data = archive.read(part) if part else defaults()
     parse_xml(data)  # the safe parser first: a DTD or entity is refused before python-docx's
     return Styles(oxml(data))
 
@@ -77,7 +82,7 @@ def has_rendered_breaks(archive: Archive, member: str) -> bool:
     return has_mark(archive, member, _RENDERED)
 
 
-def _pull_parser() -> Any:
+def _pull_parser() -> PullParser:
     from docx.oxml.parser import element_class_lookup
     from lxml import etree
 
@@ -91,10 +96,11 @@ def _pull_parser() -> Any:
         huge_tree=False,
     )
     parser.set_element_class_lookup(element_class_lookup)
-    return parser
+    pull: PullParser = parser
+    return pull
 
 
-def body_items(archive: Archive, member: str, check: Callable[[int], None]) -> Iterator[Any]:
+def body_items(archive: Archive, member: str, check: Callable[[int], None]) -> Iterator[Element]:
     """Top-level ``w:p`` and ``w:tbl`` elements of ``member``, each dropped once used.
 
     ``check(pending)`` gets the characters of text seen since the last

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import posixpath
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.archive import Archive
 from kgrag.ingest.blocks import BlockBuilder, Parsed
+from kgrag.ingest.formats.element import Element
 from kgrag.ingest.formats.epub_chapter import chapter_body, walk_chapter
 from kgrag.ingest.formats.epub_toc import member, toc_titles
 from kgrag.ingest.formats.safe_xml import local, parse_xml
@@ -39,25 +39,25 @@ _XHTML = ("application/xhtml+xml", "text/html", "application/xml")
 def _package_path(archive: Archive) -> str:
     container = parse_xml(archive.read("META-INF/container.xml"))
     for el in container.iter():
-        if local(el.tag) == "rootfile" and el.get("full-path"):
-            return unquote(el.get("full-path"))
+        if local(el.tag) == "rootfile" and (path := el.get("full-path")):
+            return unquote(path)
     raise ValueError("META-INF/container.xml names no package document")
 
 
-def _manifest(opf: Any, base: str) -> dict[str, tuple[str, str, str]]:
+def _manifest(opf: Element, base: str) -> dict[str, tuple[str, str, str]]:
     """Manifest id -> (archive path, media type, properties)."""
-    return {
-        el.get("id"): (
-            member(base, el.get("href", "")),
-            el.get("media-type", ""),
-            el.get("properties", ""),
-        )
-        for el in opf.iter()
-        if local(el.tag) == "item" and el.get("id")
-    }
+    out: dict[str, tuple[str, str, str]] = {}
+    for el in opf.iter():
+        if local(el.tag) == "item" and (item := el.get("id")):
+            out[item] = (
+                member(base, el.get("href", "")),
+                el.get("media-type", ""),
+                el.get("properties", ""),
+            )
+    return out
 
 
-def _spine(opf: Any) -> tuple[list[str], str | None]:
+def _spine(opf: Element) -> tuple[list[str], str | None]:
     """The spine's item ids in reading order, and its ``toc`` (NCX) id."""
     for el in opf.iter():
         if local(el.tag) == "spine":

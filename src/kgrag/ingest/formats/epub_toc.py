@@ -56,8 +56,8 @@ def ncx_titles(data: bytes, base: str) -> dict[str, str]:
             continue
         label = next((el for el in point.iter() if local(el.tag) == "text"), None)
         content = next((el for el in point if local(el.tag) == "content"), None)
-        if label is not None and content is not None and content.get("src"):
-            pairs.append((member(base, content.get("src")), _collapse(label.text or "")))
+        if label is not None and content is not None and (src := content.get("src")):
+            pairs.append((member(base, src), _collapse(label.text or "")))
     return _first(pairs)
 
 

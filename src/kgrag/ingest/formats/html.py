@@ -20,9 +20,9 @@ rest of the body is used and a warning says so.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from kgrag.ingest.blocks import BlockBuilder, Parsed
+from kgrag.ingest.formats.element import Element, HtmlElement
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _SKIP = {
@@ -78,15 +78,15 @@ _INLINE = {
 }
 
 
-def _tag(el: Any) -> str:
+def _tag(el: Element) -> str:
     return el.tag.lower() if isinstance(el.tag, str) else ""
 
 
-def inline_text(el: Any) -> str:
+def inline_text(el: HtmlElement) -> str:
     """Text of ``el`` with ``<br>`` as a line break and runs of spaces collapsed per line."""
     parts: list[str] = []
 
-    def visit(node: Any) -> None:
+    def visit(node: HtmlElement) -> None:
         tag = _tag(node)
         if tag == "br":
             parts.append("\n")
@@ -101,7 +101,7 @@ def inline_text(el: Any) -> str:
     return "\n".join(" ".join(line.split()) for line in lines).strip()
 
 
-def _rows(table: Any) -> list[list[str]]:
+def _rows(table: HtmlElement) -> list[list[str]]:
     return [
         [inline_text(cell) for cell in tr if _tag(cell) in ("td", "th")] for tr in table.iter("tr")
     ]
@@ -125,7 +125,7 @@ class _Walker:
         if value:
             self.pending.append(value)
 
-    def walk(self, el: Any) -> None:
+    def walk(self, el: HtmlElement) -> None:
         tag = _tag(el)
         if not tag or tag in _SKIP:
             return
@@ -140,7 +140,7 @@ class _Walker:
                 self.text(child.tail)
         self.flush()
 
-    def _block(self, el: Any, tag: str) -> bool:
+    def _block(self, el: HtmlElement, tag: str) -> bool:
         """Emit ``el`` if it is a leaf block; ``False`` for containers to walk into."""
         if tag in _HEADINGS:
             self.b.heading(inline_text(el), _HEADINGS[tag])
@@ -168,17 +168,18 @@ class _Walker:
         return True
 
 
-def _page(markup: str) -> Any:
+def _page(markup: str) -> HtmlElement | None:
     import lxml.html
     from lxml.etree import ParserError
 
     try:
-        return lxml.html.document_fromstring(markup)
+        page: HtmlElement = lxml.html.document_fromstring(markup)
+        return page
     except (ParserError, ValueError):
         return None
 
 
-def _banner(el: Any) -> bool:
+def _banner(el: HtmlElement) -> bool:
     """A cookie / consent banner: a small element named so in its id or class."""
     names = f"{el.get('id', '')} {el.get('class', '')}".lower()
     return (
@@ -188,7 +189,7 @@ def _banner(el: Any) -> bool:
     )
 
 
-def _preclean(page: Any) -> None:
+def _preclean(page: HtmlElement) -> None:
     """Drop page furniture readability sometimes keeps on short pages (in place)."""
     doomed = []
     for el in page.iter():
@@ -208,14 +209,14 @@ def _preclean(page: Any) -> None:
             el.drop_tree()
 
 
-def _main_content(page: Any) -> Any:
+def _main_content(page: HtmlElement) -> HtmlElement | None:
     """readability's main-content fragment, or ``None`` when it finds nothing."""
     import lxml.html
     from readability import Document as Readable
 
     logging.getLogger("readability.readability").setLevel(logging.ERROR)
     try:
-        fragment = lxml.html.fragment_fromstring(
+        fragment: HtmlElement = lxml.html.fragment_fromstring(
             Readable(page).summary(html_partial=True), create_parent="div"
         )
     except Exception:
@@ -223,7 +224,7 @@ def _main_content(page: Any) -> Any:
     return fragment if fragment.text_content().strip() else None
 
 
-def _title(page: Any) -> str:
+def _title(page: HtmlElement | None) -> str:
     found = page.find(".//title") if page is not None else None
     full = " ".join((found.text_content() if found is not None else "").split())
     for sep in (" | ", " - ", " – ", " — ", " :: "):
@@ -232,7 +233,7 @@ def _title(page: Any) -> str:
     return full
 
 
-def _body(page: Any) -> Any:
+def _body(page: HtmlElement) -> HtmlElement:
     body = page.find(".//body")
     return body if body is not None else page
 

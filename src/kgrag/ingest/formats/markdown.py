@@ -11,20 +11,25 @@ block, searchable but not prose.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kgrag.ingest.blocks import BlockBuilder, Parsed
+from kgrag.ingest.formats.element import HtmlElement
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 
 
-def _parser() -> Any:
+def _parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark").enable("table")
 
 
-def inline_text(token: Any) -> str:
+def inline_text(token: Token) -> str:
     """The visible text of an inline token: markup dropped, breaks kept as line breaks."""
     out: list[str] = []
     for child in token.children or []:
@@ -42,7 +47,8 @@ def _html_text(markup: str) -> str:
     from lxml.etree import ParserError
 
     try:
-        return lxml.html.fragment_fromstring(markup, create_parent="div").text_content()
+        root: HtmlElement = lxml.html.fragment_fromstring(markup, create_parent="div")
+        return root.text_content()
     except (ParserError, ValueError):
         return ""
 
@@ -57,44 +63,44 @@ class _Walker:
         self.heading: int | None = None
         self.rows: list[list[str]] | None = None
 
-    def feed(self, tokens: list[Any]) -> None:
+    def feed(self, tokens: list[Token]) -> None:
         for t in tokens:
             handler = getattr(self, "on_" + t.type, None)
             if handler is not None:
                 handler(t)
 
-    def on_heading_open(self, t: Any) -> None:
+    def on_heading_open(self, t: Token) -> None:
         self.heading = int(t.tag[1])
 
-    def on_heading_close(self, t: Any) -> None:
+    def on_heading_close(self, t: Token) -> None:
         self.heading = None
 
-    def on_bullet_list_open(self, t: Any) -> None:
+    def on_bullet_list_open(self, t: Token) -> None:
         self.lists += 1
 
-    def on_bullet_list_close(self, t: Any) -> None:
+    def on_bullet_list_close(self, t: Token) -> None:
         self.lists -= 1
 
     on_ordered_list_open, on_ordered_list_close = on_bullet_list_open, on_bullet_list_close
 
-    def on_blockquote_open(self, t: Any) -> None:
+    def on_blockquote_open(self, t: Token) -> None:
         self.quotes += 1
 
-    def on_blockquote_close(self, t: Any) -> None:
+    def on_blockquote_close(self, t: Token) -> None:
         self.quotes -= 1
 
-    def on_table_open(self, t: Any) -> None:
+    def on_table_open(self, t: Token) -> None:
         self.rows = []
 
-    def on_tr_open(self, t: Any) -> None:
+    def on_tr_open(self, t: Token) -> None:
         if self.rows is not None:
             self.rows.append([])
 
-    def on_table_close(self, t: Any) -> None:
+    def on_table_close(self, t: Token) -> None:
         self.b.table(self.rows or [])
         self.rows = None
 
-    def on_inline(self, t: Any) -> None:
+    def on_inline(self, t: Token) -> None:
         text = inline_text(t)
         if self.rows is not None:
             if self.rows:
@@ -108,13 +114,13 @@ class _Walker:
         else:
             self.b.paragraph(text)
 
-    def on_fence(self, t: Any) -> None:
+    def on_fence(self, t: Token) -> None:
         self.b.code(t.content, (t.info or "").split()[0] if (t.info or "").strip() else None)
 
-    def on_code_block(self, t: Any) -> None:
+    def on_code_block(self, t: Token) -> None:
         self.b.code(t.content)
 
-    def on_html_block(self, t: Any) -> None:
+    def on_html_block(self, t: Token) -> None:
         self.b.paragraph(_html_text(t.content))
 
 

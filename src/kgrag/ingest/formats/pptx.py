@@ -18,44 +18,53 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.archive import Archive
 from kgrag.ingest.blocks import BlockBuilder, Parsed
 from kgrag.ingest.formats.tabular import Check
 
+if TYPE_CHECKING:
+    from pptx.shapes.autoshape import Shape
+    from pptx.shapes.base import BaseShape
+    from pptx.shapes.graphfrm import GraphicFrame
+    from pptx.shapes.group import GroupShape
+    from pptx.slide import Slide
+    from pptx.table import Table
+    from pptx.text.text import TextFrame
 
-def frame_text(frame: Any) -> str:
+
+def frame_text(frame: TextFrame) -> str:
     """A text frame's text, paragraphs on lines (python-pptx marks soft breaks ``\\v``)."""
     return frame.text.replace("\v", "\n")
 
 
-def table_rows(table: Any) -> list[list[str]]:
+def table_rows(table: Table) -> list[list[str]]:
     """Cells per row; cells covered by a merge are left out."""
     return [[cell.text for cell in row.cells if not cell.is_spanned] for row in table.rows]
 
 
-def _shape(builder: BlockBuilder, shape: Any) -> None:
+def _shape(builder: BlockBuilder, shape: BaseShape) -> None:
     from pptx.enum.shapes import MSO_SHAPE_TYPE
 
     if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
-        for inner in shape.shapes:
+        for inner in cast("GroupShape", shape).shapes:
             _shape(builder, inner)
     elif shape.has_table:
-        builder.table(table_rows(shape.table))
+        builder.table(table_rows(cast("GraphicFrame", shape).table))
     elif shape.has_text_frame:
-        builder.paragraph(frame_text(shape.text_frame))
+        builder.paragraph(frame_text(cast("Shape", shape).text_frame))
 
 
-def _title(slide: Any, number: int) -> tuple[str, Any]:
+def _title(slide: Slide, number: int) -> tuple[str, BaseShape | None]:
     """The slide's heading text and its title shape (``None`` when it has none)."""
     shape = slide.shapes.title
     text = " ".join(frame_text(shape.text_frame).split()) if shape is not None else ""
     return (text or f"Slide {number}"), shape
 
 
-def _slide(builder: BlockBuilder, slide: Any, number: int) -> None:
+def _slide(builder: BlockBuilder, slide: Slide, number: int) -> None:
     heading, title_shape = _title(slide, number)
     builder.heading(heading, 1)
     for shape in slide.shapes:

@@ -10,6 +10,8 @@ not report, so an RTF file has no section paths.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kgrag.errors import LoaderError
 from kgrag.ingest.blocks import BlockBuilder, Parsed
 
@@ -39,7 +41,9 @@ def blocks_of(text: str) -> Parsed:
 
 def parse_rtf(text: str, name: str = "<rtf>") -> Parsed:
     """Blocks and flat text of an RTF document (``text``: the file decoded, normally ASCII)."""
-    from striprtf.striprtf import rtf_to_text
+    from striprtf.striprtf import rtf_to_text as untyped
+
+    rtf_to_text: Callable[..., str] = untyped  # striprtf's function carries no annotations
 
     if not text.lstrip().startswith("{\\rtf"):
         raise LoaderError(name, "not an RTF file (it does not start with {\\rtf)")

@@ -11,12 +11,13 @@ entity cannot read a local file or reach the network. Errors stay lxml's
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from kgrag.ingest.formats.element import Element, PullParser
 
 _DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
 
 
-def xml_parser(**extra: Any) -> Any:
+def xml_parser(**extra: object) -> object:
     """An lxml XML parser that never loads a DTD, expands entities or uses the network."""
     from lxml import etree
 
@@ -31,7 +32,7 @@ def xml_parser(**extra: Any) -> Any:
     )
 
 
-def pull_parser(**extra: Any) -> Any:
+def pull_parser(**extra: object) -> PullParser:
     """An lxml pull parser (``feed`` / ``read_events``) with :func:`xml_parser`'s safety."""
     from lxml import etree
 
@@ -43,10 +44,11 @@ def pull_parser(**extra: Any) -> Any:
         "remove_comments": True,
         "remove_pis": True,
     }
-    return etree.XMLPullParser(**{**options, **extra})
+    parser: PullParser = etree.XMLPullParser(**{**options, **extra})
+    return parser
 
 
-def parse_xml(data: bytes | str) -> Any:
+def parse_xml(data: bytes | str) -> Element:
     """The root element of an XML document (bytes: their declared encoding is honoured).
 
     Text must already be decoded; its XML declaration, if any, is dropped
@@ -56,10 +58,11 @@ def parse_xml(data: bytes | str) -> Any:
 
     if isinstance(data, str):
         data = _DECLARATION.sub("", data, count=1).encode("utf-8")
-    return etree.fromstring(data, xml_parser())
+    root: Element = etree.fromstring(data, xml_parser())
+    return root
 
 
-def local(tag: Any) -> str:
+def local(tag: object) -> str:
     """An element's tag without its namespace (``""`` for comments and processing instructions)."""
     if not isinstance(tag, str):
         return ""

@@ -18,9 +18,9 @@ has inflated through the bounded archive reader
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.archive import Archive
@@ -28,7 +28,7 @@ from kgrag.ingest.blocks import BlockBuilder, Parsed
 from kgrag.ingest.formats.tabular import Check, add_sheet, labelled_lines
 
 
-def text_header(row: Sequence[Any]) -> bool:
+def text_header(row: Sequence[object]) -> bool:
     """A header row holds text only (numbers, dates and booleans are data)."""
     values = [v for v in row if v is not None and v != ""]
     return bool(values) and all(isinstance(v, str) for v in values)
@@ -37,15 +37,31 @@ def text_header(row: Sequence[Any]) -> bool:
 def _letter(index: int) -> str:
     from openpyxl.utils import get_column_letter
 
-    return get_column_letter(index + 1)
+    letter: str = get_column_letter(index + 1)
+    return letter
 
 
-def _open(archive: Archive, name: str) -> Any:
+class _Sheet(Protocol):
+    """What is read of an openpyxl worksheet (openpyxl ships no types)."""
+
+    title: str
+
+    def iter_rows(self, *, values_only: bool) -> Iterator[tuple[object, ...]]: ...
+
+
+class _Workbook(Protocol):
+    worksheets: list[_Sheet]
+
+    def close(self) -> None: ...
+
+
+def _open(archive: Archive, name: str) -> _Workbook:
     from openpyxl import load_workbook
 
     data = archive.verified_bytes()  # openpyxl opens the zip itself
     try:
-        return load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        workbook: _Workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        return workbook
     except Exception as exc:  # zipfile, lxml, KeyError for missing parts, InvalidFileException
         raise LoaderError(name, f"unreadable or corrupt .xlsx: {exc}") from exc
 

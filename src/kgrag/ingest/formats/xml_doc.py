@@ -23,10 +23,10 @@ their namespaces.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.blocks import BlockBuilder, Parsed
+from kgrag.ingest.formats.element import Element
 from kgrag.ingest.formats.safe_xml import local, parse_xml
 from kgrag.ingest.formats.tabular import NAME_SEP, Check
 
@@ -34,16 +34,16 @@ SECTION_DEPTH = 1  # root = 0: the root and its children open sections
 RECORD_DEPTH = 3  # deeper, down to this depth, only repeated siblings (records) do
 
 
-def _children(el: Any) -> list[Any]:
+def _children(el: Element) -> list[Element]:
     return [c for c in el if local(c.tag)]
 
 
-def _mixed(el: Any) -> bool:
+def _mixed(el: Element) -> bool:
     """Text beside child elements (``<p>Some <b>bold</b> text</p>``)."""
     return bool((el.text or "").strip() or any((c.tail or "").strip() for c in el))
 
 
-def _segments(children: list[Any]) -> list[str]:
+def _segments(children: list[Element]) -> list[str]:
     """Path segment of each child: its tag, with ``[n]`` when siblings share it."""
     counts = Counter(local(c.tag) for c in children)
     seen: Counter[str] = Counter()
@@ -69,24 +69,24 @@ class _Walker:
         if self.check is not None:
             self.check(self.b.length)
 
-    def attributes(self, el: Any, prefix: str) -> None:
+    def attributes(self, el: Element, prefix: str) -> None:
         for key, value in el.attrib.items():
             if value.strip():
                 self.rows.append((f"{prefix}@{local(key)}{NAME_SEP}{value}",))
 
-    def section(self, el: Any, path: str, depth: int) -> None:
+    def section(self, el: Element, path: str, depth: int) -> None:
         """``el`` (with child elements) as a section at ``path``: its fields, then sub-sections."""
         self.flush()
         self.b.heading(path, depth + 1)
         self.attributes(el, "")
-        subs: list[tuple[Any, str, int]] = []
+        subs: list[tuple[Element, str, int]] = []
         self.fields(el, path, depth, "", subs)
         self.flush()
         for child, child_path, child_depth in subs:
             self.section(child, child_path, child_depth)
 
     def fields(
-        self, el: Any, path: str, depth: int, prefix: str, subs: list[tuple[Any, str, int]]
+        self, el: Element, path: str, depth: int, prefix: str, subs: list[tuple[Element, str, int]]
     ) -> None:
         """Rows (named ``prefix`` + tag) and paragraphs of ``el``'s children; sections to ``subs``."""
         children = _children(el)
