@@ -103,9 +103,9 @@ def index_dir(args: argparse.Namespace, ds: Dataset) -> Path:
     if (
         args.embedding == "local"
     ):  # "default": the model the settings pick for the dataset's language
-        from kgrag.llm.local import resolve_model
+        from kgrag.llm.local import local_model_for
 
-        model = resolve_model(model, "Chinese" if ds.name == "cmrc" else "English").name
+        model = local_model_for(model, "Chinese" if ds.name == "cmrc" else "English").name
     model = model.replace("/", "_")
     part = f"-slice{len(ds.questions)}" if args.slice else ""
     llm = "-" + args.llm_model.replace("/", "_") if args.extractor == "llm" else ""

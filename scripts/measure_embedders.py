@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgrag.llm.local import LocalEmbedder, resolve_model
+from kgrag.llm.local import LocalEmbedder, local_model_for
 from kgrag.llm.tokenizer import get_tokenizer
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -252,7 +252,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: all)")
     args = parser.parse_args()
     for name in args.models.split(","):
-        row = measure(resolve_model(name).name, args)
+        row = measure(local_model_for(name).name, args)
         print(json.dumps(row, ensure_ascii=False), flush=True)
 
 

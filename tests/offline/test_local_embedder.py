@@ -7,7 +7,13 @@ import pytest
 
 from kgrag.errors import ConfigError
 from kgrag.llm.base import EmbeddingProvider
-from kgrag.llm.local import DEFAULT_MODEL, LocalEmbedder, default_model, is_available, resolve_model
+from kgrag.llm.local import (
+    DEFAULT_MODEL,
+    LocalEmbedder,
+    default_model,
+    is_available,
+    local_model_for,
+)
 
 SIMILAR = ("The cat sat on the mat.", "A cat is sitting on a rug.")
 UNRELATED = "Quarterly revenue rose by eight percent in Asia."
@@ -32,8 +38,8 @@ def test_protocol_and_resolution():
     emb = LocalEmbedder()
     assert isinstance(emb, EmbeddingProvider)
     assert emb.spec.name == default_model() and emb._backend is None  # lazy
-    assert resolve_model("text-embedding-3-small").name == default_model()
-    assert resolve_model("intfloat/multilingual-e5-small").name == "e5-small"
+    assert local_model_for("text-embedding-3-small").name == default_model()
+    assert local_model_for("intfloat/multilingual-e5-small").name == "e5-small"
     assert LocalEmbedder("e5-small").max_tokens == 512
     assert LocalEmbedder("minilm").max_tokens == 224
     with pytest.raises(ConfigError, match="known"):

@@ -139,18 +139,18 @@ def embedder_model(provider: str, model: str | None, language: str | None) -> st
     if provider == "fake":
         return None
     if provider == "local":
-        from kgrag.llm.local import resolve_model
+        from kgrag.llm.local import local_model_for
 
-        return resolve_model(model, language).name
+        return local_model_for(model, language).name
     return model
 
 
 def embedder_dim(provider: str, settings: Settings) -> int | None:
     """The vector size when known before embedding (local models: their size)."""
     if provider == "local":
-        from kgrag.llm.local import resolve_model
+        from kgrag.llm.local import local_model_for
 
-        return resolve_model(settings.embedding.model, settings.extraction.language).dim
+        return local_model_for(settings.embedding.model, settings.extraction.language).dim
     if provider == "fake":
         return settings.embedding.dim or 384
     return settings.embedding.dim

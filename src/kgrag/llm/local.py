@@ -151,7 +151,7 @@ def default_model(language: str | None = None) -> str:
     return preferred
 
 
-def resolve_model(name: str | None, language: str | None = None) -> LocalModel:
+def local_model_for(name: str | None, language: str | None = None) -> LocalModel:
     """The local model called ``name``: a name, an alias, or unset for the default.
 
     Remote model names (``text-embedding-*``, the settings' default for the
@@ -186,7 +186,7 @@ class LocalEmbedder:
         batch_size: int = 16,
         **opts: object,
     ):
-        self.spec = resolve_model(model, language)
+        self.spec = local_model_for(model, language)
         self.identity = f"local:{self.spec.name}"
         self.max_tokens = self.spec.max_tokens
         self.dim = self.spec.dim
