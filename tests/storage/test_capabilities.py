@@ -37,3 +37,32 @@ async def test_labels_name_the_file_or_the_memory_store(tmp_path):
     assert SQLiteStorage(tmp_path).label == f"sqlite {(tmp_path / 'kgrag.db').resolve()}"
     assert memory_storage(tmp_path).label == f"memory {tmp_path.resolve()}"
     assert await SQLiteStorage(tmp_path / "none").exists() is False
+
+
+def _store_members() -> set[str]:
+    """Every member name of Storage and of the capability protocols (and the old probe names)."""
+    from kgrag.storage import base, capabilities
+
+    names = {n for p in (base.Storage, *capabilities.PROTOCOLS.values()) for n in dir(p)}
+    return {n for n in names if not n.startswith("_")} | {"path", "db", "workdir"}
+
+
+def test_no_module_probes_a_store_member_by_name():
+    import ast
+    from pathlib import Path
+
+    import kgrag
+
+    members, found = _store_members(), []
+    for path in Path(kgrag.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            if node.func.id not in {"getattr", "hasattr"} or len(node.args) < 2:
+                continue
+            name = node.args[1]
+            target = ast.unparse(node.args[0])
+            store = "storage" in target or target in {"target", "source"}  # migrate's two stores
+            if isinstance(name, ast.Constant) and name.value in members and store:
+                found.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+    assert found == []  # ask supports()/feature(), or use the Storage member itself

@@ -303,7 +303,8 @@ def _dumper() -> type:
         format = Format.BINARY  # oid 0: the server takes the type from the ::vector cast
 
         def dump(self, obj: Any) -> bytes:
-            return bytes(obj.data)
+            packed: Packed = obj  # registered for Packed only
+            return packed.data
 
     return PackedDumper
 
