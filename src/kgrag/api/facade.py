@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from kgrag.retrieval.answer.stream import AnswerStream
     from kgrag.retrieval.engine import QueryEngine
     from kgrag.retrieval.param import QueryParam, QueryResult
+    from kgrag.retrieval.shapes import QueryData
     from kgrag.storage.base import Storage
 
 __all__ = ["IndexReport", "KGRag"]
@@ -446,7 +447,7 @@ class KGRag(CurationMethods):
         *,
         trace: bool = False,
         **overrides: Any,
-    ) -> dict[str, Any]:
+    ) -> QueryData:
         """Structured retrieval result (no answer call); with ``trace``, every stage's drops."""
         return await self.engine.query_data(question, self._param(param, overrides), trace=trace)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -74,6 +74,7 @@ from kgrag.retrieval.records import (
     RetrievalContext,
     Retrieved,
 )
+from kgrag.retrieval.shapes import FilterData, ReferenceData
 from kgrag.retrieval.trace import Trace
 
 if TYPE_CHECKING:
@@ -118,11 +119,11 @@ class Assembly:
     relations: list[RelationHit] = field(default_factory=list)
     chunks: list[ChunkHit] = field(default_factory=list)
     chunk_refs: list[str] = field(default_factory=list)  # each chunk's reference number
-    references: list[dict[str, Any]] = field(default_factory=list)  # Reference.to_dict() by number
+    references: list[ReferenceData] = field(default_factory=list)  # Reference.to_dict() by number
     context: str = ""
     tokens: dict[str, int] = field(default_factory=dict)
     truncated: dict[str, int] = field(default_factory=dict)
-    filter: dict[str, Any] | None = None  # the document filter applied (DocFilter.describe())
+    filter: FilterData | None = None  # the document filter applied (DocFilter.describe())
     numbers: ItemNumbers = field(
         default_factory=ItemNumbers
     )  # see kgrag.retrieval.context.numbering
@@ -320,7 +321,7 @@ async def _retrieve(svc: Services, ctx: RetrievalContext, spec: ModeSpec) -> _Fo
     return _Found(ctx, screen_found(conds, ctx.question, found, ctx), conds)
 
 
-async def _budgeted(svc: Services, got: _Found, applied: dict[str, Any] | None) -> Assembly:
+async def _budgeted(svc: Services, got: _Found, applied: FilterData | None) -> Assembly:
     """Entities, relations, paths and chunks fitted to the token budgets, then numbered."""
     ctx, found, conds, param, trace = got.ctx, got.found, got.conds, got.ctx.param, got.ctx.trace
     fixed = bare_prompt_tokens(svc.tokenizer, ctx.question, param)

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kgrag.retrieval.assemble import Assembly
 from kgrag.retrieval.context.paths import path_data
 from kgrag.retrieval.param import QueryParam
 from kgrag.retrieval.records import ChunkHit, EntityHit, RelationHit, as_list, description_text
+from kgrag.retrieval.shapes import ChunkData, EntityData, QueryData, RelationData
 
 
 def _score(value: float | None) -> float | None:
     return None if value is None else round(float(value), 6)
 
 
-def entity_data(e: EntityHit) -> dict[str, Any]:
+def entity_data(e: EntityHit) -> EntityData:
     return {
         "entity_name": e.name,
         "entity_type": e.data.get("entity_type", "UNKNOWN"),
@@ -27,7 +26,7 @@ def entity_data(e: EntityHit) -> dict[str, Any]:
     }
 
 
-def relation_data(r: RelationHit) -> dict[str, Any]:
+def relation_data(r: RelationHit) -> RelationData:
     return {
         "src_id": r.src,
         "tgt_id": r.tgt,
@@ -42,7 +41,7 @@ def relation_data(r: RelationHit) -> dict[str, Any]:
     }
 
 
-def chunk_data(c: ChunkHit, reference_id: str) -> dict[str, Any]:
+def chunk_data(c: ChunkHit, reference_id: str) -> ChunkData:
     return {
         "chunk_id": c.id,
         "content": c.content,
@@ -55,7 +54,7 @@ def chunk_data(c: ChunkHit, reference_id: str) -> dict[str, Any]:
     }  # section, pages, offsets (block chunker)
 
 
-def assembly_data(question: str, param: QueryParam, asm: Assembly, rerank: bool) -> dict[str, Any]:
+def assembly_data(question: str, param: QueryParam, asm: Assembly, rerank: bool) -> QueryData:
     """Everything retrieval produced for ``question``, as plain JSON-ready data."""
     return {
         "status": "success" if asm.status == "ok" else asm.status,

@@ -56,6 +56,7 @@ from kgrag.retrieval.data import assembly_data
 from kgrag.retrieval.keywords.source import KeywordSet
 from kgrag.retrieval.modes.registry import ModeSpec, get_mode
 from kgrag.retrieval.param import QueryParam, QueryResult
+from kgrag.retrieval.shapes import QueryData, ReferenceData
 from kgrag.retrieval.trace import NO_TRACE, Trace
 from kgrag.storage.layout import CHUNK_VECTORS, EXTRACTORS_META
 
@@ -240,7 +241,7 @@ class QueryEngine:
             QueryResult("answer", context=asm.context, **base), messages, svc.chat, asm, question
         )
 
-    async def _references(self, param: QueryParam, asm: Assembly) -> list[dict[str, Any]]:
+    async def _references(self, param: QueryParam, asm: Assembly) -> list[ReferenceData]:
         """The result's references: none unless asked for, else every number's, spans filled."""
         if not param.include_references:
             return []
@@ -329,7 +330,7 @@ class QueryEngine:
 
     async def query_data(
         self, question: str, param: QueryParam | None = None, trace: bool = False
-    ) -> dict[str, Any]:
+    ) -> QueryData:
         """Keywords, entities, relations, chunks, references and token counts; no answer call.
 
         With ``trace`` the result has a ``"trace"`` entry: per stage, what

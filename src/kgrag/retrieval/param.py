@@ -9,12 +9,14 @@ instead. :class:`QueryResult` is what :meth:`QueryEngine.query` returns
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from kgrag.errors import QueryError
 from kgrag.llm.ledger import QueryCost
 from kgrag.retrieval.reference import Reference
+from kgrag.retrieval.shapes import CoverageData, ReferenceData
 
 if TYPE_CHECKING:
     from kgrag.llm.base import ChatMessage
@@ -177,15 +179,15 @@ class QueryResult:
     answer: str = ""
     context: str = ""
     prompt: str = ""
-    references: list[dict[str, Any]] = field(default_factory=list)  # Reference.to_dict() each
-    keywords: dict[str, Any] = field(default_factory=dict)
+    references: list[ReferenceData] = field(default_factory=list)  # Reference.to_dict() each
+    keywords: Mapping[str, object] = field(default_factory=dict)  # KeywordsData once retrieved
     cached: bool = False
     extractive: bool = False
     no_context: bool = False
     tokens: dict[str, int] = field(default_factory=dict)
     fallback_reason: str | None = None
     retrieval_note: str | None = None  # why retrieval was narrowed (the embedder failed)
-    coverage: list[dict[str, Any]] = field(default_factory=list)  # per constraint: status, items
+    coverage: list[CoverageData] = field(default_factory=list)  # per constraint: status, items
     invalid_citations: list[int] = field(default_factory=list)  # removed from the answer
     cost: QueryCost = field(default_factory=QueryCost)  # this query's model calls and USD
 

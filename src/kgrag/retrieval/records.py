@@ -9,22 +9,25 @@ rerank, context) work on these records only.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kgrag.retrieval.filter.documents import NO_FILTER, DocFilter
 from kgrag.retrieval.keywords.source import KeywordSet
 from kgrag.retrieval.param import QueryParam
+from kgrag.retrieval.shapes import Location
 from kgrag.retrieval.trace import Trace
+from kgrag.storage.layout.rows import EdgeRow, NodeRow
 from kgrag.types import SEP
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
 
 
-def as_list(value: Any) -> list[str]:
+def as_list(value: object) -> list[str]:
     """A stored list field (a list, or a ``<SEP>``-joined string) as a list."""
     if isinstance(value, list):
         return [str(v) for v in value if v]
@@ -33,7 +36,7 @@ def as_list(value: Any) -> list[str]:
     return []
 
 
-def description_text(data: dict[str, Any]) -> str:
+def description_text(data: Mapping[str, object]) -> str:
     """A stored description with its merge separators turned into line breaks."""
     return str(data.get("description") or "").replace(SEP, "\n")
 
@@ -43,7 +46,7 @@ class EntityHit:
     """An entity found by a route; ``score`` is its vector similarity, if any."""
 
     name: str
-    data: dict[str, Any]
+    data: NodeRow
     score: float | None = None
     degree: int = 0
     route: str = "local"
@@ -55,7 +58,7 @@ class RelationHit:
 
     src: str
     tgt: str
-    data: dict[str, Any]
+    data: EdgeRow
     score: float | None = None
     degree: int = 0
     route: str = "local"
@@ -81,7 +84,7 @@ class PathHit:
     """
 
     nodes: list[str]
-    edges: list[dict[str, Any]]
+    edges: list[EdgeRow]
     score: float
     open: bool = False
     route: str = "path"
@@ -107,7 +110,7 @@ class ChunkHit:
     file_path: str = ""
     doc_id: str = ""
     loaded: bool = False
-    location: dict[str, Any] = field(default_factory=dict)  # section, pages (block chunker)
+    location: Location = field(default_factory=dict)  # section, pages (block chunker)
 
 
 @dataclass(slots=True)
@@ -123,7 +126,7 @@ class RetrievalContext:
     # Which documents the question may retrieve from (see kgrag.retrieval.filter.documents).
     doc_filter: DocFilter = field(default_factory=lambda: NO_FILTER)
     # Optional extras a registered mode may read (e.g. a graph cache).
-    extras: dict[str, Any] = field(default_factory=dict)
+    extras: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -19,7 +19,18 @@ nothing, so the query path pays nothing for it.
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from collections.abc import Mapping
+from typing import cast
+
+from kgrag.retrieval.shapes import (
+    ConditionsTrace,
+    FilterData,
+    TraceData,
+    TraceDrop,
+    TraceItem,
+    TraceNote,
+    TraceRoute,
+)
 
 STAGES = ("keywords", "retrieval", "filter", "graph", "rerank", "conditions", "truncation")
 # Routes run concurrently; the trace lists them in this order whatever finished first.
@@ -73,18 +84,16 @@ class Trace:
     enabled = True
 
     def __init__(self) -> None:
-        self.info: dict[str, Any] = {}
-        self.routes: list[dict[str, Any]] = []
-        self.dropped: list[dict[str, Any]] = []
-        self.notes: list[dict[str, str]] = []
+        self.info: dict[str, object] = {}  # the facts of TraceData set so far
+        self.routes: list[TraceRoute] = []
+        self.dropped: list[TraceDrop] = []
+        self.notes: list[TraceNote] = []
 
-    def set(self, key: str, value: Any) -> None:
+    def set(self, key: str, value: object) -> None:
         """Record a top-level fact (question, mode, parameters, keywords, totals)."""
         self.info[key] = value
 
-    def candidates(
-        self, route: str, kind: str, items: list[dict[str, Any]], query: str = ""
-    ) -> None:
+    def candidates(self, route: str, kind: str, items: list[TraceItem], query: str = "") -> None:
         """What ``route`` found, best first; each item has ``id`` and ``score``."""
         self.routes.append({"route": route, "kind": kind, "query": query, "items": items})
 
@@ -98,7 +107,7 @@ class Trace:
         route: str = "",
     ) -> None:
         """Record that ``item_id`` was lost at ``stage`` (in ``route``) because of ``reason``."""
-        entry: dict[str, Any] = {"stage": stage, "kind": kind, "id": item_id, "reason": reason}
+        entry: TraceDrop = {"stage": stage, "kind": kind, "id": item_id, "reason": reason}
         if score is not None:
             entry["score"] = round(float(score), 4)
         if route:
@@ -111,23 +120,27 @@ class Trace:
 
     def chunk_ids(self) -> builtins.set[str]:  # ``set`` here is the method
         """Every chunk id the trace mentions."""
-        ids = {i["id"] for r in self.routes if r["kind"] == "chunk" for i in r["items"]}
+        ids = {str(i["id"]) for r in self.routes if r["kind"] == "chunk" for i in r["items"]}
         return ids | {d["id"] for d in self.dropped if d["kind"] == "chunk"}
 
     def label_chunks(self, files: dict[str, str]) -> None:
         """Add the file path of each chunk mentioned (``files``: id -> path)."""
         entries = [i for r in self.routes if r["kind"] == "chunk" for i in r["items"]]
-        for entry in entries + [d for d in self.dropped if d["kind"] == "chunk"]:
+        for entry in entries:
             if entry["id"] in files:
-                entry["file"] = files[entry["id"]]
+                entry["file"] = files[str(entry["id"])]
+        for drop in self.dropped:
+            if drop["kind"] == "chunk" and drop["id"] in files:
+                drop["file"] = files[drop["id"]]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TraceData:
         """Everything recorded, routes and drops in a fixed order (stable otherwise)."""
         routes = sorted(self.routes, key=lambda r: _route_rank(r["route"]))
         dropped = sorted(
             self.dropped, key=lambda d: (STAGES.index(d["stage"]), _route_rank(d.get("route", "")))
         )
-        return {**self.info, "routes": routes, "dropped": dropped, "notes": self.notes}
+        data = {**self.info, "routes": routes, "dropped": dropped, "notes": self.notes}
+        return cast("TraceData", data)  # info holds TraceData's facts (see Trace.set)
 
 
 def _route_rank(route: str) -> int:
@@ -139,12 +152,10 @@ class _NoTrace(Trace):
 
     enabled = False
 
-    def set(self, key: str, value: Any) -> None:
+    def set(self, key: str, value: object) -> None:
         pass
 
-    def candidates(
-        self, route: str, kind: str, items: list[dict[str, Any]], query: str = ""
-    ) -> None:
+    def candidates(self, route: str, kind: str, items: list[TraceItem], query: str = "") -> None:
         pass
 
     def drop(
@@ -165,15 +176,15 @@ class _NoTrace(Trace):
 NO_TRACE = _NoTrace()
 
 
-def _fmt_score(value: Any) -> str:
+def _fmt_score(value: object) -> str:
     return f"{value:.3f}" if isinstance(value, (int, float)) else "  -  "
 
 
-def _name(entry: dict[str, Any]) -> str:
+def _name(entry: Mapping[str, object]) -> str:
     return f"{entry['id']} ({entry['file']})" if entry.get("file") else str(entry["id"])
 
 
-def _render_routes(trace: dict[str, Any], limit: int, out: list[str]) -> None:
+def _render_routes(trace: TraceData, limit: int, out: list[str]) -> None:
     for route in trace.get("routes", []):
         items = route["items"]
         query = f' for "{route["query"]}"' if route.get("query") else ""
@@ -184,7 +195,7 @@ def _render_routes(trace: dict[str, Any], limit: int, out: list[str]) -> None:
             out.append(f"    ... and {len(items) - limit} more")
 
 
-def _render_drops(trace: dict[str, Any], limit: int, out: list[str]) -> None:
+def _render_drops(trace: TraceData, limit: int, out: list[str]) -> None:
     dropped = trace.get("dropped", [])
     for stage in STAGES:
         here = [d for d in dropped if d["stage"] == stage]
@@ -204,7 +215,7 @@ def _render_drops(trace: dict[str, Any], limit: int, out: list[str]) -> None:
             out.append(f"  ... and {len(here) - limit} more")
 
 
-def where_lost(trace: dict[str, Any], item_id: str) -> str:
+def where_lost(trace: TraceData, item_id: str) -> str:
     """Where ``item_id`` (an entity name, ``"A <-> B"`` or a chunk id) went, in one line.
 
     Kept items name the routes that found them; lost ones the stage and the
@@ -226,7 +237,7 @@ def where_lost(trace: dict[str, Any], item_id: str) -> str:
     )
 
 
-def filter_summary(applied: dict[str, Any]) -> str:
+def filter_summary(applied: FilterData) -> str:
     """One line naming a query's document filter (a ``DocFilter.describe()`` dict)."""
     parts = [
         f"{name}={applied[name]}" for name in ("doc_ids", "path_glob", "where") if applied.get(name)
@@ -240,7 +251,7 @@ def filter_summary(applied: dict[str, Any]) -> str:
     return ", ".join(parts) or "none"
 
 
-def conditions_summary(info: dict[str, Any]) -> list[str]:
+def conditions_summary(info: ConditionsTrace) -> list[str]:
     """The ``[conditions]`` lines: the question's constraints and where they came from."""
     asked = [f"{c['value']} ({c['kind']})" for c in info.get("constraints", [])]
     if not asked:
@@ -252,7 +263,7 @@ def conditions_summary(info: dict[str, Any]) -> list[str]:
     ]
 
 
-def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
+def render_trace(trace: TraceData, limit: int = 10) -> str:
     """A short human-readable account of a trace (for ``kgrag query --explain``).
 
     ``trace`` is the ``"trace"`` dict of :meth:`QueryEngine.query_data`;
@@ -261,7 +272,7 @@ def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
     out = [
         f'Retrieval trace: mode {trace.get("mode", "?")}, question "{trace.get("question", "")}"'
     ]
-    kw = trace.get("keywords") or {}
+    kw = trace.get("keywords")
     if kw:
         out.append(f"[keywords] source: {kw.get('source', '?')}")
         out.append(f"  low-level:  {', '.join(kw.get('low_level', [])) or '(none)'}")
@@ -269,10 +280,11 @@ def render_trace(trace: dict[str, Any], limit: int = 10) -> str:
     params = trace.get("params") or {}
     if params:
         out.append("[params] " + " ".join(f"{k}={v}" for k, v in params.items()))
-    applied = trace.get("filter") or {}
-    if applied.get("active"):
+    applied = trace.get("filter")
+    if applied and applied.get("active"):
         out.append("[filter] " + filter_summary(applied))
-    out += conditions_summary(trace.get("conditions") or {})
+    conditions = trace.get("conditions")
+    out += conditions_summary(conditions) if conditions else []
     out.append("[retrieval] candidates per route:")
     _render_routes(trace, limit, out)
     _render_drops(trace, limit, out)

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from kgrag.retrieval.context.sections import reference_line
 from kgrag.retrieval.param import QueryResult
+from kgrag.retrieval.shapes import ReferenceData
 
 CITATION = re.compile(r"[ \t]*\[(\d{1,4}(?:[ \t]*,[ \t]*\d{1,4})*)\]")
 # The end of a partial line that may still grow into a citation (or precede one).
@@ -126,7 +126,7 @@ def check_citations(text: str, valid: Iterable[int]) -> tuple[str, list[int], li
     return out, f.cited, f.invalid
 
 
-def mark_cited(references: Sequence[dict[str, Any]], cited: Iterable[int]) -> list[dict[str, Any]]:
+def mark_cited(references: Sequence[ReferenceData], cited: Iterable[int]) -> list[ReferenceData]:
     """Copies of ``references`` (``Reference.to_dict`` form) with ``cited`` set."""
     numbers = {str(n) for n in cited}
     return [{**r, "cited": r["reference_id"] in numbers} for r in references]
@@ -185,15 +185,16 @@ def invalid_note(invalid: Sequence[int]) -> str:
 
 
 def reference_list(
-    references: Sequence[dict[str, Any]], numbers: Iterable[int] | None = None
+    references: Sequence[Mapping[str, object]], numbers: Iterable[int] | None = None
 ) -> str:
     """A ``### References`` block: ``[n] file p. x, §section`` per reference (``numbers`` only)."""
     wanted = None if numbers is None else {str(n) for n in numbers}
     lines = []
     for r in references:
-        if wanted is not None and r["reference_id"] not in wanted:
+        if wanted is not None and str(r["reference_id"]) not in wanted:
             continue
-        line = reference_line(r["reference_id"], r.get("file_path", ""), r.get("location", ""))
+        number, where = str(r["reference_id"]), str(r.get("location", ""))
+        line = reference_line(number, str(r.get("file_path", "")), where)
         if r.get("kind") in ("entity", "relation"):
             line += f" ({r['kind']}: {r.get('name', '')})"
         lines.append(line)

@@ -11,14 +11,13 @@ entities and relations stand in. The same context gives the same answer.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
 
 import numpy as np
 
 from kgrag.retrieval.answer import replies as P
 from kgrag.retrieval.answer.citations import cite, reference_list
-from kgrag.retrieval.answer.quotes import DEFAULT_OPTIONS, DenseQuery, find_quotes
+from kgrag.retrieval.answer.quotes import DEFAULT_OPTIONS, DenseQuery, Embedder, find_quotes
 from kgrag.retrieval.answer.sentences import split_sentences
 from kgrag.retrieval.records import ChunkHit, EntityHit, RelationHit, description_text
 
@@ -43,7 +42,7 @@ def fallback_note(reason: str) -> str:
 def _graph_fallback(
     entities: Sequence[EntityHit],
     relations: Sequence[RelationHit],
-    references: Sequence[dict[str, Any]],
+    references: Sequence[Mapping[str, object]],
 ) -> list[tuple[str, str]]:
     """The first entities' and relations' descriptions, with their numbers when known."""
     numbers = {
@@ -65,7 +64,9 @@ def _nth(values: list[str], i: int) -> str:
     return values[i] if i < len(values) else ""
 
 
-def _render(cited: list[tuple[str, str]], references: Sequence[dict[str, Any]], note: str) -> str:
+def _render(
+    cited: list[tuple[str, str]], references: Sequence[Mapping[str, object]], note: str
+) -> str:
     """The note, the numbered quotes with their citations, the cited references."""
     lines = [
         f"{n}. " + cite(text, *(r for r in (ref,) if r)) for n, (text, ref) in enumerate(cited, 1)
@@ -80,8 +81,8 @@ async def extractive_answer(
     question_vector: np.ndarray,
     chunks: Sequence[ChunkHit],
     refs: Sequence[str],
-    references: Sequence[dict[str, Any]],
-    embed: Any,
+    references: Sequence[Mapping[str, object]],
+    embed: Embedder | None,
     graph: tuple[Sequence[EntityHit], Sequence[RelationHit]] = ((), ()),
     note: str = P.NO_LLM_NOTE,
     question: str = "",

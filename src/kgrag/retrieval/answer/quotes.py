@@ -14,7 +14,7 @@ import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
@@ -31,6 +31,12 @@ SENTENCES_READ = 2000
 EMBED_CHARS = 400  # of a long sentence, the part embedded
 SPAN = 3  # sentences one quote may join
 EMBED_GROUP = 4  # texts per embedding call (similar lengths together)
+
+
+class Embedder(Protocol):
+    """What the extractive answer embeds sentences with (an :class:`EmbeddingService`)."""
+
+    async def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +75,10 @@ class DenseQuery:
 
     question: str
     vector: np.ndarray
-    embed: Any  # an EmbeddingService (``await embed.embed(texts)``), or None
+    embed: Embedder | None  # an EmbeddingService (``await embed.embed(texts)``), or None
 
 
-async def _embed_grouped(embed: Any, texts: list[str]) -> np.ndarray | None:
+async def _embed_grouped(embed: Embedder, texts: list[str]) -> np.ndarray | None:
     """Vectors of ``texts``, embedded in groups of similar length (None if a call fails).
 
     A batch is padded to its longest text: a local model given one short

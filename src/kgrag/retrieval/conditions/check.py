@@ -26,11 +26,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from kgrag.retrieval.conditions.constraint import OBJECT_LIKE, Constraint, Mention, compatible, show
 from kgrag.retrieval.conditions.names import names
 from kgrag.retrieval.conditions.scan import scan
+from kgrag.retrieval.shapes import JudgementData
 
 Verdict = Literal["applies", "conflicts", "unknown"]
 
@@ -48,7 +49,7 @@ class Judgement:
     # group -> the values the item names instead of the asked ones (conflicts only)
     others: dict[str, list[str]] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JudgementData:
         return {"kind": self.kind, "id": self.id, "verdict": self.verdict, "reasons": self.reasons}
 
 

@@ -12,7 +12,8 @@ groups never meet.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from kgrag.retrieval.shapes import ConstraintData
 
 # Kinds the stage knows, in the order they are listed to users.
 KINDS = ("object", "model", "version", "date", "year", "protocol", "place", "quantity")
@@ -78,11 +79,14 @@ class Constraint:
             return self.value
         return _labelled(self.label, self.value)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "value": self.value, "normalized": self.norm}
-        out["span"] = list(self.span) if self.span is not None else None
-        out["exclusive"] = self.exclusive
-        return out
+    def to_dict(self) -> ConstraintData:
+        return {
+            "kind": self.kind,
+            "value": self.value,
+            "normalized": self.norm,
+            "span": list(self.span) if self.span is not None else None,
+            "exclusive": self.exclusive,
+        }
 
     @classmethod
     def of(cls, mention: Mention) -> Constraint:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from kgrag.retrieval.conditions.check import Judgement
 from kgrag.retrieval.conditions.constraint import Constraint
+from kgrag.retrieval.shapes import CoverageData
 
 Status = Literal["covered", "missing", "conflicting-only"]
 
@@ -32,7 +33,7 @@ class Coverage:
     conflicting: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)  # in the context, naming it, not covering
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CoverageData:
         return {
             "constraint": self.constraint.to_dict(),
             "status": self.status,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from kgrag.retrieval.conditions.check import Judgement, judge
 from kgrag.retrieval.conditions.constraint import Constraint
@@ -26,6 +26,7 @@ from kgrag.retrieval.conditions.names import in_question
 from kgrag.retrieval.conditions.note import missing_note
 from kgrag.retrieval.conditions.render import Final, reserve_text, section_variants
 from kgrag.retrieval.records import ChunkHit, EntityHit, RelationHit, description_text
+from kgrag.retrieval.shapes import ConditionsData, ConditionsTrace, CoverageData
 from kgrag.retrieval.trace import Trace, relation_id
 
 if TYPE_CHECKING:
@@ -125,7 +126,7 @@ class Conditions:
         self.section = fitting[0] if fitting else ""
         return "\n\n".join(p for p in (context, self.section) if p)
 
-    def coverage_data(self) -> list[dict[str, Any]]:
+    def coverage_data(self) -> list[CoverageData]:
         """:attr:`QueryResult.coverage`: each constraint, its status and items."""
         return [e.to_dict() for e in self.coverage]
 
@@ -133,7 +134,7 @@ class Conditions:
         """An answer written without a model, opened by what the sources do not cover."""
         return f"{self.note}\n\n{answer}" if self.note else answer
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ConditionsData:
         """The stage's outcome as JSON-ready data (``query_data()["conditions"]``)."""
         judged = list(self.judgements.values())
         return {
@@ -186,14 +187,12 @@ def screen_found(
     """``found`` without its conflicting entities and relations; the chunk screen armed."""
     conds.add_entities(question, found.entities)
     ctx.extras[EXTRA] = conds
-    ctx.trace.set(
-        EXTRA,
-        {
-            "source": conds.source,
-            "constraints": [c.to_dict() for c in conds.asked],
-            "error": conds.error,
-        },
-    )
+    asked: ConditionsTrace = {
+        "source": conds.source,
+        "constraints": [c.to_dict() for c in conds.asked],
+        "error": conds.error,
+    }
+    ctx.trace.set(EXTRA, asked)
     found.entities = conds.screen(
         "entity", found.entities, lambda e: e.name, entity_text, ctx.trace
     )

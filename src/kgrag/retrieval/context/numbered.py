@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from kgrag.retrieval.context.numbering import ItemNumbers
 from kgrag.retrieval.context.references import item_references
 from kgrag.retrieval.context.sections import chunk_line, entity_line, relation_line, render_context
 from kgrag.retrieval.records import ChunkHit, EntityHit, RelationHit
+from kgrag.retrieval.shapes import ReferenceData
 
 
 @dataclass(slots=True)
@@ -17,7 +17,7 @@ class Numbered:
     """The context text, each item's number, and one reference dict per number."""
 
     numbers: ItemNumbers = field(default_factory=ItemNumbers)
-    references: list[dict[str, Any]] = field(default_factory=list)
+    references: list[ReferenceData] = field(default_factory=list)
     context: str = ""
 
 

@@ -16,13 +16,15 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.retrieval.context import headers as H
 from kgrag.retrieval.context.sections import Fitted, SectionBudget
 from kgrag.retrieval.records import PathHit, RelationHit
+from kgrag.retrieval.shapes import PathData
 from kgrag.retrieval.trace import Trace
 from kgrag.storage.base import edge_key
+from kgrag.storage.layout.rows import EdgeRow
 
 if TYPE_CHECKING:
     from kgrag.llm.tokenizer import Tokenizer
@@ -35,12 +37,12 @@ PATHS_HEADER = (
 ARROW_WORDS = 3
 
 
-def _label(data: dict[str, Any]) -> str:
+def _label(data: EdgeRow) -> str:
     words = [w.strip() for w in str(data.get("keywords") or "").split(",") if w.strip()]
     return ", ".join(words[:ARROW_WORDS]) or "related to"
 
 
-def _forward(data: dict[str, Any], a: str, b: str) -> bool | None:
+def _forward(data: EdgeRow, a: str, b: str) -> bool | None:
     """True when ``a -> b`` was stated, False when only ``b -> a`` was, None when neither."""
     ways = {tuple(d) for d in data.get("directions") or [] if isinstance(d, (list, tuple))}
     if (a, b) in ways:
@@ -152,7 +154,7 @@ def with_paths(context: str, lines: Sequence[str]) -> str:
     return f"{context[:at]}{section}\n\n{context[at:]}"
 
 
-def path_data(path: PathHit) -> dict[str, Any]:
+def path_data(path: PathHit) -> PathData:
     """A path as ``query_data`` lists it."""
     return {
         "nodes": list(path.nodes),

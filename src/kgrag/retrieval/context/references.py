@@ -15,12 +15,13 @@ indexed without them) with at most two reads, when references are asked for.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from kgrag.retrieval.context.numbering import ItemNumbers
 from kgrag.retrieval.records import ChunkHit, EntityHit, RelationHit, as_list
 from kgrag.retrieval.reference import Kind, Reference
+from kgrag.retrieval.shapes import ReferenceData
 from kgrag.retrieval.trace import relation_id
 from kgrag.storage.layout import CHUNKS, FULL_DOCS
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 SOURCES_TRIED = 3
 
 
-def _chunk_row(c: ChunkHit) -> dict[str, Any]:
+def _chunk_row(c: ChunkHit) -> dict[str, object]:
     return {
         "content": c.content,
         "file_path": c.file_path,
@@ -41,7 +42,11 @@ def _chunk_row(c: ChunkHit) -> dict[str, Any]:
 
 
 def _graph_reference(
-    number: int, kind: Kind, name: str, data: dict[str, Any], shown: dict[str, tuple[int, ChunkHit]]
+    number: int,
+    kind: Kind,
+    name: str,
+    data: Mapping[str, object],
+    shown: dict[str, tuple[int, ChunkHit]],
 ) -> Reference:
     sources = as_list(data.get("source_ids"))
     ref = Reference(number, kind, name, sources=sources)
@@ -79,7 +84,7 @@ def item_references(
 
 
 async def _place_sources(
-    storage: Storage, refs: list[Reference], allows: Callable[[dict[str, Any]], bool]
+    storage: Storage, refs: list[Reference], allows: Callable[[Mapping[str, object]], bool]
 ) -> None:
     """Spans for entities and relations none of whose source chunks is in the context."""
     open_refs = [r for r in refs if not r.chunk_id and r.sources]
@@ -112,9 +117,9 @@ async def _fill_offsets(storage: Storage, refs: list[Reference]) -> None:
 
 async def complete_references(
     storage: Storage,
-    references: list[dict[str, Any]],
-    allows: Callable[[dict[str, Any]], bool] = lambda row: True,
-) -> list[dict[str, Any]]:
+    references: Sequence[Mapping[str, object]],
+    allows: Callable[[Mapping[str, object]], bool] = lambda row: True,
+) -> list[ReferenceData]:
     """``references`` (as :meth:`Reference.to_dict` gives them) with their open spans filled.
 
     ``allows`` says whether a text_chunks row may be shown (the query's document filter).

@@ -18,7 +18,7 @@ the Reference Document List (its file, page and section).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -132,7 +132,7 @@ def render_context(
     entity_lines: list[str],
     relation_lines: list[str],
     chunk_lines: list[str],
-    references: list[dict[str, str]],
+    references: Sequence[Mapping[str, object]],
 ) -> str:
     """The context text; empty sections are left out.
 
@@ -149,7 +149,8 @@ def render_context(
     listed = [r for r in references if r.get("kind", "chunk") == "chunk"]
     if listed:
         ref_lines = [
-            reference_line(r["reference_id"], r["file_path"], r.get("location", "")) for r in listed
+            reference_line(str(r["reference_id"]), str(r["file_path"]), str(r.get("location", "")))
+            for r in listed
         ]
         parts.append(_section(H.REFERENCES_HEADER, ref_lines, ""))
     return "\n\n".join(parts)

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from kgrag.errors import DocumentNotFoundError
 from kgrag.ingest.names import records_named
+from kgrag.retrieval.shapes import FilterData, FilterSpecData
 from kgrag.retrieval.trace import Trace, relation_id
 from kgrag.storage.base import VectorHit, edge_key
 from kgrag.storage.layout import CHUNKS, DOC_GRAPH, SUPPORT, support_key
@@ -53,7 +54,7 @@ K = TypeVar("K", str, tuple[str, str])  # keys of one kind, kept as that kind
 Gate = Callable[[list[VectorHit]], Awaitable[list[str | None]]]
 
 
-def _strings(value: Any) -> tuple[str, ...]:
+def _strings(value: Iterable[object] | str | None) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
@@ -71,10 +72,10 @@ def path_matches(record: DocRecord, pattern: str) -> bool:
     return any(fnmatch.fnmatchcase(p, pat) for p in paths for pat in patterns)
 
 
-def chunk_owners(row: dict[str, Any]) -> list[str]:
+def chunk_owners(row: Mapping[str, object]) -> list[str]:
     """The documents containing a ``text_chunks`` row (``doc_ids``, else its ``doc_id``)."""
     owners = row.get("doc_ids")
-    if owners:
+    if owners and isinstance(owners, Iterable):
         return [str(d) for d in owners]
     return [str(row["doc_id"])] if row.get("doc_id") else []
 
@@ -107,7 +108,7 @@ class FilterSpec:
         meta = record.metadata or {}
         return all(k in meta and str(meta[k]) == v for k, v in self.where)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> FilterSpecData:
         return {
             "doc_ids": list(self.doc_ids),
             "path_glob": list(self.path_glob),
@@ -157,7 +158,7 @@ class DocFilter:
             return True
         return doc_id in sel.docs if sel.docs is not None else doc_id not in sel.disabled
 
-    def allows_chunk(self, row: dict[str, Any]) -> bool:
+    def allows_chunk(self, row: Mapping[str, object]) -> bool:
         """Whether a ``text_chunks`` row may be retrieved: one of its documents is allowed."""
         if self.selection is None:
             return True
@@ -207,12 +208,15 @@ class DocFilter:
         """The allowed chunks supporting ``key``, as far as :meth:`allowed_keys` read them."""
         return [c for c in self._support.get(key, ()) if self.allows_chunk_id(c)]
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> FilterData:
         """What was applied, for ``query_data`` and the trace."""
         sel = self.selection
-        out: dict[str, Any] = {
+        spec = self.spec.to_dict()
+        out: FilterData = {
             "active": sel is not None,
-            **self.spec.to_dict(),
+            "doc_ids": spec["doc_ids"],
+            "path_glob": spec["path_glob"],
+            "where": spec["where"],
             "documents": None,
             "disabled": sorted(sel.disabled) if sel else [],
         }
@@ -309,7 +313,7 @@ async def _owned_only_by(
     )
 
 
-def _hit_key(kind: str, meta: dict[str, Any]) -> Key | None:
+def _hit_key(kind: str, meta: Mapping[str, object]) -> Key | None:
     if kind == "entity":
         return str(meta["name"]) if meta.get("name") is not None else None
     if meta.get("src") is None or meta.get("tgt") is None:

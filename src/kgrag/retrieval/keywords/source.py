@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import json_repair
 
 from kgrag.errors import ModelError
 from kgrag.retrieval.keywords.heuristic import heuristic_keywords
 from kgrag.retrieval.prompts import keywords_messages
+from kgrag.retrieval.shapes import KeywordsData
 
 if TYPE_CHECKING:
     from kgrag.llm.service import ChatService
@@ -41,8 +42,8 @@ class KeywordSet:
     def empty(self) -> bool:
         return not self.high and not self.low
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_dict(self) -> KeywordsData:
+        out: KeywordsData = {
             "high_level": self.high,
             "low_level": self.low,
             "source": self.source,
@@ -52,7 +53,7 @@ class KeywordSet:
         return out
 
 
-def clean_keywords(value: Any) -> list[str]:
+def clean_keywords(value: object) -> list[str]:
     """A list of distinct, non-empty strings from whatever the model gave."""
     if isinstance(value, str):
         value = value.split(",")

@@ -178,7 +178,8 @@ def _trace_route(ctx: RetrievalContext, route: Route, signals: Signals) -> None:
 
 async def auto(ctx: RetrievalContext, cfg: AutoSettings | None = None) -> Retrieved:
     """Retrieve by the routes :func:`choose_route` picks for the question, fused."""
-    cfg = cfg or ctx.extras.get("auto") or SETTINGS
+    given = ctx.extras.get("auto")
+    cfg = cfg or (given if isinstance(given, AutoSettings) else None) or SETTINGS
     graph, _ = await cached_graph(ctx.storage)
     signals = await question_signals(ctx, graph)
     route = choose_route(signals, cfg)

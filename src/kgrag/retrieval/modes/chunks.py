@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -162,7 +163,7 @@ async def graph_chunks(
     return out[0], out[1]
 
 
-def _sources(flt: DocFilter, key: Key, data: dict[str, Any]) -> list[str]:
+def _sources(flt: DocFilter, key: Key, data: Mapping[str, object]) -> list[str]:
     """The first source chunks of an entity / relation that the filter allows.
 
     ``source_ids`` is capped when stored: when none of the kept ones is

@@ -24,6 +24,7 @@ from kgrag.retrieval.records import EntityHit, RelationHit, RetrievalContext
 from kgrag.retrieval.trace import Trace, relation_id
 from kgrag.storage.base import edge_key
 from kgrag.storage.layout import ENTITY_VECTORS, RELATION_VECTORS
+from kgrag.storage.layout.typed import TypedGraph
 
 # The fewest tokens one relation line (plus its line break) can cost.
 MIN_RELATION_TOKENS = 12
@@ -54,8 +55,8 @@ async def local_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rela
     )
     names = list(dict.fromkeys(str(h.meta["name"]) for h in hits if h.meta.get("name")))
     scores = {str(h.meta.get("name")): float(h.score) for h in hits}
-    graph = ctx.storage.graph
-    nodes, edges_by_node = await asyncio.gather(graph.get_nodes(names), graph.node_edges(names))
+    graph, rows = ctx.storage.graph, TypedGraph(ctx.storage.graph)
+    nodes, edges_by_node = await asyncio.gather(rows.nodes(names), graph.node_edges(names))
     for name in names:
         if name not in nodes:
             trace.drop(
@@ -68,7 +69,7 @@ async def local_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rela
     neighbours = list(dict.fromkeys(x for pair in pairs for x in pair if x not in degrees))
     degrees.update(await graph.node_degrees(neighbours) if neighbours else {})
     ranked = _rank_by_degree(pairs, degrees, p.max_relation_tokens, trace)
-    edges = await graph.get_edges(ranked)
+    edges = await rows.edges(ranked)
     relations = [
         RelationHit(a, b, edges[(a, b)], None, degrees.get(a, 0) + degrees.get(b, 0), "local")
         for a, b in ranked
@@ -152,8 +153,8 @@ async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rel
     for h in hits:
         if h.meta.get("src") is not None and h.meta.get("tgt") is not None:
             scored.setdefault(edge_key(str(h.meta["src"]), str(h.meta["tgt"])), float(h.score))
-    graph = ctx.storage.graph
-    edges = await graph.get_edges(list(scored))
+    graph, rows = ctx.storage.graph, TypedGraph(ctx.storage.graph)
+    edges = await rows.edges(list(scored))
     for pair, score in scored.items():
         if pair not in edges:
             trace.drop(
@@ -167,7 +168,7 @@ async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rel
     pairs = [pair for pair in scored if pair in edges]
     names = list(dict.fromkeys(x for pair in pairs for x in pair))
     names = await keep_allowed(ctx.doc_filter, names, trace, kind="entity", route="global")
-    nodes, degrees = await asyncio.gather(graph.get_nodes(names), graph.node_degrees(names))
+    nodes, degrees = await asyncio.gather(rows.nodes(names), graph.node_degrees(names))
     for name in names:
         if name not in nodes:
             trace.drop(

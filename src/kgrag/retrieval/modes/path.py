@@ -57,6 +57,8 @@ from kgrag.retrieval.records import (
 )
 from kgrag.storage.base import edge_key
 from kgrag.storage.layout import CHUNK_VECTORS, ENTITY_VECTORS, RELATION_VECTORS
+from kgrag.storage.layout.rows import NodeRow
+from kgrag.storage.layout.typed import TypedGraph
 
 # Entity vector hits taken as seeds (low-level keywords) and as targets (high-level ones).
 SEED_K = 5
@@ -282,8 +284,9 @@ async def _hits(
     """Read the kept paths' nodes and edges into hits (paths whose edge has gone are dropped)."""
     chains = [[graph.entities[i] for i in _oriented(p, rank)] for p in kept]
     steps = [[edge_key(a, b) for a, b in pairwise(c)] for c in chains]
-    edges = await ctx.storage.graph.get_edges(list(dict.fromkeys(k for ks in steps for k in ks)))
-    nodes = await ctx.storage.graph.get_nodes(list(dict.fromkeys(n for c in chains for n in c)))
+    rows = TypedGraph(ctx.storage.graph)
+    edges = await rows.edges(list(dict.fromkeys(k for ks in steps for k in ks)))
+    nodes = await rows.nodes(list(dict.fromkeys(n for c in chains for n in c)))
     out = PathFound()
     for p, chain, keys in zip(kept, chains, steps, strict=True):
         if any(k not in edges for k in keys) or any(n not in nodes for n in chain):
@@ -296,7 +299,7 @@ async def _hits(
 
 
 def _members(
-    graph: PathGraph, paths: list[PathHit], nodes: dict[str, dict[str, Any]]
+    graph: PathGraph, paths: list[PathHit], nodes: dict[str, NodeRow]
 ) -> tuple[list[EntityHit], list[RelationHit]]:
     """The paths' entities and relations, in order of first appearance (scored by their best path)."""
     entities: dict[str, EntityHit] = {}

@@ -47,6 +47,7 @@ from kgrag.retrieval.modes.search import rrf_fuse, vector_search
 from kgrag.retrieval.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, Retrieved
 from kgrag.retrieval.trace import relation_id
 from kgrag.storage.layout import CHUNK_VECTORS, ENTITY_VECTORS, RELATION_VECTORS
+from kgrag.storage.layout.typed import TypedGraph
 
 # Near misses listed in the trace past chunk_top_k.
 TRACE_MARGIN = 10
@@ -309,7 +310,7 @@ async def _graph_items(
     n_e = len(graph.entities)
     top = await _top_entities(ctx, graph, mass)
     names = [graph.entities[i] for i in top]
-    nodes = await ctx.storage.graph.get_nodes(names)
+    nodes = await TypedGraph(ctx.storage.graph).nodes(names)
     entities = [
         EntityHit(
             graph.entities[i], nodes[graph.entities[i]], float(mass[i]), graph.degree(int(i)), "ppr"
@@ -329,7 +330,7 @@ async def _graph_items(
     chosen = pairs[_top(pair_mass, wanted)] if len(pairs) else pairs
     keys = [(graph.entities[a], graph.entities[b]) for a, b in chosen]
     keys = [(a, b) if a <= b else (b, a) for a, b in keys]
-    edges = await ctx.storage.graph.get_edges(keys)
+    edges = await TypedGraph(ctx.storage.graph).edges(keys)
     keys = [k for k in keys if k in edges]
     keys = (await keep_allowed(ctx.doc_filter, keys, ctx.trace, kind="relation", route="ppr"))[
         : ctx.param.top_k
@@ -381,7 +382,8 @@ def _walk(graph: PPRGraph, s: np.ndarray, cfg: PPRSettings) -> np.ndarray:
 
 async def ppr(ctx: RetrievalContext, cfg: PPRSettings | None = None) -> Retrieved:
     """Retrieve by personalised PageRank from the question's entities and chunks."""
-    cfg = cfg or ctx.extras.get("ppr") or SETTINGS
+    given = ctx.extras.get("ppr")
+    cfg = cfg or (given if isinstance(given, PPRSettings) else None) or SETTINGS
     started = time.perf_counter()
     graph, built = await cached_graph(ctx.storage)
     if built:

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kgrag.retrieval.param import QueryResult
@@ -35,7 +36,9 @@ _DATA_KEYS = {
 }
 
 
-def reference_views(refs: list[dict[str, Any]], include_content: bool) -> list[dict[str, Any]]:
+def reference_views(
+    refs: Sequence[Mapping[str, object]], include_content: bool
+) -> list[dict[str, Any]]:
     out = []
     for ref in refs:
         item = {k: v for k, v in ref.items() if k not in ("text", "sources", "chunks")}
@@ -98,7 +101,7 @@ def _with_lightrag_fields(
     return out
 
 
-def data_view(data: dict[str, Any], include_content: bool = False) -> dict[str, Any]:
+def data_view(data: Mapping[str, Any], include_content: bool = False) -> dict[str, Any]:
     """``POST /query/data``'s answer from :meth:`KGRag.query_data`'s dict.
 
     The references leave out their span's text unless ``include_content``:

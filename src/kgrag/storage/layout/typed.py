@@ -34,7 +34,7 @@ from kgrag.storage.layout import (
 from kgrag.storage.layout import rows as r
 
 if TYPE_CHECKING:
-    from kgrag.storage.base import KVStore
+    from kgrag.storage.base import GraphStore, KVStore
 
 Row = TypeVar("Row", bound=Mapping[str, Any])
 
@@ -85,3 +85,26 @@ class TypedKV(Generic[Row]):
 
     async def keys(self) -> list[str]:
         return await self.kv.keys()
+
+
+class TypedGraph:
+    """The graph's nodes and edges as :class:`~.rows.NodeRow` / :class:`~.rows.EdgeRow`.
+
+    The :class:`~kgrag.storage.base.GraphStore` speaks ``dict[str, Any]``;
+    edge keys are canonical pairs, as the store gives them.
+    """
+
+    def __init__(self, graph: GraphStore):
+        self.graph = graph
+
+    async def node(self, name: str) -> r.NodeRow | None:
+        return cast("r.NodeRow | None", await self.graph.get_node(name))
+
+    async def nodes(self, names: list[str]) -> dict[str, r.NodeRow]:
+        return cast("dict[str, r.NodeRow]", await self.graph.get_nodes(names))
+
+    async def edge(self, a: str, b: str) -> r.EdgeRow | None:
+        return cast("r.EdgeRow | None", await self.graph.get_edge(a, b))
+
+    async def edges(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], r.EdgeRow]:
+        return cast("dict[tuple[str, str], r.EdgeRow]", await self.graph.get_edges(pairs))
