@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from kgrag.retrieval.conditions.constraint import Mention
 from kgrag.retrieval.conditions.scan_code import models, protocols, versions
-from kgrag.retrieval.conditions.scan_misc import places, quantities
+from kgrag.retrieval.conditions.scan_quantity_place import places, quantities
 from kgrag.retrieval.conditions.scan_time import dates, years
 
 Finder = Callable[[str], list[Mention]]
