@@ -127,7 +127,7 @@ class Extraction:
     relations: list[ExtractedRelation] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # Records the model wrote malformed (a required field missing or empty,
-    # or cut off) and that were rejected (kgrag.extract.records).
+    # or cut off) and that were rejected (kgrag.extract.collect).
     rejected: int = 0
     # Why the chunk yielded no usable records (None: it extracted cleanly,
     # possibly with warnings). The pipeline records it on the document.

@@ -23,7 +23,7 @@ is *unhealthy*, checked in this order, when:
 5. the parser's warnings outnumber the records it kept (most rows dropped);
 6. the parser rejected a malformed record (a required field missing or
    empty, a row of an unknown kind, a last row that may be cut off; see
-   :mod:`kgrag.extract.records`), however many others were well-formed.
+   :mod:`kgrag.extract.collect`), however many others were well-formed.
 
 A reply with its completion marker (or closing JSON) and no records or
 warnings is healthy: the chunk has nothing to extract, and that costs one

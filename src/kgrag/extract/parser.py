@@ -26,7 +26,7 @@ cannot be a relation's (over five fields, or a fifth that is no weight),
 is an entity whose description held delimiters, and they are rejoined.
 A relation row may carry a numeric weight as a sixth field (default
 1.0). A row short of a field is never completed: it is rejected as
-malformed (:mod:`kgrag.extract.records` lists the required fields), and so
+malformed (:mod:`kgrag.extract.collect` lists the required fields), and so
 are rows of an unknown kind and, in a reply that stops without its
 completion marker and not at a line break, the last row (the model may not
 have finished it). A JSON reply that does not close likewise loses its
@@ -52,9 +52,9 @@ from collections.abc import Sequence
 
 import json_repair
 
+from kgrag.extract.collect import RecordCollector, snippet
 from kgrag.extract.formats import FORMATS, TUPLE_DELIMITER
 from kgrag.extract.normalize import clean_field, is_number, type_key
-from kgrag.extract.records import RecordCollector, snippet
 from kgrag.llm.reasoning import strip_reasoning
 from kgrag.types import Extraction
 
