@@ -36,7 +36,6 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from kgrag.errors import ConfigError
 from kgrag.ingest.blocks import (
@@ -85,7 +84,7 @@ class BlockPiece:
     order: int
     start: int
     end: int
-    location: dict[str, Any]
+    location: dict[str, object]
 
 
 def _trim(content: str, a: int, b: int) -> tuple[int, int] | None:
@@ -262,13 +261,13 @@ class _Locator:
         self.starts = [b.start for b in blocks]
         self.ends = [b.end for b in blocks]
 
-    def location(self, start: int, end: int, anchor: int) -> dict[str, Any]:
+    def location(self, start: int, end: int, anchor: int) -> dict[str, object]:
         lo, hi = bisect.bisect_right(self.ends, start), bisect.bisect_left(self.starts, end)
         inside = [b for b in self.blocks[lo:hi] if b.kind != PAGE_BREAK]
         k = bisect.bisect_right(self.starts, anchor) - 1
         section = self.blocks[k].section if k >= 0 else (inside[0].section if inside else ())
         pages = [b.page for b in inside if b.page is not None]
-        loc: dict[str, Any] = {
+        loc: dict[str, object] = {
             "section": list(section),
             "pages": [min(pages), max(pages)] if pages else None,
             "start": start,

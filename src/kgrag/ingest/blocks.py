@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgrag.storage.layout.rows import BlocksRow
+
 HEADING, PARAGRAPH, LIST_ITEM, TABLE = "heading", "paragraph", "list_item", "table"
 CODE, QUOTE, PAGE_BREAK = "code", "quote", "page_break"
 KINDS = (HEADING, PARAGRAPH, LIST_ITEM, TABLE, CODE, QUOTE, PAGE_BREAK)
@@ -86,7 +88,15 @@ class BlockBuilder:
         self.headings: list[tuple[int, str]] = []
         self.page: int | None = None
 
-    def _append(self, kind: str, text: str, **extra: Any) -> Block | None:
+    def _append(
+        self,
+        kind: str,
+        text: str,
+        *,
+        level: int = 0,
+        rows: tuple[tuple[str, ...], ...] | None = None,
+        lang: str | None = None,
+    ) -> Block | None:
         if not text.strip():
             return None
         if self.parts:
@@ -100,8 +110,16 @@ class BlockBuilder:
         end = start + len(kept)
         self.parts.append(text)
         self.length += len(text)
-        extra.setdefault("section", self.section())
-        block = Block(kind, start, end, page=self.page, **extra)
+        block = Block(
+            kind,
+            start,
+            end,
+            level=level,
+            section=self.section(),
+            page=self.page,
+            rows=rows,
+            lang=lang,
+        )
         self.blocks.append(block)
         return block
 
@@ -198,7 +216,7 @@ def _gap(content: str, start: int, end: int, context: Block | None) -> list[Bloc
     return [Block(PARAGRAPH, start + lead, end - trail, section=section, page=page)]
 
 
-def encode_blocks(blocks: list[Block] | None) -> dict[str, Any] | None:
+def encode_blocks(blocks: list[Block] | None) -> BlocksRow | None:
     """The compact form kept in ``full_docs``: section paths listed once, one short list per block."""
     if not blocks:
         return None
@@ -206,14 +224,14 @@ def encode_blocks(blocks: list[Block] | None) -> dict[str, Any] | None:
     rows = []
     for b in blocks:
         sid = sections.setdefault(b.section, len(sections))
-        row: list[Any] = [_CODES[b.kind], b.start, b.end, b.level, sid, b.page]
+        row: list[str | int | None] = [_CODES[b.kind], b.start, b.end, b.level, sid, b.page]
         if b.lang:
             row.append(b.lang)
         rows.append(row)
     return {"v": FORMAT_VERSION, "sections": [list(s) for s in sections], "blocks": rows}
 
 
-def decode_blocks(data: Any, content: str) -> list[Block] | None:
+def decode_blocks(data: object, content: str) -> list[Block] | None:
     """Blocks from :func:`encode_blocks`' form; spans that do not fit ``content`` are dropped.
 
     A table's ``rows`` are read back from its text (cells split on ``" | "``).

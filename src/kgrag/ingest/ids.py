@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from hashlib import md5
-from typing import Any
 
 from kgrag.storage.layout import PAIR_SEP as PAIR_SEP  # joins a relation's sorted names
 from kgrag.types import Chunk
@@ -87,7 +86,7 @@ def relation_vector_id(a: str, b: str) -> str:
 
 
 def unique_chunks(
-    doc_id: str, file_path: str, pieces: Iterable[tuple[str, int, dict[str, Any] | None]]
+    doc_id: str, file_path: str, pieces: Iterable[tuple[str, int, dict[str, object] | None]]
 ) -> list[Chunk]:
     """Chunks of one document from its ``(content, tokens, location)`` pieces, in order.
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
 
 from kgrag.errors import ConfigError
 from kgrag.ingest.ids import doc_id, source_doc_id
@@ -15,7 +14,7 @@ def text_documents(
     texts: str | Iterable[str],
     file_paths: Iterable[str] | None = None,
     ids: Iterable[str] | None = None,
-    metadata: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
 ) -> list[Document]:
     """One document per text, with its path and id (one entry per text, or none).
 

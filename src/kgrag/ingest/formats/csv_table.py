@@ -16,7 +16,6 @@ import io
 import re
 from collections.abc import Sequence
 from pathlib import PurePath
-from typing import Any
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.blocks import BlockBuilder, Parsed
@@ -36,7 +35,7 @@ def _dialect(sample: str, tabs: bool) -> type[csv.Dialect] | csv.Dialect:
         return csv.excel
 
 
-def looks_like_header(row: Sequence[Any]) -> bool:
+def looks_like_header(row: Sequence[object]) -> bool:
     """Every cell filled, no two alike and none a number."""
     cells = [str(c).strip() for c in row]
     return (
@@ -46,7 +45,7 @@ def looks_like_header(row: Sequence[Any]) -> bool:
     )
 
 
-def _sniffed_header(sample: str, dialect: Any) -> bool:
+def _sniffed_header(sample: str, dialect: type[csv.Dialect] | csv.Dialect) -> bool:
     try:
         return csv.Sniffer().has_header(sample) if dialect is not csv.excel_tab else False
     except csv.Error:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import PurePath
-from typing import Any
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.blocks import BlockBuilder, Parsed
@@ -28,7 +27,7 @@ from kgrag.ingest.formats.tabular import NAME_SEP, Check
 MAX_DEPTH = 16
 
 
-def scalar_text(value: Any) -> str:
+def scalar_text(value: object) -> str:
     """A leaf as JSON writes it, strings without quotes."""
     if isinstance(value, str):
         return value
@@ -39,7 +38,7 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def flatten(value: Any, path: str = "", depth: int = 0) -> Iterator[tuple[str, str]]:
+def flatten(value: object, path: str = "", depth: int = 0) -> Iterator[tuple[str, str]]:
     """``(key path, text)`` of every leaf of ``value``, at most :data:`MAX_DEPTH` levels down."""
     if isinstance(value, dict | list) and value and depth >= MAX_DEPTH:
         yield path, scalar_text(value)
@@ -53,12 +52,12 @@ def flatten(value: Any, path: str = "", depth: int = 0) -> Iterator[tuple[str, s
         yield path, scalar_text(value)
 
 
-def record_lines(value: Any, path: str = "") -> list[tuple[str]]:
+def record_lines(value: object, path: str = "") -> list[tuple[str]]:
     """A record's table rows: one ``path: value`` line each (just the value at the root)."""
     return [(f"{p}{NAME_SEP}{text}" if p else text,) for p, text in flatten(value, path)]
 
 
-def _records(data: Any) -> Iterator[tuple[Any, str]]:
+def _records(data: object) -> Iterator[tuple[object, str]]:
     """``(value, path prefix)`` of each top-level record."""
     if isinstance(data, dict):
         yield from ((inner, str(key)) for key, inner in data.items())
@@ -68,7 +67,7 @@ def _records(data: Any) -> Iterator[tuple[Any, str]]:
         yield data, ""
 
 
-def _build(records: Iterator[tuple[Any, str]], check: Check | None) -> BlockBuilder:
+def _build(records: Iterator[tuple[object, str]], check: Check | None) -> BlockBuilder:
     builder = BlockBuilder()
     for n, (value, path) in enumerate(records):
         builder.table(record_lines(value, path))
@@ -77,7 +76,7 @@ def _build(records: Iterator[tuple[Any, str]], check: Check | None) -> BlockBuil
     return builder
 
 
-def _lines(text: str, warnings: list[str]) -> Iterator[Any]:
+def _lines(text: str, warnings: list[str]) -> Iterator[object]:
     """The values of a JSON Lines text; lines that do not parse are counted in ``warnings``."""
     bad: list[int] = []
     for number, line in enumerate(text.split("\n"), start=1):

@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from kgrag.errors import LoaderError
 from kgrag.ingest.archive import Archive, has_mark
 from kgrag.ingest.blocks import BlockBuilder, Parsed
+from kgrag.ingest.formats.element import Element
 from kgrag.ingest.formats.safe_xml import local, pull_parser
 from kgrag.ingest.formats.tabular import Check
 
@@ -54,12 +54,12 @@ _SKIP = {
 }
 
 
-def _spaces(el: Any) -> str:
+def _spaces(el: Element) -> str:
     count = el.get(f"{TEXT}c", "1")
     return " " * (int(count) if count.isdigit() else 1)
 
 
-def inline_text(el: Any, notes: list[Any]) -> str:
+def inline_text(el: Element, notes: list[Element]) -> str:
     """Text of a paragraph-like element; note bodies go to ``notes`` instead."""
     parts = [el.text or ""]
     for child in el:
@@ -86,11 +86,11 @@ class _Walker:
         if paged:
             builder.page_break(1)
 
-    def walk(self, el: Any) -> None:
+    def walk(self, el: Element) -> None:
         for child in el:
             self.item(child)
 
-    def item(self, child: Any) -> None:
+    def item(self, child: Element) -> None:
         """One element of a container, in order."""
         name = local(child.tag)
         if name == "soft-page-break":
@@ -107,8 +107,8 @@ class _Walker:
         elif name and name not in _SKIP:
             self.walk(child)  # section, list-item, list-header, ...
 
-    def _text_block(self, el: Any, name: str) -> None:
-        notes: list[Any] = []
+    def _text_block(self, el: Element, name: str) -> None:
+        notes: list[Element] = []
         text = inline_text(el, notes)
         if name == "h":
             level = el.get(f"{TEXT}outline-level", "1")
@@ -121,7 +121,7 @@ class _Walker:
             self.walk(note)
         self._pages_inside(el)
 
-    def _pages_inside(self, el: Any) -> None:
+    def _pages_inside(self, el: Element) -> None:
         """Page marks inside a block: the next block starts on a later page."""
         for mark in el.iter():
             if local(mark.tag) == "soft-page-break":
@@ -133,11 +133,11 @@ class _Walker:
             self.b.page_break(self.page)
 
 
-def _cell_text(cell: Any) -> str:
+def _cell_text(cell: Element) -> str:
     return " ".join(inline_text(p, []) for p in cell.iter() if local(p.tag) in ("p", "h"))
 
 
-def table_rows(table: Any) -> list[list[str]]:
+def table_rows(table: Element) -> list[list[str]]:
     """Cells per row of a ``table:table`` (header rows and row groups included)."""
     rows = []
     for child in table:
@@ -149,7 +149,7 @@ def table_rows(table: Any) -> list[list[str]]:
     return rows
 
 
-def _is_office_text(el: Any) -> bool:
+def _is_office_text(el: Element) -> bool:
     parent = el.getparent()
     return local(el.tag) == "text" and parent is not None and local(parent.tag) == "body"
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
 
 from kgrag.ingest.blocks import BlockBuilder
 
@@ -26,7 +25,7 @@ PAIR_SEP, NAME_SEP = "; ", ": "
 Check = Callable[[int], None]
 
 
-def cell_text(value: Any) -> str:
+def cell_text(value: object) -> str:
     """A cell value as a reader would see it: ``3`` not ``3.0``, dates ISO, booleans upper case."""
     if value is None:
         return ""
@@ -51,7 +50,7 @@ def label(names: Sequence[str], row: Sequence[str], column: Callable[[int], str]
     return PAIR_SEP.join(pairs)
 
 
-def _filled(rows: Iterable[Sequence[Any]]) -> Iterator[tuple[Sequence[Any], list[str]]]:
+def _filled(rows: Iterable[Sequence[object]]) -> Iterator[tuple[Sequence[object], list[str]]]:
     """``(raw row, cell texts)`` of the rows holding at least one value."""
     for raw in rows:
         texts = [cell_text(v) for v in raw]
@@ -60,8 +59,8 @@ def _filled(rows: Iterable[Sequence[Any]]) -> Iterator[tuple[Sequence[Any], list
 
 
 def labelled_lines(
-    rows: Iterable[Sequence[Any]],
-    is_header: Callable[[Sequence[Any]], bool],
+    rows: Iterable[Sequence[object]],
+    is_header: Callable[[Sequence[object]], bool],
     column: Callable[[int], str],
 ) -> Iterator[str]:
     """One labelled line per non-empty row; the first names the columns if ``is_header(raw row)``."""
