@@ -37,7 +37,8 @@ def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in taken)
 
 
-def _resolve(found: list[Mention]) -> list[Mention]:
+def _without_overlaps(found: list[Mention]) -> list[Mention]:
+    """The mentions that overlap none kept before them (finders come in priority order), by position."""
     taken: list[tuple[int, int]] = []
     out = []
     for mention in found:
@@ -52,7 +53,7 @@ def _scan(text: str, with_places: bool, kinds: frozenset[str]) -> tuple[Mention,
     found = [m for finder, finds in FINDERS if finds & kinds for m in finder(text)]
     if with_places:
         found += places(text)
-    return tuple(_resolve(found))
+    return tuple(_without_overlaps(found))
 
 
 def scan(text: str, with_places: bool = False, kinds: Iterable[str] | None = None) -> list[Mention]:
