@@ -140,7 +140,7 @@ class CuratedPlanner:
                 for key, members in groups.items()
             }
         return {  # a split name's chunks count only for the key they resolve to
-            key: sorted({c for m in members for c in have.get(m, ()) if cur.resolve(m, c) == key})
+            key: sorted({c for m in members for c in have.get(m, ()) if cur.canon_key(m, c) == key})
             for key, members in groups.items()
         }
 

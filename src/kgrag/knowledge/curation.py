@@ -111,7 +111,7 @@ class Curation:
             return chunk.renamed(self.canon_map)
         return chunk.renamed({**self.canon_map, **{n: self.canon(t) for n, t in at.items()}})
 
-    def resolve(self, key: Key, chunk: str) -> Key | None:
+    def canon_key(self, key: Key, chunk: str) -> Key | None:
         """The canonical key raw ``key`` has in ``chunk`` (``None``: a self-loop)."""
         at = self._split_at.get(chunk, {})
         if isinstance(key, str):
