@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kgrag.config import Settings
 from kgrag.errors import ConfigError
 from kgrag.llm.base import EmbeddingProvider
 from kgrag.llm.local import (
@@ -51,7 +52,7 @@ def test_default_follows_language():
         assert default_model("English") == DEFAULT_MODEL == "minilm"
     if is_available("e5-small"):
         assert default_model("Chinese") == "e5-small"
-        settings = type("S", (), {"embedding_model": "text-embedding-3-small", "language": "中文"})
+        settings = Settings(embedding_model="text-embedding-3-small", language="中文")
         assert LocalEmbedder.from_settings(settings).identity == "local:e5-small"
 
 
