@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from kgrag.llm.tokenizer import Tokenizer
     from kgrag.maintenance.check import CheckReport
     from kgrag.maintenance.cost_report import CostReport
+    from kgrag.maintenance.export_records import ExportData
     from kgrag.maintenance.importing.model import ImportReport
     from kgrag.retrieval.answer.stream import AnswerStream
     from kgrag.retrieval.engine import QueryEngine
@@ -301,7 +302,7 @@ class KGRag(CurationMethods):
 
         return await list_documents(self.storage, offset, limit)
 
-    async def export(self, *, timestamps: bool = True) -> dict[str, Any]:
+    async def export(self, *, timestamps: bool = True) -> ExportData:
         """The whole graph as canonical plain data (see :mod:`kgrag.maintenance.export`)."""
         from kgrag.maintenance.export import export_graph
 

@@ -9,11 +9,19 @@ byte-identical files, apart from timestamps (``timestamps=False`` drops
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, cast
 
 from kgrag.knowledge.curation import export_records
-from kgrag.indexing.facts import CHUNKS, FACTS
-from kgrag.types import DocStatus
+from kgrag.maintenance.export_records import (
+    ExportChunk,
+    ExportData,
+    ExportDocument,
+    ExportEntity,
+    ExportRelation,
+)
+from kgrag.storage.layout import CHUNKS, FACTS
+from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -24,11 +32,43 @@ TIMESTAMPS = ("created_at", "updated_at")
 _CHUNK_FIELDS = ("doc_id", "doc_ids", "file_path", "location", "order", "tokens")
 
 
-def _clean(data: dict[str, Any], timestamps: bool) -> dict[str, Any]:
+def _clean(data: Mapping[str, object], timestamps: bool) -> dict[str, object]:
     return {k: v for k, v in data.items() if timestamps or k not in TIMESTAMPS}
 
 
-async def export_graph(storage: Storage, *, timestamps: bool = True) -> dict[str, Any]:
+def _entity(name: str, node: Mapping[str, object], timestamps: bool) -> ExportEntity:
+    return cast("ExportEntity", {"name": name, **_clean(node, timestamps)})
+
+
+def _relation(
+    pair: tuple[str, str], edge: Mapping[str, object], timestamps: bool
+) -> ExportRelation:
+    return cast("ExportRelation", _clean(edge, timestamps) | {"src": pair[0], "tgt": pair[1]})
+
+
+def _chunk(chunk_id: str, row: Mapping[str, object], fact: object) -> ExportChunk:
+    fields = {k: row.get(k) for k in _CHUNK_FIELDS}
+    return cast(
+        "ExportChunk", {"id": chunk_id, **fields} | {"content": row.get("content"), "facts": fact}
+    )
+
+
+def _document(r: DocRecord, timestamps: bool) -> ExportDocument:
+    doc: ExportDocument = {
+        "id": r.id,
+        "source": r.source,
+        "file_path": r.file_path,
+        "content_hash": r.content_hash,
+        "status": r.status.value,
+        "disabled": r.disabled,
+        "metadata": r.metadata,
+    }
+    if timestamps:
+        doc["updated_at"] = r.updated_at
+    return doc
+
+
+async def export_graph(storage: Storage, *, timestamps: bool = True) -> ExportData:
     """The graph, its chunks' sources and the live documents as plain data."""
     g = storage.graph
     names = sorted(await g.all_node_names())
@@ -42,34 +82,18 @@ async def export_graph(storage: Storage, *, timestamps: bool = True) -> dict[str
     return {
         "format": FORMAT,
         "version": VERSION,
-        "entities": [{"name": n, **_clean(nodes[n], timestamps)} for n in names],
-        "relations": [_clean(edges[p], timestamps) | {"src": p[0], "tgt": p[1]} for p in pairs],
+        "entities": [_entity(n, nodes[n], timestamps) for n in names],
+        "relations": [_relation(p, edges[p], timestamps) for p in pairs],
         "chunks": [
-            {"id": c, **{k: row.get(k) for k in _CHUNK_FIELDS}}
-            | {"content": row.get("content"), "facts": fact}
+            _chunk(c, row, fact)
             for c, row, fact in zip(chunk_ids, rows, facts, strict=False)
             if row is not None
         ],
         "curation": await export_records(storage, timestamps=timestamps),
-        "documents": sorted(
-            (
-                {
-                    "id": r.id,
-                    "source": r.source,
-                    "file_path": r.file_path,
-                    "content_hash": r.content_hash,
-                    "status": r.status.value,
-                    "disabled": r.disabled,
-                    "metadata": r.metadata,
-                    **({"updated_at": r.updated_at} if timestamps else {}),
-                }
-                for r in records
-            ),
-            key=lambda d: d["id"],
-        ),
+        "documents": sorted((_document(r, timestamps) for r in records), key=lambda d: d["id"]),
     }
 
 
-def dumps(data: dict[str, Any]) -> str:
+def dumps(data: ExportData) -> str:
     """The canonical text of an export."""
     return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"

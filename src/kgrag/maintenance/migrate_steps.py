@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from kgrag.storage.layout import CHUNKS, MAX_SEQ_META, MIGRATION_META, SCHEMA_VERSION_META
-from kgrag.types import DocStatus
+from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -30,26 +30,53 @@ NOT_COPIED = frozenset({SCHEMA_VERSION_META, MIGRATION_KEY})  # meta each store 
 _KEPT = NOT_COPIED | {MAX_SEQ_META}
 
 
+Row = dict[str, object]  # a stored JSON object, copied as it is
+Keys = Callable[["Storage"], Awaitable[list[str]]]
+Write = Callable[["Storage"], Awaitable[None]]  # a batch read from the source, to write to a target
+B = TypeVar("B")  # what one step reads and writes
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One part of an index, copied in batches of its sorted keys."""
 
     name: str
-    keys: Callable[[Storage], Awaitable[list[str]]]
-    read: Callable[[Storage, list[str]], Awaitable[Any]]
-    write: Callable[[Storage, Any], Awaitable[None]]
+    keys: Keys
+    read: Callable[[Storage, list[str]], Awaitable[Write]]
+
+    async def write(self, target: Storage, batch: Write) -> None:
+        await batch(target)
+
+
+def _step(
+    name: str,
+    keys: Keys,
+    read: Callable[[Storage, list[str]], Awaitable[B]],
+    write: Callable[[Storage, B], Awaitable[None]],
+) -> Step:
+    """The step reading batches with ``read`` and writing them with ``write``."""
+
+    async def read_batch(s: Storage, part: list[str]) -> Write:
+        batch = await read(s, part)
+
+        async def write_batch(t: Storage) -> None:
+            await write(t, batch)
+
+        return write_batch
+
+    return Step(name, keys, read_batch)
 
 
 async def plan(source: Storage, target: Storage) -> list[Step]:
     """The steps of copying ``source`` to ``target``, in the order they run."""
     steps = [_kv_step(ns) for ns in await source.kv_namespaces()]
     steps += [_vector_step(ns) for ns in await source.vector_namespaces()]
-    steps += [Step("graph.nodes", _node_keys, _read_nodes, _write_nodes)]
-    steps += [Step("graph.edges", _edge_keys, _read_edges, _write_edges)]
-    steps += [Step("doc_status", _doc_keys, _read_docs, _write_docs)]
+    steps += [_step("graph.nodes", _node_keys, _read_nodes, _write_nodes)]
+    steps += [_step("graph.edges", _edge_keys, _read_edges, _write_edges)]
+    steps += [_step("doc_status", _doc_keys, _read_docs, _write_docs)]
     if source.lexical is not None and target.lexical is not None:
-        steps += [Step("lexical", _lexical_keys, _read_texts, _write_texts)]
-    steps += [Step("meta", meta_keys, _read_meta, _write_meta)]
+        steps += [_step("lexical", _lexical_keys, _read_texts, _write_texts)]
+    steps += [_step("meta", meta_keys, _read_meta, _write_meta)]
     return steps
 
 
@@ -60,33 +87,36 @@ def _kv_step(ns: str) -> Step:
     async def keys(s: Storage) -> list[str]:
         return sorted(await s.kv(ns).keys())
 
-    async def read(s: Storage, part: list[str]) -> dict[str, Any]:
+    async def read(s: Storage, part: list[str]) -> dict[str, Row]:
         values = await s.kv(ns).get_many(part)
         return {k: v for k, v in zip(part, values, strict=True) if v is not None}
 
-    async def write(t: Storage, items: dict[str, Any]) -> None:
+    async def write(t: Storage, items: dict[str, Row]) -> None:
         await t.kv(ns).upsert(items)
 
-    return Step(f"kv:{ns}", keys, read, write)
+    return _step(f"kv:{ns}", keys, read, write)
+
+
+Vectors = tuple[list[str], np.ndarray, list[Row]]  # ids, their vectors (stacked), metadata
 
 
 def _vector_step(ns: str) -> Step:
     async def keys(s: Storage) -> list[str]:
         return sorted(await s.vectors(ns).ids())
 
-    async def read(s: Storage, part: list[str]) -> tuple[list[str], Any, list[Any]]:
+    async def read(s: Storage, part: list[str]) -> Vectors:
         vectors = await s.vectors(ns).get_vectors(part)
         metas = await s.vectors(ns).get_metas(part)
         ids = [i for i in part if i in vectors]
         rows = np.stack([vectors[i] for i in ids]) if ids else np.zeros((0, 0), np.float32)
         return ids, rows, [metas.get(i, {}) for i in ids]
 
-    async def write(t: Storage, batch: tuple[list[str], Any, list[Any]]) -> None:
+    async def write(t: Storage, batch: Vectors) -> None:
         ids, rows, metas = batch
         if ids:
             await t.vectors(ns).upsert(ids, rows, metas)
 
-    return Step(f"vectors:{ns}", keys, read, write)
+    return _step(f"vectors:{ns}", keys, read, write)
 
 
 # -- graph -----------------------------------------------------------------------
@@ -96,11 +126,11 @@ async def _node_keys(s: Storage) -> list[str]:
     return sorted(await s.graph.all_node_names())
 
 
-async def _read_nodes(s: Storage, part: list[str]) -> dict[str, dict[str, Any]]:
+async def _read_nodes(s: Storage, part: list[str]) -> dict[str, Row]:
     return await s.graph.get_nodes(part)
 
 
-async def _write_nodes(t: Storage, nodes: dict[str, dict[str, Any]]) -> None:
+async def _write_nodes(t: Storage, nodes: dict[str, Row]) -> None:
     await t.graph.upsert_nodes(nodes)
 
 
@@ -117,11 +147,11 @@ def _pair(key: str) -> tuple[str, str]:
     return (a, b)
 
 
-async def _read_edges(s: Storage, part: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
+async def _read_edges(s: Storage, part: list[str]) -> dict[tuple[str, str], Row]:
     return await s.graph.get_edges([_pair(key) for key in part])
 
 
-async def _write_edges(t: Storage, edges: dict[tuple[str, str], dict[str, Any]]) -> None:
+async def _write_edges(t: Storage, edges: dict[tuple[str, str], Row]) -> None:
     await t.graph.upsert_edges(edges)
 
 
@@ -132,12 +162,12 @@ async def _doc_keys(s: Storage) -> list[str]:
     return sorted(r.id for r in await s.doc_status.by_status(*DocStatus))
 
 
-async def _read_docs(s: Storage, part: list[str]) -> list[Any]:
+async def _read_docs(s: Storage, part: list[str]) -> list[DocRecord]:
     found = await s.doc_status.get_many(part)
     return [found[i] for i in part if i in found]
 
 
-async def _write_docs(t: Storage, records: list[Any]) -> None:
+async def _write_docs(t: Storage, records: list[DocRecord]) -> None:
     await t.doc_status.upsert(records)
 
 
@@ -162,11 +192,11 @@ async def meta_keys(s: Storage) -> list[str]:
     return [k for k in await s.meta_keys() if k not in NOT_COPIED]
 
 
-async def _read_meta(s: Storage, part: list[str]) -> dict[str, Any]:
+async def _read_meta(s: Storage, part: list[str]) -> dict[str, object]:
     return {k: await s.get_meta(k) for k in part}
 
 
-async def _write_meta(t: Storage, values: dict[str, Any]) -> None:
+async def _write_meta(t: Storage, values: dict[str, object]) -> None:
     for key, value in values.items():
         await t.set_meta(key, value)
 
@@ -188,7 +218,7 @@ async def count_roles(s: Storage) -> dict[str, int]:
     return out
 
 
-async def _meta_values(s: Storage) -> dict[str, Any]:
+async def _meta_values(s: Storage) -> dict[str, object]:
     values = await _read_meta(s, await meta_keys(s))
     return {k: v for k, v in values.items() if v is not None}
 

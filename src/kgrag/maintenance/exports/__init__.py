@@ -15,10 +15,11 @@ from __future__ import annotations
 import asyncio
 import io
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.errors import ConfigError
 from kgrag.maintenance.export import dumps, export_graph
+from kgrag.maintenance.export_records import ExportData
 from kgrag.maintenance.exports.csv_tables import write_csv
 from kgrag.maintenance.exports.graphml import write_graphml
 from kgrag.maintenance.exports.markdown import write_markdown
@@ -42,7 +43,7 @@ def check_format(fmt: str) -> None:
         require_pyarrow()
 
 
-def render(data: dict[str, Any], fmt: str) -> str:
+def render(data: ExportData, fmt: str) -> str:
     """The export ``data`` as the text of a one-file format (json, graphml, md)."""
     if fmt in FOLDER_FORMATS or fmt not in FORMATS:
         raise ConfigError(f"export format {fmt!r} is not one text file")
@@ -53,7 +54,7 @@ def render(data: dict[str, Any], fmt: str) -> str:
     return out.getvalue()
 
 
-def write(data: dict[str, Any], path: Path, fmt: str, texts: Texts | None = None) -> list[Path]:
+def write(data: ExportData, path: Path, fmt: str, texts: Texts | None = None) -> list[Path]:
     """Write ``data`` to ``path`` (a file, or a folder for csv and parquet); the files."""
     check_format(fmt)
     if fmt == "csv":
@@ -68,15 +69,15 @@ def write(data: dict[str, Any], path: Path, fmt: str, texts: Texts | None = None
     return [path]
 
 
-async def texts_of(storage: Storage, data: dict[str, Any]) -> Texts:
+async def texts_of(storage: Storage, data: ExportData) -> Texts:
     """The stored texts of the export's documents, and of any chunk it has without one."""
     chunk_ids = [c["id"] for c in data["chunks"] if c.get("content") is None]
     doc_ids = [d["id"] for d in data["documents"]]
     chunks = await storage.kv(CHUNKS).get_many(chunk_ids)
     docs = await storage.kv(FULL_DOCS).get_many(doc_ids)
     return Texts(
-        chunks={i: r["content"] for i, r in zip(chunk_ids, chunks, strict=True) if r},
-        documents={i: r["content"] for i, r in zip(doc_ids, docs, strict=True) if r},
+        chunks={i: str(r["content"]) for i, r in zip(chunk_ids, chunks, strict=True) if r},
+        documents={i: str(r["content"]) for i, r in zip(doc_ids, docs, strict=True) if r},
     )
 
 

@@ -14,22 +14,23 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Any
 
+from kgrag.maintenance.export_records import ExportData, tables
 from kgrag.maintenance.exports.tables import LEAD, as_text, column_kind, columns, replacing
 
 
-def cell(value: Any, kind: str) -> str:
+def cell(value: object, kind: str) -> str:
     """One CSV cell of a column of ``kind``."""
     return "" if value is None else as_text(value, kind)
 
 
-def write_csv(data: dict[str, Any], folder: Path) -> list[Path]:
+def write_csv(data: ExportData, folder: Path) -> list[Path]:
     """``folder``/entities.csv, relations.csv, chunks.csv and documents.csv."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
+    by_name = tables(data)
     for table, lead in LEAD.items():
-        rows = data[table]
+        rows = by_name[table]
         header = columns(rows, lead)
         kinds = [column_kind(row.get(c) for row in rows) for c in header]
         path = folder / f"{table}.csv"

@@ -14,10 +14,12 @@ nor networkx is needed, and the bytes are stable.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 from xml.sax.saxutils import escape, quoteattr
 
+from kgrag.maintenance.export_records import ExportData
 from kgrag.maintenance.exports.tables import as_text, column_kind
 
 _HEADER = (
@@ -56,7 +58,9 @@ def _text(text: str) -> str:
     return escape(clean(text), {"\r": "&#13;"})
 
 
-def _keys(rows: list[dict[str, Any]], domain: str, skip: set[str], start: int) -> list[Key]:
+def _keys(
+    rows: Sequence[Mapping[str, object]], domain: str, skip: set[str], start: int
+) -> list[Key]:
     names = sorted({k for row in rows for k in row} - skip)
     return [
         Key(f"d{start + i}", domain, n, _FORCED.get(n) or column_kind(r.get(n) for r in rows))
@@ -64,7 +68,7 @@ def _keys(rows: list[dict[str, Any]], domain: str, skip: set[str], start: int) -
     ]
 
 
-def _data(row: dict[str, Any], keys: list[Key], indent: str) -> str:
+def _data(row: Mapping[str, object], keys: list[Key], indent: str) -> str:
     return "".join(
         f'{indent}<data key="{k.id}">{_text(as_text(row[k.name], k.kind))}</data>\n'
         for k in keys
@@ -72,7 +76,7 @@ def _data(row: dict[str, Any], keys: list[Key], indent: str) -> str:
     )
 
 
-def write_graphml(data: dict[str, Any], out: TextIO) -> None:
+def write_graphml(data: ExportData, out: TextIO) -> None:
     """The export's entities and relations as one GraphML document on ``out``."""
     entities, relations = data["entities"], data["relations"]
     node_keys = _keys(entities, "node", {"name"}, 0)

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any, TextIO
+from typing import TextIO
+
+from kgrag.maintenance.export_records import ExportData, ExportEntity, ExportRelation, tables
 
 _INLINE = re.compile(r"([\\`*_\[\]<>#|~&])")
 _NUMBERED = re.compile(r"^(\d+)([.)])")
@@ -23,7 +25,7 @@ _NOT_WORD = re.compile(r"[^\w]+")
 _LINE_END = re.compile(r"\r\n|\r|\n")  # not str.splitlines: it also splits at \f, \v, U+2028
 _MAX_FILES = 5
 
-Adjacency = dict[str, list[tuple[str, dict[str, Any]]]]
+Adjacency = dict[str, list[tuple[str, ExportRelation]]]
 
 
 def _escape_line(line: str) -> str:
@@ -58,7 +60,7 @@ def anchors(names: list[str]) -> dict[str, str]:
     return out
 
 
-def _adjacency(relations: list[dict[str, Any]]) -> Adjacency:
+def _adjacency(relations: list[ExportRelation]) -> Adjacency:
     adj: Adjacency = defaultdict(list)
     for rel in relations:
         adj[rel["src"]].append((rel["tgt"], rel))
@@ -71,21 +73,21 @@ def _link(name: str, ids: dict[str, str]) -> str:
     return f"[{md_inline(name)}](#{ids[name]})" if name in ids else md_inline(name)
 
 
-def _detail(rel: dict[str, Any]) -> str:
+def _detail(rel: ExportRelation) -> str:
     parts = [f"weight {rel.get('weight', 0):g}"]
     if rel.get("keywords"):
         parts.append(f"keywords: {md_inline(str(rel['keywords']))}")
     return "; ".join(parts)
 
 
-def _sources(entity: dict[str, Any]) -> str:
+def _sources(entity: ExportEntity) -> str:
     chunks, files = len(entity.get("source_ids") or []), entity.get("file_paths") or []
     shown = ", ".join(md_inline(f) for f in files[:_MAX_FILES])
     more = f" and {len(files) - _MAX_FILES} more" if len(files) > _MAX_FILES else ""
     return f"{chunks} chunk(s)" + (f" from {shown}{more}" if files else "")
 
 
-def _entity(entity: dict[str, Any], adj: Adjacency, ids: dict[str, str]) -> str:
+def _entity(entity: ExportEntity, adj: Adjacency, ids: dict[str, str]) -> str:
     name = entity["name"]
     lines = [f'<a id="{ids[name]}"></a>', "", f"### {md_inline(name)}", ""]
     lines.append(f"- Type: {md_inline(str(entity.get('entity_type') or 'unknown'))}")
@@ -98,7 +100,7 @@ def _entity(entity: dict[str, Any], adj: Adjacency, ids: dict[str, str]) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def _relation(rel: dict[str, Any], ids: dict[str, str]) -> str:
+def _relation(rel: ExportRelation, ids: dict[str, str]) -> str:
     head = f"- {_link(rel['src'], ids)} — {_link(rel['tgt'], ids)} ({_detail(rel)})"
     text = md_escape(str(rel.get("description") or ""))
     lines = text.split("\n") if text else []
@@ -106,14 +108,14 @@ def _relation(rel: dict[str, Any], ids: dict[str, str]) -> str:
     return head + (":" if body else "") + body + "\n"
 
 
-def write_markdown(data: dict[str, Any], out: TextIO) -> None:
+def write_markdown(data: ExportData, out: TextIO) -> None:
     """The report of the export ``data`` on ``out``."""
     entities, relations = data["entities"], data["relations"]
     ids = anchors([e["name"] for e in entities])
     adj = _adjacency(relations)
     out.write("# Knowledge graph\n\n")
-    for label in ("entities", "relations", "chunks", "documents"):
-        out.write(f"- {label.capitalize()}: {len(data[label])}\n")
+    for label, rows in tables(data).items():
+        out.write(f"- {label.capitalize()}: {len(rows)}\n")
     out.write("\n## Entities\n\n")
     for entity in entities:
         out.write(_entity(entity, adj, ids))

@@ -20,17 +20,19 @@ import datetime as dt
 import json
 import os
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any
+from types import ModuleType
 
 from kgrag.errors import ConfigError
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
+from kgrag.maintenance.export_records import ExportData, ExportDocument
 from kgrag.maintenance.exports.tables import IMPORT_ONLY, column_kind, degrees
 
 INSTALL_HINT = "Parquet export needs pyarrow: pip install 'kgrag[parquet]'"
 
-Row = dict[str, Any]
+Row = dict[str, object]
 Table = tuple[list[str], list[Row]]  # the GraphRAG columns, then the rows
 
 # GraphRAG's columns and their kinds (see tables.value_kind)
@@ -85,7 +87,7 @@ class Texts:
     documents: dict[str, str] = field(default_factory=dict)
 
 
-def require_pyarrow() -> tuple[Any, Any]:
+def require_pyarrow() -> tuple[ModuleType, ModuleType]:
     """``(pyarrow, pyarrow.parquet)``, or a ConfigError that names the extra to install."""
     try:
         import pyarrow as pa
@@ -95,13 +97,13 @@ def require_pyarrow() -> tuple[Any, Any]:
     return pa, pq
 
 
-def _with_extras(row: Row, item: dict[str, Any], used: set[str]) -> Row:
+def _with_extras(row: Row, item: Mapping[str, object], used: set[str]) -> Row:
     for key in sorted(item.keys() - used - IMPORT_ONLY):
         row[key if key not in row else f"kgrag_{key}"] = item[key]
     return row
 
 
-def entities(data: dict[str, Any]) -> list[Row]:
+def entities(data: ExportData) -> list[Row]:
     """GraphRAG's entity rows; ``frequency``: the chunks naming the entity."""
     degree = degrees(data["relations"])
     used = {"name", "entity_type", "description", "source_ids"}
@@ -124,7 +126,7 @@ def entities(data: dict[str, Any]) -> list[Row]:
     ]
 
 
-def relationships(data: dict[str, Any]) -> list[Row]:
+def relationships(data: ExportData) -> list[Row]:
     """GraphRAG's relationship rows; ``combined_degree``: the endpoints' degrees summed."""
     degree = degrees(data["relations"])
     used = {"src", "tgt", "description", "weight", "source_ids"}
@@ -147,16 +149,21 @@ def relationships(data: dict[str, Any]) -> list[Row]:
     ]
 
 
-def _mentions(items: list[dict[str, Any]], ids: list[str]) -> dict[str, list[str]]:
+def _strings(value: object) -> list[str]:
+    """A stored list of strings (a chunk's source ids); anything else is empty."""
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _mentions(items: Sequence[Mapping[str, object]], ids: list[str]) -> dict[str, list[str]]:
     """Per chunk id, the ids (in ``ids``' order) of the items whose sources hold it."""
     out: dict[str, list[str]] = defaultdict(list)
     for item, item_id in zip(items, ids, strict=True):
-        for chunk in item.get("source_ids") or []:
+        for chunk in _strings(item.get("source_ids")):
             out[chunk].append(item_id)
     return out
 
 
-def text_units(data: dict[str, Any], texts: Texts) -> list[Row]:
+def text_units(data: ExportData, texts: Texts) -> list[Row]:
     """GraphRAG's text unit rows: the chunks, their texts and what was found in them."""
     ents = _mentions(data["entities"], [entity_vector_id(e["name"]) for e in data["entities"]])
     rel_ids = [relation_vector_id(r["src"], r["tgt"]) for r in data["relations"]]
@@ -181,16 +188,17 @@ def text_units(data: dict[str, Any], texts: Texts) -> list[Row]:
     ]
 
 
-def _created(doc: dict[str, Any]) -> str | None:
+def _created(doc: ExportDocument) -> str | None:
     when = doc.get("updated_at")
     return None if when is None else dt.datetime.fromtimestamp(when, dt.UTC).isoformat()
 
 
-def documents(data: dict[str, Any], texts: Texts) -> list[Row]:
+def documents(data: ExportData, texts: Texts) -> list[Row]:
     """GraphRAG's document rows; ``creation_date``: when kgrag last indexed it (UTC)."""
-    units: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    units: dict[str | None, list[tuple[int, str]]] = defaultdict(list)
     for c in data["chunks"]:
-        for doc in c.get("doc_ids") or [c.get("doc_id")]:
+        owners: Sequence[str | None] = c.get("doc_ids") or [c.get("doc_id")]
+        for doc in owners:
             units[doc].append((c.get("order") or 0, c["id"]))
     used = {"id", "metadata", "updated_at"}
     return [
@@ -211,22 +219,24 @@ def documents(data: dict[str, Any], texts: Texts) -> list[Row]:
     ]
 
 
-def _arrow_type(pa: Any, kind: str) -> Any:
+def _arrow_type(pa: ModuleType, kind: str) -> object:
     simple = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64()}
     if kind == "strlist":
         return pa.list_(pa.string())
     return simple.get(kind, pa.string())
 
 
-def _arrow_value(value: Any, kind: str) -> Any:
+def _arrow_value(value: object, kind: str) -> object:
     if value is None:
         return None
     if kind == "json":
         return json.dumps(value, sort_keys=True, ensure_ascii=False)
-    return float(value) if kind == "float" else value
+    if kind != "float":
+        return value
+    return value if isinstance(value, float) else float(str(value))
 
 
-def arrow_table(pa: Any, rows: list[Row], fixed: dict[str, str]) -> Any:
+def arrow_table(pa: ModuleType, rows: list[Row], fixed: dict[str, str]) -> object:
     """The rows as a pyarrow Table: GraphRAG's columns first, then the rest sorted."""
     names = list(fixed) + sorted({k for row in rows for k in row} - set(fixed))
     kinds = {n: fixed.get(n) or column_kind(r.get(n) for r in rows) for n in names}
@@ -235,7 +245,7 @@ def arrow_table(pa: Any, rows: list[Row], fixed: dict[str, str]) -> Any:
     return pa.table(columns, schema=schema)
 
 
-def write_parquet(data: dict[str, Any], folder: Path, texts: Texts) -> list[Path]:
+def write_parquet(data: ExportData, folder: Path, texts: Texts) -> list[Path]:
     """``folder``/entities, relationships, text_units and documents ``.parquet``."""
     pa, pq = require_pyarrow()
     folder.mkdir(parents=True, exist_ok=True)

@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from kgrag.maintenance.export_records import ExportRelation
 
 SEP = "<SEP>"  # joins lists of strings in one text cell, as LightRAG does
 
@@ -41,14 +44,14 @@ LEAD: dict[str, tuple[str, ...]] = {
 IMPORT_ONLY = frozenset({"facts"})
 
 
-def columns(rows: list[dict[str, Any]], lead: Iterable[str]) -> list[str]:
+def columns(rows: Sequence[Mapping[str, object]], lead: Iterable[str]) -> list[str]:
     """``lead`` then every other key the rows hold, sorted: a stable header."""
     first = list(lead)
     rest = sorted({k for row in rows for k in row} - set(first) - IMPORT_ONLY)
     return first + rest
 
 
-def value_kind(value: Any) -> str:
+def value_kind(value: object) -> str:
     """One of bool, int, float, str, strlist (a list of strings) or json (anything else)."""
     if isinstance(value, bool):
         return "bool"
@@ -63,7 +66,7 @@ def value_kind(value: Any) -> str:
     return "json"
 
 
-def column_kind(values: Iterable[Any]) -> str:
+def column_kind(values: Iterable[object]) -> str:
     """The one kind that holds every non-null value of a column (mixed ones: json)."""
     kinds = {value_kind(v) for v in values if v is not None}
     if kinds == {"int", "float"}:
@@ -73,20 +76,20 @@ def column_kind(values: Iterable[Any]) -> str:
     return "str" if not kinds else "json"
 
 
-def as_text(value: Any, kind: str) -> str:
+def as_text(value: object, kind: str) -> str:
     """A non-null value as text for a column of ``kind`` (CSV cells, GraphML data)."""
     if kind == "json" or value_kind(value) == "json":
         return json.dumps(value, sort_keys=True, ensure_ascii=False)
     if isinstance(value, bool):
         return "true" if value else "false"
     if kind == "float":
-        return repr(float(value))
+        return repr(value if isinstance(value, float) else float(str(value)))
     if isinstance(value, list):
         return SEP.join(value)
     return str(value)
 
 
-def degrees(relations: list[dict[str, Any]]) -> Counter[str]:
+def degrees(relations: Sequence[ExportRelation]) -> Counter[str]:
     """Each entity's number of relations (a self-loop counts twice, as in NetworkX)."""
     counts: Counter[str] = Counter()
     for rel in relations:
