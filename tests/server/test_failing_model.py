@@ -52,7 +52,8 @@ def failing(
         )
         body_sweep.forbid_address(url)
         model = {"llm_provider": "openai", "llm_base_url": url, "llm_api_key": "sk-test"}
-        yield start_server("none", workdir, query_llm_timeout=1.0, **model), url
+        # the bound ends the retries of the failing model: a short one ends them sooner
+        yield start_server("none", workdir, query_llm_timeout=0.3, **model), url
 
 
 def closed_port() -> int:
