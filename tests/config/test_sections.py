@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import types
+import typing
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
-from kgrag.config.fields import FALLBACKS, FIELDS, PREFIX, env_names, flat_name
+from kgrag.config.fields import FALLBACKS, FIELDS, PREFIX, SettingValue, env_names, flat_name
 from kgrag.config.sections import SECTIONS, ChunkingSettings, PostgresSettings
 from kgrag.config.settings import Settings
 from kgrag.errors import SettingsError
@@ -30,6 +32,29 @@ def test_every_flat_name_is_one_section_field_and_back():
     assert set(places) == declared
     for flat, place in FIELDS.items():
         assert flat_name(*place) == flat
+
+
+def _value_types(annotation: object) -> list[object]:
+    """The types a field annotation admits (a union's members, a literal's value types)."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return [t for part in typing.get_args(annotation) for t in _value_types(part)]
+    if origin is typing.Literal:
+        return [type(value) for value in typing.get_args(annotation)]
+    return [annotation]
+
+
+def test_every_setting_holds_a_setting_value():
+    allowed = set(typing.get_args(SettingValue))
+    for section, model in SECTIONS.items():
+        for name, info in model.model_fields.items():
+            for kind in _value_types(info.annotation):
+                assert kind in allowed, f"{section}.{name}: {kind}"
+    settings = Settings()
+    for flat in FIELDS:
+        assert settings.value(flat) == getattr(
+            getattr(settings, FIELDS[flat].section), FIELDS[flat].field
+        )
 
 
 def test_the_flat_names_are_those_kgrag_config_printed_before():

@@ -21,9 +21,9 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 PREFIX = "KGRAG_"
 # KGRAG_ variables read by kgrag's own tools, not settings
@@ -67,7 +67,7 @@ def unknown_variables(
     return problems
 
 
-def mask(field: str, value: Any) -> Any:
+def mask(field: str, value: object) -> object:
     """``value`` with a secret shown only by its last four characters."""
     if field not in SECRET_FIELDS or not value:
         return value
@@ -89,7 +89,9 @@ def describe(
     return [_sentence(error, field_of, env_names) for error in exc.errors()]
 
 
-def _sentence(error: Any, field_of: Mapping[str, str], env_names: Mapping[str, list[str]]) -> str:
+def _sentence(
+    error: ErrorDetails, field_of: Mapping[str, str], env_names: Mapping[str, list[str]]
+) -> str:
     loc = [str(part) for part in error.get("loc", ())]
     message = _what_is_allowed(error)
     if not loc:  # a check across fields (model validator)
@@ -102,7 +104,7 @@ def _sentence(error: Any, field_of: Mapping[str, str], env_names: Mapping[str, l
     return f"{where}={shown}: {message}{source}"
 
 
-def _what_is_allowed(error: Any) -> str:
+def _what_is_allowed(error: ErrorDetails) -> str:
     kind, ctx = error.get("type", ""), error.get("ctx") or {}
     bounds = {
         "greater_than_equal": ("at least", "ge"),
@@ -128,7 +130,7 @@ PRICE_FORMAT = 'a JSON object {"model": {"prompt": USD, "completion": USD}} per 
 _PRICE_SIDES = ("prompt", "completion")
 
 
-def prices(value: Any) -> dict[str, dict[str, float]]:
+def prices(value: object) -> dict[str, dict[str, float]]:
     """The price table, each model's entry as ``{"prompt": x, "completion": y}``.
 
     ``value`` is a dict, or its JSON text (``KGRAG_PRICES``); an entry may be
@@ -149,7 +151,7 @@ def prices(value: Any) -> dict[str, dict[str, float]]:
     return {str(model): _price(str(model), entry) for model, entry in value.items()}
 
 
-def _price(model: str, entry: Any) -> dict[str, float]:
+def _price(model: str, entry: object) -> dict[str, float]:
     if isinstance(entry, list | tuple) and len(entry) == 2:
         entry = dict(zip(_PRICE_SIDES, entry, strict=True))
     if not isinstance(entry, dict):

@@ -10,9 +10,15 @@ else spells that mapping.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import NamedTuple
 
 PREFIX = "KGRAG_"
+
+# what one setting holds: every section field's type is one of these (tests/config pins it)
+SettingValue = (
+    str | int | float | bool | Path | list[str] | dict[str, list[str]] | dict[str, dict[str, float]]
+) | None
 
 
 class Place(NamedTuple):

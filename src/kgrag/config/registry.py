@@ -9,7 +9,7 @@ optional dependencies). Asking for an unknown name raises
 from __future__ import annotations
 
 import importlib
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from kgrag.errors import ConfigError, UnknownBackendError
 
@@ -22,9 +22,9 @@ class Registry(Generic[T]):
     def __init__(self, kind: str):
         self.kind = kind
         self._paths: dict[str, str] = {}
-        self._objects: dict[str, Any] = {}
+        self._objects: dict[str, T] = {}
 
-    def register(self, name: str, target: str | Any) -> None:
+    def register(self, name: str, target: str | T) -> None:
         """Register ``target``: a ``"module:attr"`` path or the object itself."""
         if isinstance(target, str):
             self._paths[name] = target
@@ -37,7 +37,7 @@ class Registry(Generic[T]):
     def __contains__(self, name: str) -> bool:
         return name in self._paths or name in self._objects
 
-    def get(self, name: str) -> Any:
+    def get(self, name: str) -> T:
         """Return the registered object, importing it on first use."""
         if name in self._objects:
             return self._objects[name]
@@ -50,6 +50,6 @@ class Registry(Generic[T]):
             raise ConfigError(
                 f"{self.kind} {name!r} needs a package that is not installed: {exc}"
             ) from exc
-        obj = getattr(module, attr)
+        obj = cast("T", getattr(module, attr))  # the path names a T (trusted, as registered)
         self._objects[name] = obj
         return obj

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, Field
 from pydantic_settings import NoDecode
@@ -22,14 +22,14 @@ WORKSPACE = re.compile(r"^(\*|[A-Za-z0-9][A-Za-z0-9_-]{0,63})$")
 _ORIGIN = re.compile(r"^https?://[A-Za-z0-9.\-\[\]:]+$")
 
 
-def _json(value: Any, expected: str) -> Any:
+def _json(value: str, expected: str) -> object:
     try:
         return json.loads(value)
     except json.JSONDecodeError as exc:
         raise ValueError(f"is not JSON ({exc.msg}); expected {expected}") from None
 
 
-def api_keys(value: Any) -> dict[str, list[str]]:
+def api_keys(value: object) -> dict[str, list[str]]:
     """The key ring's entries, each key at least 16 characters, each workspace a valid name."""
     if value is None or value == "":
         return {}
@@ -52,7 +52,7 @@ def api_keys(value: Any) -> dict[str, list[str]]:
     return out
 
 
-def origins(value: Any) -> list[str]:
+def origins(value: object) -> list[str]:
     """The CORS origins, ``scheme://host[:port]`` each (no path, no wildcard)."""
     if value is None or value == "":
         return []

@@ -37,12 +37,12 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from pydantic import BaseModel, Field, PrivateAttr
 
 from kgrag.config import sources
-from kgrag.config.fields import FIELDS
+from kgrag.config.fields import FIELDS, SettingValue
 from kgrag.config.indexing import DEFAULT_ENTITY_TYPES
 from kgrag.config.sections import (
     ChunkingSettings,
@@ -85,7 +85,7 @@ class Settings(BaseModel):
 
     _explicit: frozenset[str] = PrivateAttr(default_factory=frozenset)
 
-    def __init__(self, **values: Any) -> None:
+    def __init__(self, **values: object) -> None:
         """Read the sources (unless :meth:`with_overrides` builds a copy) and validate.
 
         ``values`` are flat keywords (``chunk_size=...``). Every problem (an
@@ -98,7 +98,7 @@ class Settings(BaseModel):
         super().__init__(**sources.grouped(flat, explicit))
         self._explicit = explicit
 
-    def with_overrides(self, **overrides: Any) -> Settings:
+    def with_overrides(self, **overrides: object) -> Settings:
         """A validated copy with ``overrides`` (flat keywords) applied; the environment is not read.
 
         The copy's explicitly set settings (:meth:`explicit`) are this
@@ -115,10 +115,10 @@ class Settings(BaseModel):
         """The flat names given a value (keyword, environment or ``.env``), not left at the default."""
         return self._explicit
 
-    def value(self, name: str) -> Any:
+    def value(self, name: str) -> SettingValue:
         """The value of the setting whose flat name is ``name`` (``chunk_size``)."""
         place = FIELDS[name]
-        return getattr(getattr(self, place.section), place.field)
+        return cast("SettingValue", getattr(getattr(self, place.section), place.field))
 
     # --- resolution of 'auto' -------------------------------------------
     def resolved_llm_provider(self) -> str:
@@ -140,7 +140,7 @@ class Settings(BaseModel):
 
     if not TYPE_CHECKING:  # flat reads for code written before the sections
 
-        def __getattr__(self, name: str) -> Any:
+        def __getattr__(self, name: str) -> object:
             place = FIELDS.get(name)
             if place is None:
                 return super().__getattr__(name)

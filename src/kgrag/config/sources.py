@@ -14,13 +14,14 @@ from __future__ import annotations
 import contextvars
 import copy
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from pydantic import AliasChoices, BaseModel, ValidationError, create_model, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings.sources import DotenvType
 
 from kgrag.config import check as config_check
 from kgrag.config import fields
@@ -88,7 +89,7 @@ def _flat_model() -> type[_Flat]:
     return create_model("Settings", __base__=_Flat, **definitions)
 
 
-def read(values: dict[str, Any]) -> tuple[BaseModel, frozenset[str]]:
+def read(values: Mapping[str, object]) -> tuple[BaseModel, frozenset[str]]:
     """The validated flat values and the names that were given one; raises SettingsError."""
     known = set(field_of())
     problems = [
@@ -97,11 +98,14 @@ def read(values: dict[str, Any]) -> tuple[BaseModel, frozenset[str]]:
         if not k.startswith("_") and k not in known
     ]
     if _READ_SOURCES.get():
-        problems += _variable_typos(values.get("_env_file", ENV_FILE))
+        # pydantic-settings' own keyword: a path, several, or None
+        problems += _variable_typos(cast("DotenvType | None", values.get("_env_file", ENV_FILE)))
     if problems:
         raise SettingsError(problems)
+    # the flat model's fields are made at run time: it takes any keyword, validated by pydantic
+    build: Callable[..., _Flat] = _flat_model()
     try:
-        flat = _flat_model()(**values)
+        flat = build(**values)
     except ValidationError as exc:
         raise SettingsError(config_check.describe(exc, field_of(), env_names())) from exc
     return flat, frozenset(flat.model_fields_set)
@@ -143,14 +147,14 @@ def first_set(variables: list[str]) -> str | None:
     return next((name for name in variables if name in os.environ), None)
 
 
-def _variable_typos(env_file: Any) -> list[str]:
+def _variable_typos(env_file: DotenvType | None) -> list[str]:
     """Problems for ``KGRAG_*`` names in the environment or ``.env`` that look misspelt."""
     known = {n for names in env_names().values() for n in names}
     names = set(os.environ) | set(dotenv_entries(env_file))
     return config_check.unknown_variables(names, fields.FIELDS, known)
 
 
-def dotenv_entries(env_file: Any) -> dict[str, str | None]:
+def dotenv_entries(env_file: DotenvType | None) -> dict[str, str | None]:
     """The entries of the ``.env`` file the settings read (none when it is absent)."""
     from dotenv import dotenv_values
 
