@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, cast
 
 from kgrag.errors import CurationError, EntityNotFoundError, MergeNotFoundError
 from kgrag.indexing.changes import Change, ChangeApplier, ChangeStats
@@ -27,6 +27,8 @@ from kgrag.knowledge.curation import (
 )
 from kgrag.storage.base import edge_key
 from kgrag.storage.layout import ALIASES, EDITS, MERGES, SPLITS, SUPPORT, support_key
+from kgrag.storage.layout.rows import AliasRow, EditRow, MergeRow, SplitRow
+from kgrag.storage.layout.typed import TypedKV
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -97,7 +99,7 @@ class Curator:
         target: str,
         sources: Iterable[str],
         *,
-        evidence: dict[str, Any] | None = None,
+        evidence: Mapping[str, object] | None = None,
         origin: str = "manual",
         new_target: bool = False,
     ) -> str:
@@ -113,7 +115,7 @@ class Curator:
     async def merge_groups(
         self,
         groups: list[tuple[str, list[str]]],
-        evidence: list[dict[str, Any] | None] | None = None,
+        evidence: Sequence[Mapping[str, object] | None] | None = None,
         *,
         origin: str = "dedupe",
         new_target: bool = False,
@@ -129,19 +131,21 @@ class Curator:
         cur = await self._current()
         ids: list[str] = []
         seeds: list[str] = []
-        records: dict[str, dict[str, Any]] = {}
-        aliases: dict[str, dict[str, Any]] = {}
+        records: dict[str, MergeRow] = {}
+        aliases: dict[str, AliasRow] = {}
         for (target, sources), proof in zip(groups, evidence or [None] * len(groups), strict=True):
             mid, record = await self._group(cur, target, sources, proof, origin, new_target)
-            made = {s: {"target": record["target"], "merge": mid} for s in record["sources"]}
+            made: dict[str, AliasRow] = {
+                s: {"target": record["target"], "merge": mid} for s in record["sources"]
+            }
             cur = cur.replaced(aliases={**cur.aliases, **made}, merges={**cur.merges, mid: record})
             records[mid], ids = record, [*ids, mid]
             aliases.update(made)
             seeds += [record["target"], *record["sources"]]
 
         async def write() -> None:
-            await self.storage.kv(MERGES).upsert(records)
-            await self.storage.kv(ALIASES).upsert(aliases)
+            await TypedKV(self.storage.kv(MERGES), MergeRow).upsert(records)
+            await TypedKV(self.storage.kv(ALIASES), AliasRow).upsert(aliases)
 
         if ids:
             await self._apply(cur, seeds, write)
@@ -152,10 +156,10 @@ class Curator:
         cur: Curation,
         target: str,
         sources: Iterable[str],
-        evidence: dict[str, Any] | None,
+        evidence: Mapping[str, object] | None,
         origin: str,
         new_target: bool,
-    ) -> tuple[str, dict[str, Any]]:
+    ) -> tuple[str, MergeRow]:
         """One group's merge id and record, checked against ``cur``."""
         into = cur.canon(target)
         if not new_target and not await self._known(into):
@@ -198,11 +202,10 @@ class Curator:
         new = cur.replaced(aliases=aliases, merges=merges)
         await self._apply(new, [record["target"], *record["sources"], *gone], write)
 
-    async def merges(self) -> list[dict[str, Any]]:
+    async def merges(self) -> list[dict[str, object]]:
         """Every recorded merge, oldest first: id, target, sources, origin, evidence, created_at."""
         cur = await self._current()
-        rows = [{"id": mid, **rec} for mid, rec in cur.merges.items()]
-        return sorted(rows, key=lambda r: (r.get("created_at", 0), r["id"]))
+        return [{"id": mid, **rec} for mid, rec in _oldest_first(cur.merges)]
 
     async def rename(self, old: str, new: str) -> str:
         """Rename entity ``old`` to ``new`` (a merge into a new name); returns the merge id."""
@@ -230,14 +233,14 @@ class Curator:
             await self._fresh(cur, new)
             if missing := sorted(set(chunks) - mentions):
                 raise CurationError(f"chunk(s) {', '.join(missing)} do not name {name!r}")
-        record: dict[str, Any] = {"name": name, "parts": plain, "created_at": time.time()}
+        record: SplitRow = {"name": name, "parts": plain, "created_at": time.time()}
         check_split(cur, record)
         sid = split_id(name, plain)
         if sid in cur.splits:
             raise CurationError(f"{name!r} is split so already (split {sid})")
 
         async def write() -> None:
-            await self.storage.kv(SPLITS).upsert({sid: record})
+            await TypedKV(self.storage.kv(SPLITS), SplitRow).upsert({sid: record})
 
         after = cur.replaced(splits={**cur.splits, sid: record})
         await self._apply(after, [name, *plain], write)
@@ -263,22 +266,19 @@ class Curator:
         new = cur.replaced(splits={k: v for k, v in cur.splits.items() if k != sid})
         await self._apply(new, [record["name"], *record["parts"]], write)
 
-    async def splits(self) -> list[dict[str, Any]]:
+    async def splits(self) -> list[dict[str, object]]:
         """Every recorded split, oldest first: id, name, parts, created_at."""
-        rows = [{"id": sid, **rec} for sid, rec in (await self._current()).splits.items()]
-        return sorted(rows, key=lambda r: (r.get("created_at", 0), r["id"]))
+        return [{"id": sid, **rec} for sid, rec in _oldest_first((await self._current()).splits)]
 
     # -- edits ---------------------------------------------------------------
-    async def _edit(
-        self, cur: Curation, key: Key, record: dict[str, Any], seeds: list[str]
-    ) -> None:
+    async def _edit(self, cur: Curation, key: Key, record: EditRow, seeds: list[str]) -> None:
         text = support_key(key)
         edits = {**cur.edits, text: record} if record else dict(cur.edits)
         if not record:
             edits.pop(text, None)
 
         async def write() -> None:
-            kv = self.storage.kv(EDITS)
+            kv = TypedKV(self.storage.kv(EDITS), EditRow)
             await (kv.upsert({text: record}) if record else kv.delete([text]))
 
         await self._apply(cur.replaced(edits=edits), seeds, write)
@@ -292,13 +292,13 @@ class Curator:
             raise CurationError(f"entity {name!r} already exists; edit it instead")
         if cur.deleted(name):
             raise CurationError(f"entity {name!r} is deleted; restore it instead")
-        record = {
+        record: EditRow = {
             **cur.edit(name),
             "create": {"entity_type": entity_type, "description": description},
         }
         await self._edit(cur, name, record, [name])
 
-    async def edit_entity(self, name: str, fields: dict[str, Any]) -> None:
+    async def edit_entity(self, name: str, fields: Mapping[str, object]) -> None:
         """Override fields (``description``, ``entity_type``); a ``None`` value drops an override."""
         cur = await self._current()
         key = await self._node(cur, name)
@@ -315,8 +315,7 @@ class Curator:
         cur = await self._current()
         if not cur.deleted(name):
             raise EntityNotFoundError(f"no deleted entity named {name!r}")
-        record = {k: v for k, v in cur.edit(name).items() if k != "deleted"}
-        await self._edit(cur, name, record, [name])
+        await self._edit(cur, name, _without(cur.edit(name), "deleted"), [name])
 
     async def create_relation(
         self, src: str, tgt: str, *, description: str = "", keywords: str = "", weight: float = 1.0
@@ -329,12 +328,12 @@ class Curator:
         pair = edge_key(a, b)
         if await self.storage.graph.get_edge(*pair) is not None or cur.deleted(pair):
             raise CurationError(f"a relation between {a!r} and {b!r} exists; edit it instead")
-        made: dict[str, Any] = {"src": a, "tgt": b, "description": description}
+        made: dict[str, object] = {"src": a, "tgt": b, "description": description}
         made["keywords"] = keywords
         made["weight"] = float(weight)
         await self._edit(cur, pair, {**cur.edit(pair), "create": made}, [a, b])
 
-    async def edit_relation(self, src: str, tgt: str, fields: dict[str, Any]) -> None:
+    async def edit_relation(self, src: str, tgt: str, fields: Mapping[str, object]) -> None:
         """Override ``description``, ``keywords`` or ``weight``; ``None`` drops an override."""
         cur = await self._current()
         pair = await self._edge(cur, src, tgt)
@@ -350,8 +349,7 @@ class Curator:
         pair = edge_key(cur.canon(src), cur.canon(tgt))
         if not cur.deleted(pair):
             raise EntityNotFoundError(f"no deleted relation between {src!r} and {tgt!r}")
-        record = {k: v for k, v in cur.edit(pair).items() if k != "deleted"}
-        await self._edit(cur, pair, record, list(pair))
+        await self._edit(cur, pair, _without(cur.edit(pair), "deleted"), list(pair))
 
     async def replay(self) -> int:
         """Recompute every key a record mentions (after a rebuild); returns the names seeded."""
@@ -364,10 +362,10 @@ class Curator:
 
 
 def _merge_record(
-    target: str, sources: list[str], evidence: dict[str, Any] | None, origin: str
-) -> tuple[str, dict[str, Any]]:
+    target: str, sources: list[str], evidence: Mapping[str, object] | None, origin: str
+) -> tuple[str, MergeRow]:
     """A merge's id and record."""
-    record = {
+    record: MergeRow = {
         "target": target,
         "sources": sources,
         "origin": origin,
@@ -377,9 +375,19 @@ def _merge_record(
     return merge_id(target, sources), record
 
 
-def _set(
-    record: dict[str, Any], fields: dict[str, Any], allowed: tuple[str, ...]
-) -> dict[str, Any]:
+def _oldest_first(
+    records: Mapping[str, MergeRow | SplitRow],
+) -> list[tuple[str, MergeRow | SplitRow]]:
+    """``records`` by creation time, then id (a record without a time first)."""
+    return sorted(records.items(), key=lambda kv: (kv[1].get("created_at", 0), kv[0]))
+
+
+def _without(record: EditRow, field: str) -> EditRow:
+    """``record`` less one field (an edit record's fields are all optional)."""
+    return cast("EditRow", {k: v for k, v in record.items() if k != field})
+
+
+def _set(record: EditRow, fields: Mapping[str, object], allowed: tuple[str, ...]) -> EditRow:
     """``record`` with its ``set`` overrides updated from ``fields``."""
     unknown = sorted(set(fields) - set(allowed))
     if unknown:
@@ -389,17 +397,22 @@ def _set(
         if value is None:
             overrides.pop(name, None)
         else:
-            overrides[name] = float(value) if name == "weight" else str(value)
-    out = {k: v for k, v in record.items() if k != "set"}
+            overrides[name] = _number(value) if name == "weight" else str(value)
+    out = _without(record, "set")
     if overrides:
         out["set"] = overrides
     return out
 
 
-def _plain(evidence: dict[str, Any]) -> dict[str, Any]:
+def _number(value: object) -> float:
+    """A weight given as a number or its text."""
+    return float(value) if isinstance(value, (int, float)) else float(str(value))
+
+
+def _plain(evidence: Mapping[str, object]) -> dict[str, object]:
     """The evidence as plain JSON data (refused when it is not serialisable)."""
     try:
-        plain: dict[str, Any] = json.loads(json.dumps(evidence, ensure_ascii=False))
+        plain: dict[str, object] = json.loads(json.dumps(evidence, ensure_ascii=False))
     except (TypeError, ValueError) as exc:
         raise CurationError(f"merge evidence must be JSON data: {exc}") from exc
     return plain

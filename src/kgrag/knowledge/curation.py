@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from kgrag.errors import CurationError
 from kgrag.storage.base import edge_key
@@ -43,6 +43,8 @@ from kgrag.storage.layout import (
     parse_support_key,
     support_key,
 )
+from kgrag.storage.layout.rows import AliasRow, EditRow, MergeRow, SplitRow
+from kgrag.storage.layout.typed import TypedKV
 
 if TYPE_CHECKING:
     from kgrag.knowledge.canonical import ChunkFacts
@@ -55,6 +57,8 @@ RELATION_FIELDS = ("description", "keywords", "weight")
 
 Pair = tuple[str, str]
 Key = str | Pair
+Row = TypeVar("Row", AliasRow, MergeRow, EditRow, SplitRow)
+Fields = dict[str, Any]  # a manual record's field values (EditRow ``create`` / ``set``): JSON
 
 
 @dataclass
@@ -65,10 +69,10 @@ class Curation:
     plans with it before its records are written, in the same transaction.
     """
 
-    aliases: dict[str, dict[str, Any]] = field(default_factory=dict)
-    merges: dict[str, dict[str, Any]] = field(default_factory=dict)
-    edits: dict[str, dict[str, Any]] = field(default_factory=dict)
-    splits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    aliases: dict[str, AliasRow] = field(default_factory=dict)
+    merges: dict[str, MergeRow] = field(default_factory=dict)
+    edits: dict[str, EditRow] = field(default_factory=dict)
+    splits: dict[str, SplitRow] = field(default_factory=dict)
     canon_map: dict[str, str] = field(init=False, default_factory=dict)
     _members: dict[str, list[str]] = field(init=False, default_factory=dict)
     _split_at: dict[str, dict[str, str]] = field(init=False, default_factory=dict)
@@ -89,16 +93,21 @@ class Curation:
                 self._split_to.setdefault(rec["name"], set()).add(new)
                 self._split_from.setdefault(new, set()).add(rec["name"])
 
-    def replaced(self, **parts: dict[str, dict[str, Any]]) -> Curation:
+    def replaced(
+        self,
+        *,
+        aliases: dict[str, AliasRow] | None = None,
+        merges: dict[str, MergeRow] | None = None,
+        edits: dict[str, EditRow] | None = None,
+        splits: dict[str, SplitRow] | None = None,
+    ) -> Curation:
         """A copy with some of ``aliases``, ``merges``, ``edits``, ``splits`` replaced."""
-        base = {
-            "aliases": self.aliases,
-            "merges": self.merges,
-            "edits": self.edits,
-            "splits": self.splits,
-        }
-        base.update(parts)
-        return Curation(**base)
+        return Curation(
+            self.aliases if aliases is None else aliases,
+            self.merges if merges is None else merges,
+            self.edits if edits is None else edits,
+            self.splits if splits is None else splits,
+        )
 
     def __bool__(self) -> bool:
         return bool(self.aliases or self.edits or self.splits)
@@ -167,14 +176,14 @@ class Curation:
         return sorted({edge_key(x, y) for x in self.members(a) for y in self.members(b) if x != y})
 
     # -- edits ---------------------------------------------------------------
-    def edit(self, key: Key) -> dict[str, Any]:
+    def edit(self, key: Key) -> EditRow:
         return self.edits.get(support_key(key), {})
 
     def deleted(self, key: Key) -> bool:
         """Whether canonical ``key`` has a tombstone."""
         return bool(self.edit(key).get("deleted"))
 
-    def overrides(self, key: Key) -> dict[str, Any]:
+    def overrides(self, key: Key) -> Fields:
         """Field overrides for canonical ``key``: its own, then its members' (first set wins)."""
         keys: list[Key] = (
             list(self.members(key)) if isinstance(key, str) else list(self.member_pairs(key))
@@ -182,13 +191,13 @@ class Curation:
         if isinstance(key, tuple) and key in keys:
             keys.remove(key)
             keys.insert(0, key)
-        out: dict[str, Any] = {}
+        out: Fields = {}
         for member in keys:
             for name, value in self.edit(member).get("set", {}).items():
                 out.setdefault(name, value)
         return out
 
-    def created(self) -> Iterable[tuple[Key, dict[str, Any]]]:
+    def created(self) -> Iterable[tuple[Key, Fields]]:
         """Every manual creation: (raw key, its record), in key order."""
         for text in sorted(self.edits):
             made = self.edits[text].get("create")
@@ -205,7 +214,7 @@ class Curation:
         return names
 
 
-def _follow(name: str, aliases: Mapping[str, dict[str, Any]]) -> str:
+def _follow(name: str, aliases: Mapping[str, AliasRow]) -> str:
     """The end of ``name``'s alias chain (a cycle, refused when merging, stops the walk)."""
     seen = {name}
     while name in aliases:
@@ -216,8 +225,7 @@ def _follow(name: str, aliases: Mapping[str, dict[str, Any]]) -> str:
     return name
 
 
-async def _read_all(storage: Storage, ns: str) -> dict[str, dict[str, Any]]:
-    kv = storage.kv(ns)
+async def _read_all(kv: TypedKV[Row]) -> dict[str, Row]:
     keys = sorted(await kv.keys())
     return {k: v for k, v in zip(keys, await kv.get_many(keys), strict=False) if v is not None}
 
@@ -225,10 +233,10 @@ async def _read_all(storage: Storage, ns: str) -> dict[str, dict[str, Any]]:
 async def load(storage: Storage) -> Curation:
     """Every stored curation record."""
     return Curation(
-        await _read_all(storage, ALIASES),
-        await _read_all(storage, MERGES),
-        await _read_all(storage, EDITS),
-        await _read_all(storage, SPLITS),
+        await _read_all(TypedKV(storage.kv(ALIASES), AliasRow)),
+        await _read_all(TypedKV(storage.kv(MERGES), MergeRow)),
+        await _read_all(TypedKV(storage.kv(EDITS), EditRow)),
+        await _read_all(TypedKV(storage.kv(SPLITS), SplitRow)),
     )
 
 
@@ -254,7 +262,9 @@ class CurationStore:
         return self._current
 
 
-async def export_records(storage: Storage, *, timestamps: bool = True) -> dict[str, Any]:
+async def export_records(
+    storage: Storage, *, timestamps: bool = True
+) -> dict[str, list[dict[str, object]]]:
     """The records as the JSON export carries them (``timestamps=False``: no ``created_at``)."""
     cur = await load(storage)
     merges = [
@@ -279,7 +289,7 @@ class SplitNotFoundError(CurationError):
 _PARTS = (("aliases", "alias"), ("merges", "id"), ("edits", "key"), ("splits", "id"))
 
 
-def check_split(cur: Curation, record: Mapping[str, Any]) -> None:
+def check_split(cur: Curation, record: Mapping[str, object]) -> None:
     """Refuse a split record the records ``cur`` cannot take (its chunks split already)."""
     name, parts = record.get("name"), record.get("parts")
     if not isinstance(name, str) or not isinstance(parts, Mapping) or not parts:
@@ -294,26 +304,41 @@ def check_split(cur: Curation, record: Mapping[str, Any]) -> None:
             seen.add(chunk)
 
 
-def parse_block(block: Mapping[str, Any]) -> Curation:
+def _rows(block: Mapping[str, object], part: str, key: str) -> dict[str, dict[str, object]]:
+    rows = block.get(part, []) if isinstance(block, Mapping) else None
+    if not isinstance(rows, list) or not all(
+        isinstance(r, Mapping) and isinstance(r.get(key), str) for r in rows
+    ):
+        raise CurationError(f"curation block: {part!r} must be a list of objects with {key!r}")
+    return {r[key]: {k: v for k, v in r.items() if k != key} for r in rows}
+
+
+def parse_block(block: Mapping[str, object]) -> Curation:
     """The records of an export's ``curation`` block (a malformed one: :class:`CurationError`)."""
-    parts: dict[str, dict[str, dict[str, Any]]] = {}
-    for part, key in _PARTS:
-        rows = block.get(part, []) if isinstance(block, Mapping) else None
-        if not isinstance(rows, list) or not all(
-            isinstance(r, Mapping) and isinstance(r.get(key), str) for r in rows
-        ):
-            raise CurationError(f"curation block: {part!r} must be a list of objects with {key!r}")
-        parts[part] = {r[key]: {k: v for k, v in r.items() if k != key} for r in rows}
+    parts = {part: _rows(block, part, key) for part, key in _PARTS}
     for rec in parts["splits"].values():
         check_split(Curation(), rec)
-    return Curation(**parts)
+    # an export's records: their keys are checked, their fields are as kgrag wrote them
+    return Curation(
+        cast("dict[str, AliasRow]", parts["aliases"]),
+        cast("dict[str, MergeRow]", parts["merges"]),
+        cast("dict[str, EditRow]", parts["edits"]),
+        cast("dict[str, SplitRow]", parts["splits"]),
+    )
 
 
-def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def _same(a: Mapping[str, object], b: Mapping[str, object]) -> bool:
     """Two records of one key say the same (a merge's time apart)."""
     return {k: v for k, v in a.items() if k != "created_at"} == {
         k: v for k, v in b.items() if k != "created_at"
     }
+
+
+def _union(part: str, old: Mapping[str, Row], new: Mapping[str, Row]) -> dict[str, Row]:
+    clash = sorted(k for k in new.keys() & old.keys() if not _same(old[k], new[k]))
+    if clash:
+        raise CurationError(f"the {part} of {', '.join(map(repr, clash))} differ here")
+    return {**old, **new}
 
 
 def combined(have: Curation, given: Curation) -> Curation:
@@ -322,17 +347,14 @@ def combined(have: Curation, given: Curation) -> Curation:
     A key both hold with different values, or aliases that together form a
     cycle, cannot be settled without a person choosing.
     """
-    parts: dict[str, dict[str, dict[str, Any]]] = {}
-    for part, _ in _PARTS:
-        old, new = getattr(have, part), getattr(given, part)
-        clash = sorted(k for k in new.keys() & old.keys() if not _same(old[k], new[k]))
-        if clash:
-            raise CurationError(f"the {part} of {', '.join(map(repr, clash))} differ here")
-        parts[part] = {**old, **new}
-    for alias in parts["aliases"]:
-        if _follow(alias, parts["aliases"]) == alias:
+    aliases = _union("aliases", have.aliases, given.aliases)
+    merges = _union("merges", have.merges, given.merges)
+    edits = _union("edits", have.edits, given.edits)
+    splits = _union("splits", have.splits, given.splits)
+    for alias in aliases:
+        if _follow(alias, aliases) == alias:
             raise CurationError(f"the aliases of {alias!r} would form a cycle")
-    out = Curation(**parts)
+    out = Curation(aliases, merges, edits, splits)
     for rec in given.splits.values():
         check_split(have, rec)
     return out
@@ -340,14 +362,14 @@ def combined(have: Curation, given: Curation) -> Curation:
 
 async def write_records(storage: Storage, cur: Curation) -> None:
     """Upsert every record of ``cur`` (call inside the caller's transaction)."""
-    await storage.kv(ALIASES).upsert(cur.aliases)
-    await storage.kv(MERGES).upsert(cur.merges)
-    await storage.kv(EDITS).upsert(cur.edits)
-    await storage.kv(SPLITS).upsert(cur.splits)
+    await TypedKV(storage.kv(ALIASES), AliasRow).upsert(cur.aliases)
+    await TypedKV(storage.kv(MERGES), MergeRow).upsert(cur.merges)
+    await TypedKV(storage.kv(EDITS), EditRow).upsert(cur.edits)
+    await TypedKV(storage.kv(SPLITS), SplitRow).upsert(cur.splits)
     await bump_version(storage)
 
 
-async def import_records(storage: Storage, block: Mapping[str, Any]) -> None:
+async def import_records(storage: Storage, block: Mapping[str, object]) -> None:
     """Write the records of an export's ``curation`` block, in one transaction.
 
     For an index that holds none yet (a fresh copy); indexing afterwards

@@ -177,7 +177,8 @@ def _curation(st: _State, out: list[str]) -> None:
             out.append(f"entity {alias!r} is an alias of {cur.canon(alias)!r} but in the graph")
     for mid, merge in sorted(cur.merges.items()):
         for source in merge.get("sources", []):
-            if cur.aliases.get(source, {}).get("merge") != mid:
+            row = cur.aliases.get(source)
+            if (row.get("merge") if row else None) != mid:
                 out.append(f"merge {mid} lists {source!r}, which is not its alias")
     for key in sorted(k for k in cur.edits if cur.edits[k].get("deleted")):
         if key[2:] in st.nodes or parse_support_key(key) in st.edges:

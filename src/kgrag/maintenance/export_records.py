@@ -58,7 +58,7 @@ class ExportData(TypedDict):
     entities: list[ExportEntity]
     relations: list[ExportRelation]
     chunks: list[ExportChunk]
-    curation: dict[str, object]
+    curation: dict[str, list[dict[str, object]]]  # knowledge.curation.export_records
     documents: list[ExportDocument]
 
 
