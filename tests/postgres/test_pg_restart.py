@@ -155,7 +155,7 @@ def test_three_workers_carry_on_through_a_postgres_restart(private_pg, tmp_path)
 
 
 def test_the_server_answers_and_indexes_after_a_postgres_restart(private_pg, tmp_path):
-    from kgrag.server.accounts import add_account
+    from kgrag.server.access.accounts import add_account
     from tests.postgres.test_pg_server import KEY, SECRET, TEXTS, USER, _start, _stop, wait_job
     from tests.postgres.test_pg_server import ok as answered
     from tests.postgres.test_pg_workers import pg_env

@@ -81,7 +81,7 @@ class Pair:
 
 @pytest.fixture
 def pair(pg_dsn: str, tmp_path: Path) -> Iterator[Pair]:
-    from kgrag.server.accounts import add_account
+    from kgrag.server.access.accounts import add_account
 
     accounts = tmp_path / "accounts.json"
     add_account(accounts, *USER, ["*"])

@@ -21,9 +21,9 @@ import httpx
 import uvicorn
 
 from kgrag.config.settings import Settings
-from kgrag.server.accounts import add_account
+from kgrag.server.access.accounts import add_account
+from kgrag.server.access.tokens import TokenSigner
 from kgrag.server.app import ServerOptions, create_app
-from kgrag.server.tokens import TokenSigner
 from tests.support.settings import fake_settings
 
 AUTH_MODES = ("none", "key", "accounts")

@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from kgrag.errors import ConfigError
-from kgrag.server.accounts import Accounts, add_account
-from kgrag.server.throttle import LoginThrottle, MemoryLog
-from kgrag.server.tokens import TokenSigner, check_secret
+from kgrag.server.access.accounts import Accounts, add_account
+from kgrag.server.access.throttle import LoginThrottle, MemoryLog
+from kgrag.server.access.tokens import TokenSigner, check_secret
 
 from .conftest import StartServer
 from .served import ADMIN, ALICE, JWT_SECRET, KEY_ALPHA, Served

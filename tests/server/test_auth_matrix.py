@@ -4,7 +4,7 @@ Routes are enumerated from ``app.routes``, so a route added later is
 covered without editing this file. Valid credentials on their own
 workspace must get past the gate (any status but 401/403, since bodies
 differ per route); bad credentials get 401, another's workspace 403. Only
-:data:`kgrag.server.gate.PUBLIC` is served to anyone.
+:data:`kgrag.server.access.gate.PUBLIC` is served to anyone.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import jwt
 import pytest
 from starlette.routing import Mount
 
-from kgrag.server import gate
+from kgrag.server.access import gate
+from kgrag.server.access.tokens import TokenSigner
 from kgrag.server.app import ServerOptions, create_app
-from kgrag.server.tokens import TokenSigner
 
 from .asgi_calls import status_of
 from .served import AUTH_MODES, JWT_SECRET, KEY_ALL, KEY_ALPHA, make_settings

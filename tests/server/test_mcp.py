@@ -16,8 +16,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from kgrag.server import mcp_tools
-from kgrag.server.chat.names import MODES
+from kgrag.server.compat import mcp_tools
+from kgrag.server.compat.chat.names import MODES
 
 from .compat_served import KEY_ALL, KEY_ALPHA, KEY_MAIN, bearer, compat_server
 from .served import Served

@@ -18,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from kgrag.api.facade import KGRag
 from kgrag.errors import ModelServerError, StorageError
-from kgrag.server.mcp_tools import Direct, _reported, build_mcp
+from kgrag.server.compat.mcp_tools import Direct, _reported, build_mcp
 from tests.indexing.lifecycle_corpus import lifecycle_settings
 
 TEXT = "Marie Curie worked with Pierre Curie in Paris. Marie Curie discovered Polonium."

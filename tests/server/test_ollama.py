@@ -145,7 +145,7 @@ def test_an_open_server_needs_no_key(tmp_path: Path) -> None:
 
 async def test_a_stream_that_fails_midway_ends_with_an_error_line() -> None:
     from kgrag.errors import ModelServerError
-    from kgrag.server.chat.ollama_shapes import Timing
+    from kgrag.server.compat.chat.ollama_shapes import Timing
     from kgrag.server.routes.ollama import _lines
 
     async def pieces():

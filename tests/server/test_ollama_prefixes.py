@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kgrag.server.chat.errors import TurnError, UnknownModelError
-from kgrag.server.chat.names import ModelName, model_name, parse_model
-from kgrag.server.chat.prefix import Prefixed, read_prefix
-from kgrag.server.chat.turn import chat_turn, prompt_turn
+from kgrag.server.compat.chat.errors import TurnError, UnknownModelError
+from kgrag.server.compat.chat.names import ModelName, model_name, parse_model
+from kgrag.server.compat.chat.prefix import Prefixed, read_prefix
+from kgrag.server.compat.chat.turn import chat_turn, prompt_turn
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import httpx
 import openai
 import pytest
 
-from kgrag.server.chat.names import MODES
+from kgrag.server.compat.chat.names import MODES
 
 from .compat_served import KEY_ALL, KEY_ALPHA, KEY_MAIN, bearer, compat_server
 from .served import Served

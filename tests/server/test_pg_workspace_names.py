@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from kgrag.config.settings import Settings
-from kgrag.server import pg_workspaces as pg
-from kgrag.server.workspaces import DEFAULT, WorkspaceError, Workspaces
+from kgrag.server.workspaces import postgres as pg
+from kgrag.server.workspaces.pool import DEFAULT, WorkspaceError, Workspaces
 
 NAMES = ["docs", "team-a", "team_a", "Team-A", "team__a", "team_0a", "a-_-b", "X", "x", "0-"]
 

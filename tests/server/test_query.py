@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from kgrag.retrieval.param import QueryParam
-from kgrag.server.query_body import FILTER_FIELDS, PARAM_FIELDS, ROUTE_FIELDS, QueryBody
+from kgrag.server.views.query_body import FILTER_FIELDS, PARAM_FIELDS, ROUTE_FIELDS, QueryBody
 
 from .conftest import StartServer
 from .doc_calls import CAROL, documents, insert

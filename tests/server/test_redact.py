@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kgrag.server.redact import client_text, scrubbed
+from kgrag.server.access.redact import client_text, scrubbed
 
 
 def test_a_server_path_becomes_its_file_name_and_a_route_stays(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from kgrag.cli.main import main
 from kgrag.cli.serve_cmd import check_exposure, is_loopback
-from kgrag.server.accounts import Accounts, add_account
+from kgrag.server.access.accounts import Accounts, add_account
 from tests.support.settings import FAKE_ENV as FAKE
 
 from .served import JWT_SECRET

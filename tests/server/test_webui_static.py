@@ -16,8 +16,8 @@ from pathlib import Path, PurePosixPath
 import httpx
 import pytest
 
+from kgrag.server.access.security import CSP
 from kgrag.server.routes.webui import FILES, UI
-from kgrag.server.security import CSP
 
 from .served import KEY_ALL, Served
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from kgrag.api.facade import KGRag
-from kgrag.server import job_record
-from kgrag.server.jobs import Job, Jobs
-from kgrag.server.workspaces import DEFAULT, Workspaces
+from kgrag.server.jobs import record as job_record
+from kgrag.server.jobs.queues import Job, Jobs
+from kgrag.server.workspaces.pool import DEFAULT, Workspaces
 
 from .served import make_settings
 

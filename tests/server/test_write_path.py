@@ -13,7 +13,7 @@ from typing import Any
 
 from kgrag.api.facade import KGRag
 from kgrag.indexing.service import watch
-from kgrag.server.mcp_tools import Direct, Tools
+from kgrag.server.compat.mcp_tools import Direct, Tools
 
 from .doc_calls import CAROL, documents, insert, upload, wait_job
 from .served import Served

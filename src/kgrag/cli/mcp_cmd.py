@@ -1,7 +1,7 @@
 """``kgrag mcp``: the index's MCP tools over stdio, for desktop assistants and agents' hosts.
 
 The client starts ``kgrag mcp --workdir W`` and speaks MCP on its stdin and
-stdout (the tools: :mod:`kgrag.server.mcp_tools`); nothing else is written
+stdout (the tools: :mod:`kgrag.server.compat.mcp_tools`); nothing else is written
 to stdout. Settings come from ``KGRAG_*`` as for every command. Without
 ``--create`` the workdir must hold an index already.
 """
@@ -33,7 +33,7 @@ def add_parser(sub: Subcommands) -> None:
 
 async def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
-        from kgrag.server.mcp_tools import Direct, build_mcp
+        from kgrag.server.compat.mcp_tools import Direct, build_mcp
     except ImportError as exc:
         print(
             f"kgrag: error: kgrag mcp needs pip install 'kgrag[server]' ({exc.name})",

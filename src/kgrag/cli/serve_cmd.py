@@ -122,7 +122,7 @@ def check_exposure(host: str, auth_on: bool) -> None:
 
 
 def _add_account(args: argparse.Namespace, settings: Settings) -> int:
-    from kgrag.server.accounts import add_account
+    from kgrag.server.access.accounts import add_account
 
     if settings.server.accounts_file is None:
         raise ConfigError("--add-account needs --accounts-file or KGRAG_ACCOUNTS_FILE")

@@ -2,7 +2,7 @@
 
 Every request passes, outermost first: security headers, CORS (only with
 ``cors_origins``), the ``/w/NAME`` prefix, the body limit, then the gate
-(401/403, :mod:`kgrag.server.gate`) before any route sees it.
+(401/403, :mod:`kgrag.server.access.gate`) before any route sees it.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
 from kgrag.config.settings import Settings
-from kgrag.server import auth as auth_module
 from kgrag.server import lightrag_api
-from kgrag.server.gate import Gate
+from kgrag.server.access import auth as auth_module
+from kgrag.server.access.gate import Gate
+from kgrag.server.access.security import BodyLimit, Limits, SecurityHeaders, cors_options
 from kgrag.server.routes import auth, docs, health, mcp, ollama, openai, webui
-from kgrag.server.security import BodyLimit, Limits, SecurityHeaders, cors_options
-from kgrag.server.workspaces import Workspaces
+from kgrag.server.workspaces.pool import Workspaces
 
 _PREFIX = re.compile(r"^/w/([^/]+)(/.*)?$")
 

@@ -15,8 +15,8 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 
 from kgrag.api.facade import KGRag
-from kgrag.server.auth import ANONYMOUS, Principal, credentials
-from kgrag.server.workspaces import DEFAULT, WorkspaceError, Workspaces
+from kgrag.server.access.auth import ANONYMOUS, Principal, credentials
+from kgrag.server.workspaces.pool import DEFAULT, WorkspaceError, Workspaces
 
 HEADERS = ("x-workspace", "lightrag-workspace")
 

@@ -1,7 +1,7 @@
 """The jobs behind the document routes: what each does with the workspace's writer.
 
-Each function returns a :data:`~kgrag.server.jobs.JobFn` for
-:meth:`Jobs.submit <kgrag.server.jobs.Jobs.submit>`. Every write goes
+Each function returns a :data:`~kgrag.server.jobs.queues.JobFn` for
+:meth:`Jobs.submit <kgrag.server.jobs.queues.Jobs.submit>`. Every write goes
 through the index's one write path (:class:`~kgrag.indexing.service.IndexingService`,
 ``rag.indexing``), as the Python API's and the CLI's do: files are loaded
 in a worker thread (parsing a PDF never stalls the event loop), shown by
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from kgrag.api.facade import KGRag
     from kgrag.errors import LoaderError
     from kgrag.ingest.loaders import LoadReport
-    from kgrag.server.jobs import Job, JobFn
+    from kgrag.server.jobs.queues import Job, JobFn
     from kgrag.server.tracks import Track
     from kgrag.types import Document
 

@@ -1,7 +1,7 @@
 """LightRAG's routes (documents, query, graph) with kgrag's own beside them, as one unit.
 
 :func:`install` mounts the routers, puts the workspaces' job queues on
-``app.state.jobs`` (:mod:`kgrag.server.jobs`) and registers the handler
+``app.state.jobs`` (:mod:`kgrag.server.jobs.queues`) and registers the handler
 mapping kgrag's errors to HTTP statuses (:mod:`kgrag.server.routes.errors`);
 :func:`close` stops the queues and closes their writers at shutdown,
 before the workspaces close.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from kgrag.server.jobs import Jobs
+from kgrag.server.jobs.queues import Jobs
 from kgrag.server.routes import documents, errors, graph, query
 
 ROUTERS = (documents.router, query.router, graph.router)

@@ -2,7 +2,7 @@
 
 A :class:`Principal` comes from an API key (``X-API-Key`` or
 ``Authorization: Bearer <key>``), compared in constant time, or from an
-account's JWT (:mod:`kgrag.server.tokens`, :mod:`kgrag.server.accounts`). With no key and no
+account's JWT (:mod:`kgrag.server.access.tokens`, :mod:`kgrag.server.access.accounts`). With no key and no
 accounts configured the server is open, and :mod:`kgrag.cli.serve_cmd`
 then binds to loopback only.
 """
@@ -13,8 +13,8 @@ import hmac
 from dataclasses import dataclass
 
 from kgrag.config.settings import Settings
-from kgrag.server.accounts import Accounts
-from kgrag.server.tokens import TokenSigner, check_secret
+from kgrag.server.access.accounts import Accounts
+from kgrag.server.access.tokens import TokenSigner, check_secret
 
 ALL = "*"
 
@@ -98,7 +98,7 @@ def key_ring(settings: Settings) -> KeyRing:
 def from_settings(settings: Settings) -> Authenticator | None:
     """The authenticator the settings configure; None when no key and no accounts are set.
 
-    Accounts need a sound ``jwt_secret`` (:func:`kgrag.server.tokens.check_secret`).
+    Accounts need a sound ``jwt_secret`` (:func:`kgrag.server.access.tokens.check_secret`).
     """
     keys = key_ring(settings)
     if settings.server.accounts_file is None:

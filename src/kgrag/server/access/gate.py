@@ -17,9 +17,9 @@ from typing import Any
 from fastapi import HTTPException
 from starlette.requests import Request
 
-from kgrag.server.auth import Principal, credentials
+from kgrag.server.access.auth import Principal, credentials
+from kgrag.server.access.security import reply
 from kgrag.server.deps import workspace_name
-from kgrag.server.security import reply
 
 PUBLIC = frozenset({"/health", "/login", "/auth-status", "/docs", "/openapi.json", "/", "/webui"})
 PUBLIC_PREFIXES = ("/docs/static/", "/webui/")

@@ -31,8 +31,8 @@ from mcp.types import ToolAnnotations
 from kgrag.api.facade import KGRag
 from kgrag.errors import KGRagError
 from kgrag.ingest.names import display_name
-from kgrag.server.entity_view import entity_view
 from kgrag.server.routes.errors import client_message
+from kgrag.server.views.entity import entity_view
 
 Write = Callable[[KGRag], Awaitable[dict[str, Any]]]
 
@@ -59,7 +59,7 @@ class Direct:
 
 
 IndexSource = Callable[[Context], Awaitable[Index]]
-# The query modes (kgrag.server.chat.names.MODES, which a test keeps equal).
+# The query modes (kgrag.server.compat.chat.names.MODES, which a test keeps equal).
 Mode = Literal["mix", "local", "global", "hybrid", "naive", "ppr", "path", "auto", "bypass"]
 MAX_LIST = 500  # documents per list_documents call
 
@@ -119,8 +119,8 @@ class Tools:
     ) -> dict[str, Any]:
         """What retrieval finds for a question (entities, relations, chunks, references); no answer."""
         with _reported():
-            return await (await self._rag(ctx)).query_data(
-                question, **_query_overrides(mode, top_k)
+            return dict(  # the tool's JSON: QueryData as it is
+                await (await self._rag(ctx)).query_data(question, **_query_overrides(mode, top_k))
             )
 
     async def insert_text(

@@ -1,6 +1,6 @@
 """Background jobs: every write to a workspace runs in one queue, in order.
 
-Each workspace gets a :class:`~kgrag.server.work_queue.WorkQueue` in this
+Each workspace gets a :class:`~kgrag.server.jobs.work_queue.WorkQueue` in this
 process: its own writer :class:`KGRag` and one task that runs the jobs
 submitted here one at a time, oldest first. The workspace's shared
 instance (``ws.rag``) only reads, on its own connection, so a query sees
@@ -12,7 +12,7 @@ jobs take turns through the writer lease.
 A :class:`Job` says what it is for, how far it got (:class:`JobProgress`,
 the indexer's counts), and once done its result or error; routes return
 its id (``GET /jobs/{id}`` awaits it) or await it themselves. Its record
-is kept in the workspace's store (:mod:`kgrag.server.job_record`), so any
+is kept in the workspace's store (:mod:`kgrag.server.jobs.record`), so any
 process answers for any job; this process's own jobs answer from memory,
 which is as fresh. The last :data:`KEEP` jobs of the process stay in memory.
 """
@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import Depends, Request
 
 from kgrag.api.facade import KGRag
-from kgrag.server import job_record
-from kgrag.server.job_record import Job, JobProgress, new_job_id
-from kgrag.server.work_queue import JobFn, WorkQueue
+from kgrag.server.jobs import record as job_record
+from kgrag.server.jobs.record import Job, JobProgress, new_job_id
+from kgrag.server.jobs.work_queue import JobFn, WorkQueue
 
 if TYPE_CHECKING:
     from kgrag.server.tracks import Track
-    from kgrag.server.workspaces import Workspaces
+    from kgrag.server.workspaces.pool import Workspaces
     from kgrag.storage.base import Storage
 
 __all__ = ["Job", "JobFn", "JobProgress", "Jobs", "WorkQueue", "accepted", "run_in_queue"]

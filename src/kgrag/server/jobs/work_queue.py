@@ -1,23 +1,23 @@
 """One workspace's job queue in this process: its writer, and one task running the jobs in order.
 
 The queue, its writer and its jobs live on a thread of their own with its
-own event loop (:class:`~kgrag.server.job_thread.JobThread`): the server's
+own event loop (:class:`~kgrag.server.jobs.thread.JobThread`): the server's
 loop only hands jobs over and wakes their waiters, so nothing a job does
 (parsing, chunking, embedding, extracting, committing) delays a request.
 
 The writer is a :class:`KGRag` of its own (a second connection to the
 index, opened on the first job). Before each job it takes the writer lease
-and checks the index's record (:func:`kgrag.server.following.behind`):
+and checks the index's record (:func:`kgrag.server.workspaces.following.behind`):
 when a run in another process settled settings the writer lacks, it is
 reopened first, so a job never indexes with settings the index has
 outgrown. The job runs under that lease.
 
 Every change of a job's state is written to the store
-(:mod:`kgrag.server.job_record`) before anyone can see it: a submitted job
+(:mod:`kgrag.server.jobs.record`) before anyone can see it: a submitted job
 before its id is answered, a started one before it runs, a finished one
 before its waiters wake. A beat writes the running job's progress when it
 moved (at most once a second) and every unfinished job's record every
-:data:`~kgrag.server.job_record.BEAT_S` seconds.
+:data:`~kgrag.server.jobs.record.BEAT_S` seconds.
 """
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.api.facade import KGRag
 from kgrag.errors import KGRagError
-from kgrag.server import job_record, tracks
-from kgrag.server.following import behind
-from kgrag.server.job_record import BEAT_S, Job
-from kgrag.server.job_thread import JobThread, call_in, set_in
+from kgrag.server import tracks
+from kgrag.server.jobs import record as job_record
+from kgrag.server.jobs.record import BEAT_S, Job
+from kgrag.server.jobs.thread import JobThread, call_in, set_in
+from kgrag.server.workspaces.following import behind
 
 if TYPE_CHECKING:
     from kgrag.config.settings import Settings

@@ -3,7 +3,7 @@
 ``/login`` takes ``username`` and ``password`` as a form (LightRAG's web
 UI) or as JSON, and answers ``{access_token, token_type, auth_mode}``;
 repeated failures for one user from one address get 429
-(:mod:`kgrag.server.throttle`), counted in the default workspace's store so
+(:mod:`kgrag.server.access.throttle`), counted in the default workspace's store so
 that every server process on it counts them together.
 Without accounts there is nothing to log in to: with auth off the answer
 says ``auth_mode: disabled`` and carries no token; with API keys only it
@@ -18,8 +18,8 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 
-from kgrag.server.throttle import NAMESPACE, LoginThrottle, StoredLog
-from kgrag.server.workspaces import DEFAULT
+from kgrag.server.access.throttle import NAMESPACE, LoginThrottle, StoredLog
+from kgrag.server.workspaces.pool import DEFAULT
 
 router = APIRouter(tags=["auth"])
 

@@ -17,7 +17,7 @@ from kgrag.indexing import rejected as refused
 from kgrag.indexing.documents import all_records
 from kgrag.server import doc_jobs
 from kgrag.server.deps import CurrentWorkspace
-from kgrag.server.jobs import CurrentJobs, accepted
+from kgrag.server.jobs.queues import CurrentJobs, accepted
 from kgrag.server.uploads import inputs_of
 
 router = APIRouter(prefix="/documents", tags=["documents"])

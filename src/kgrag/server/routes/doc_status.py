@@ -17,11 +17,12 @@ from pydantic import BaseModel, Field, field_validator
 
 from kgrag.indexing import rejected as refused
 from kgrag.indexing.documents import all_records
-from kgrag.server import doc_views as views
-from kgrag.server import job_record, tracks
+from kgrag.server import tracks
 from kgrag.server.deps import CurrentWorkspace, Workspace
-from kgrag.server.jobs import CurrentJobs, Jobs
-from kgrag.server.pipeline_view import HISTORY, pipeline_view
+from kgrag.server.jobs import record as job_record
+from kgrag.server.jobs.queues import CurrentJobs, Jobs
+from kgrag.server.views import documents as views
+from kgrag.server.views.pipeline import HISTORY, pipeline_view
 from kgrag.storage.base import Storage
 from kgrag.types import DocRecord, DocStatus
 

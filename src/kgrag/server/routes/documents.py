@@ -2,7 +2,7 @@
 
 Every route answers at once with LightRAG's ``{status, message, track_id}``
 plus ``job_id``; the indexing runs in the workspace's job queue (one job
-at a time, in order: :mod:`kgrag.server.jobs`). ``GET /jobs/{job_id}``
+at a time, in order: :mod:`kgrag.server.jobs.queues`). ``GET /jobs/{job_id}``
 awaits it, ``GET /documents/track_status/{track_id}`` shows its
 documents. :data:`router` also carries the listing and admin routes
 (:mod:`.doc_status`, :mod:`.doc_admin`) and ``/jobs`` (:mod:`.jobs`).
@@ -22,7 +22,7 @@ from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.texts import text_documents
 from kgrag.server import doc_jobs
 from kgrag.server.deps import CurrentWorkspace, Workspace
-from kgrag.server.jobs import CurrentJobs, Job, accepted
+from kgrag.server.jobs.queues import CurrentJobs, Job, accepted
 from kgrag.server.routes import doc_admin, doc_status
 from kgrag.server.routes import jobs as job_routes
 from kgrag.server.tracks import Track, new_track_id

@@ -21,8 +21,8 @@ from fastapi.responses import JSONResponse
 
 from kgrag import errors as e
 from kgrag.llm.failures import public_reason
-from kgrag.server.redact import client_text
-from kgrag.server.workspaces import WorkspaceError
+from kgrag.server.access.redact import client_text
+from kgrag.server.workspaces.pool import WorkspaceError
 
 log = logging.getLogger(__name__)
 

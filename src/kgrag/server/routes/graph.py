@@ -17,9 +17,9 @@ from fastapi import APIRouter, Query
 from fastapi.responses import FileResponse
 from starlette.background import BackgroundTask
 
-from kgrag.server import graph_views as views
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.routes import graph_curate, graph_edit
+from kgrag.server.views import graph as views
 
 own = APIRouter(tags=["graph"])
 

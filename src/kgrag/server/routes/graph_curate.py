@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, StringConstraints
 
 from kgrag.api.facade import KGRag
 from kgrag.server.deps import CurrentWorkspace
-from kgrag.server.jobs import CurrentJobs, run_in_queue
+from kgrag.server.jobs.queues import CurrentJobs, run_in_queue
 
 router = APIRouter(prefix="/graph", tags=["graph"])
 

@@ -20,8 +20,8 @@ from pydantic import AliasChoices, BaseModel, Field, StringConstraints
 from kgrag.api.facade import KGRag
 from kgrag.errors import CurationError
 from kgrag.server.deps import CurrentWorkspace, Workspace
-from kgrag.server.graph_views import edge_view, node_view
-from kgrag.server.jobs import CurrentJobs, run_in_queue
+from kgrag.server.jobs.queues import CurrentJobs, run_in_queue
+from kgrag.server.views.graph import edge_view, node_view
 
 router = APIRouter(prefix="/graph", tags=["graph"])
 

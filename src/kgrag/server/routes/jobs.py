@@ -7,7 +7,7 @@ job of another workspace is 404, as an unknown one. Any server process on
 the workspace's store answers for a job another one runs (its record is
 in the store); a job whose process stopped before it ended reads as
 ``cancelled``. A job's error and result are shown without model
-endpoints' addresses or server paths (:func:`kgrag.server.redact.scrubbed`).
+endpoints' addresses or server paths (:func:`kgrag.server.access.redact.scrubbed`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Query
 
+from kgrag.server.access.redact import scrubbed
 from kgrag.server.deps import CurrentWorkspace
-from kgrag.server.jobs import CurrentJobs
-from kgrag.server.redact import scrubbed
+from kgrag.server.jobs.queues import CurrentJobs
 
 router = APIRouter(prefix="/jobs", tags=["jobs"])
 

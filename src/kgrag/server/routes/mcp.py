@@ -1,9 +1,9 @@
-"""``/mcp``: the MCP tools (:mod:`kgrag.server.mcp_tools`) over streamable HTTP.
+"""``/mcp``: the MCP tools (:mod:`kgrag.server.compat.mcp_tools`) over streamable HTTP.
 
 A request's workspace is named as for every route (``/w/NAME/mcp`` or the
 ``X-Workspace`` header; else the default one) and its credentials are
 checked as for every route (401, 403); the tools' writes take their
-turn in the workspace's job queue (:mod:`kgrag.server.jobs`) like every
+turn in the workspace's job queue (:mod:`kgrag.server.jobs.queues`) like every
 write. The transport is stateless: each request (a POST) stands alone, so
 no session outlives the credentials that made it, and there is no stream
 for the server to start (GET: 405).
@@ -28,8 +28,8 @@ from starlette.routing import Route
 
 from kgrag.api.facade import KGRag
 from kgrag.server import deps
-from kgrag.server.jobs import Jobs, run_in_queue
-from kgrag.server.mcp_tools import Direct, Index, Write, build_mcp
+from kgrag.server.compat.mcp_tools import Direct, Index, Write, build_mcp
+from kgrag.server.jobs.queues import Jobs, run_in_queue
 
 PATH = "/mcp"
 _INDEX = "kgrag_mcp_index"  # the scope key the guard leaves the request's index under

@@ -1,8 +1,8 @@
 """Ollama's API (``/api/...``): Open WebUI and Ollama clients talk to the index as to a model.
 
 Models are ``kgrag[/WORKSPACE]:latest`` (any mode may stand for ``latest``:
-``kgrag:ppr``; see :mod:`kgrag.server.chat.names`); message prefixes choose
-the mode (:mod:`kgrag.server.chat.prefix`). ``/api/chat`` and
+``kgrag:ppr``; see :mod:`kgrag.server.compat.chat.names`); message prefixes choose
+the mode (:mod:`kgrag.server.compat.chat.prefix`). ``/api/chat`` and
 ``/api/generate`` stream NDJSON lines as Ollama does (``"stream": false``:
 one JSON object). Unlike LightRAG, ``/api/generate`` answers from the index
 too; ``/bypass`` (or the tag ``:bypass``) asks the chat model alone.
@@ -26,10 +26,11 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from kgrag.api.facade import KGRag
 from kgrag.errors import KGRagError
 from kgrag.retrieval.answer.stream import AnswerStream
-from kgrag.server.auth import Principal
-from kgrag.server.chat import ollama_shapes as shape
-from kgrag.server.chat.names import LATEST, model_name, parse_model
-from kgrag.server.chat.run import (
+from kgrag.server.access.auth import Principal
+from kgrag.server.access.security import STREAM_HEADERS
+from kgrag.server.compat.chat import ollama_shapes as shape
+from kgrag.server.compat.chat.names import LATEST, model_name, parse_model
+from kgrag.server.compat.chat.run import (
     answer_pieces,
     answer_whole,
     chat_workspace,
@@ -39,10 +40,9 @@ from kgrag.server.chat.run import (
     read_body,
     visible_workspaces,
 )
-from kgrag.server.chat.turn import ChatTurn, chat_turn, prompt_turn
+from kgrag.server.compat.chat.turn import ChatTurn, chat_turn, prompt_turn
 from kgrag.server.deps import Caller
 from kgrag.server.routes.errors import client_message, status_of
-from kgrag.server.security import STREAM_HEADERS
 
 router = APIRouter(prefix="/api", tags=["ollama"])
 

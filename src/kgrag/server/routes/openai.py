@@ -2,7 +2,7 @@
 
 ``GET /v1/models`` lists one model per workspace and mode the caller may
 use (``kgrag``, ``kgrag:ppr``, ``kgrag/WORKSPACE:naive``...; see
-:mod:`kgrag.server.chat.names`); ``POST /v1/chat/completions`` answers the
+:mod:`kgrag.server.compat.chat.names`); ``POST /v1/chat/completions`` answers the
 last message with the model's workspace and mode (a message prefix such as
 ``/local`` overrides the mode), whole or streamed as server-sent events
 ending with ``data: [DONE]``. Errors are OpenAI's ``{"error": {...}}``.
@@ -25,10 +25,11 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from kgrag.api.facade import KGRag
 from kgrag.errors import KGRagError
 from kgrag.retrieval.answer.stream import AnswerStream
-from kgrag.server.auth import Principal
-from kgrag.server.chat import openai_shapes as shape
-from kgrag.server.chat.names import MODES, model_name, parse_model
-from kgrag.server.chat.run import (
+from kgrag.server.access.auth import Principal
+from kgrag.server.access.security import STREAM_HEADERS
+from kgrag.server.compat.chat import openai_shapes as shape
+from kgrag.server.compat.chat.names import MODES, model_name, parse_model
+from kgrag.server.compat.chat.run import (
     answer_pieces,
     answer_whole,
     chat_workspace,
@@ -38,10 +39,9 @@ from kgrag.server.chat.run import (
     read_body,
     visible_workspaces,
 )
-from kgrag.server.chat.turn import ChatTurn, chat_turn
+from kgrag.server.compat.chat.turn import ChatTurn, chat_turn
 from kgrag.server.deps import Caller
 from kgrag.server.routes.errors import client_message, status_of
-from kgrag.server.security import STREAM_HEADERS
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 

@@ -28,11 +28,11 @@ from fastapi.responses import StreamingResponse
 
 from kgrag.errors import KGRagError
 from kgrag.retrieval.answer.stream import AnswerStream
-from kgrag.server import query_views as views
+from kgrag.server.access.security import STREAM_HEADERS
 from kgrag.server.deps import CurrentWorkspace
-from kgrag.server.query_body import QueryBody, QueryDataBody
 from kgrag.server.routes.errors import client_message
-from kgrag.server.security import STREAM_HEADERS
+from kgrag.server.views import query as views
+from kgrag.server.views.query_body import QueryBody, QueryDataBody
 
 router = APIRouter(tags=["query"])
 

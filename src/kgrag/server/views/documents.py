@@ -7,7 +7,7 @@ A document answers with LightRAG's fields (``id``, ``content_summary``,
 ``disabled``, ``warnings``). The listing filters by status (any of
 several) and a search term (in the id, path, original name or summary,
 case-insensitive), sorts, and cuts one page. ``error_msg`` names no model
-endpoint's address or server path (:func:`kgrag.server.redact.client_text`).
+endpoint's address or server path (:func:`kgrag.server.access.redact.client_text`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgrag.ingest.names import display_name, document_name
-from kgrag.server.redact import client_text
+from kgrag.server.access.redact import client_text
 from kgrag.types import DocRecord, DocStatus
 
 SORT_FIELDS = ("created_at", "updated_at", "id", "file_path")

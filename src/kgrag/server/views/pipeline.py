@@ -1,6 +1,6 @@
 """LightRAG's pipeline status, from the workspace's job records.
 
-Built from the records every process writes (:mod:`kgrag.server.job_record`),
+Built from the records every process writes (:mod:`kgrag.server.jobs.record`),
 so a server shows the jobs of every process on the same store: ``busy``
 while any of them runs one, ``queued`` what waits anywhere, and the
 history as the messages of the recent jobs (started, then what they did),
@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from kgrag.server.doc_views import iso
-from kgrag.server.redact import client_text
+from kgrag.server.access.redact import client_text
+from kgrag.server.views.documents import iso
 
 HISTORY = 50  # recent jobs whose messages are shown
 

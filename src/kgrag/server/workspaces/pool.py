@@ -4,13 +4,13 @@ The default workspace is the server's folder itself (``--workdir``), so a
 folder indexed with ``kgrag index`` is served as it is; a named workspace
 ``NAME`` keeps its files (uploads) in ``<workdir>/workspaces/NAME``. On the
 embedded store its index is there too; on PostgreSQL it is a PostgreSQL
-workspace of its own (:mod:`kgrag.server.pg_workspaces`), so every server
+workspace of its own (:mod:`kgrag.server.workspaces.postgres`), so every server
 process on the database serves the same workspaces. Names are short ASCII
 words (letters, digits, ``-`` and ``_``): a name can never reach outside
 the folder.
 
 Each request's instance is checked against the index's record first
-(:func:`kgrag.server.following.behind`, one meta read): when a run in any
+(:func:`kgrag.server.workspaces.following.behind`, one meta read): when a run in any
 process settled settings the instance lacks, a fresh instance serves from
 then on and the old one is closed with the server (requests may still use
 it).
@@ -26,8 +26,8 @@ from pathlib import Path
 from kgrag.api.facade import KGRag
 from kgrag.config.settings import Settings
 from kgrag.errors import KGRagError
-from kgrag.server import pg_workspaces as pg
-from kgrag.server.following import behind
+from kgrag.server.workspaces import postgres as pg
+from kgrag.server.workspaces.following import behind
 
 DEFAULT = "default"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgrag.server.chat.errors import UnknownModelError
-from kgrag.server.workspaces import DEFAULT, WorkspaceError, check_name
+from kgrag.server.compat.chat.errors import UnknownModelError
+from kgrag.server.workspaces.pool import DEFAULT, WorkspaceError, check_name
 
 BASE = "kgrag"
 DEFAULT_MODE = "mix"

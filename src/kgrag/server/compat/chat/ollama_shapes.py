@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgrag.server.chat.names import BASE
-from kgrag.server.chat.turn import MAX_MESSAGES, MAX_NAME, MAX_TEXT
+from kgrag.server.compat.chat.names import BASE
+from kgrag.server.compat.chat.turn import MAX_MESSAGES, MAX_NAME, MAX_TEXT
 
 VERSION = "0.9.3"  # the Ollama version announced (LightRAG's)
 Kind = Literal["chat", "generate"]

@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kgrag.server.chat.names import BASE
-from kgrag.server.chat.turn import MAX_MESSAGES, MAX_NAME, MAX_TEXT
+from kgrag.server.compat.chat.names import BASE
+from kgrag.server.compat.chat.turn import MAX_MESSAGES, MAX_NAME, MAX_TEXT
 
 
 class _Body(BaseModel):

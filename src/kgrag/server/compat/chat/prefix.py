@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kgrag.server.chat.names import DEFAULT_MODE, MODES
+from kgrag.server.compat.chat.names import DEFAULT_MODE, MODES
 
 _PREFIX = re.compile(r"^/([a-z]*)(?:\[([^\]\n]*)\]\s*|\s+|$)")
 _CONTEXT = "context"

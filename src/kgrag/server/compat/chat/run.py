@@ -1,6 +1,6 @@
 """Serving a chat turn: the workspace it is for (authorized), its answer whole or in pieces.
 
-Refusals are :class:`~kgrag.server.chat.errors.ChatError` with their HTTP
+Refusals are :class:`~kgrag.server.compat.chat.errors.ChatError` with their HTTP
 status; each API words them (and the library's errors) its own way. A
 streamed answer's first piece is computed before the response starts, so
 a question that cannot be answered still gets a plain error status.
@@ -26,11 +26,11 @@ from kgrag.api.facade import KGRag
 from kgrag.retrieval.answer.stream import AnswerStream
 from kgrag.retrieval.param import QueryResult
 from kgrag.server import deps
-from kgrag.server.auth import Principal
-from kgrag.server.chat.errors import ChatError
-from kgrag.server.chat.names import ModelName
-from kgrag.server.chat.turn import ChatTurn
-from kgrag.server.workspaces import DEFAULT, WorkspaceError
+from kgrag.server.access.auth import Principal
+from kgrag.server.compat.chat.errors import ChatError
+from kgrag.server.compat.chat.names import ModelName
+from kgrag.server.compat.chat.turn import ChatTurn
+from kgrag.server.workspaces.pool import DEFAULT, WorkspaceError
 
 B = TypeVar("B", bound=BaseModel)
 

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgrag.server.chat.errors import TurnError
-from kgrag.server.chat.names import DEFAULT_MODE, ModelName
-from kgrag.server.chat.prefix import read_prefix
+from kgrag.server.compat.chat.errors import TurnError
+from kgrag.server.compat.chat.names import DEFAULT_MODE, ModelName
+from kgrag.server.compat.chat.prefix import read_prefix
 
 # Request limits (LightRAG's order of size): characters in one message, messages per request.
 MAX_TEXT = 64 * 1024
