@@ -217,8 +217,8 @@ def manual_facts(cur: Curation, names: set[str], pairs: set[Pair], kind: str) ->
 def finalize(
     plans: KeyPlans,
     cur: Curation,
-    old_nodes: Mapping[str, dict[str, Any]],
-    old_edges: Mapping[Pair, dict[str, Any]],
+    old_nodes: Mapping[str, Mapping[str, object]],
+    old_edges: Mapping[Pair, Mapping[str, object]],
 ) -> None:
     """Aliases, tombstones and field overrides, applied to computed plans (before any summary).
 
@@ -245,11 +245,15 @@ def finalize(
         _override(plan, cur.overrides(pair), old_edges.get(pair))
 
 
-def _override(plan: MergePlan, fields: dict[str, Any], existing: dict[str, Any] | None) -> None:
+def _override(
+    plan: MergePlan, fields: Mapping[str, object], existing: Mapping[str, object] | None
+) -> None:
     if not fields:
         return
-    for name, value in fields.items():
-        plan.data[name] = float(value) if name == "weight" else value
+    for name, value in fields.items():  # a weight is written as a number (curation.ops)
+        plan.data[name] = (
+            float(value) if name == "weight" and isinstance(value, int | float) else value
+        )
     if "description" in fields:
         plan.needs_summary = None
         plan.data.pop("fragments_digest", None)

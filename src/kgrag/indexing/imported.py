@@ -10,20 +10,21 @@ chunker, and never extracts them again while their stored facts live.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Final
 
 from kgrag.ingest.ids import unique_chunks
+from kgrag.storage.layout.rows import FullDocRow, GivenChunkRow
 from kgrag.types import Chunk
 
-GIVEN_CHUNKS = "chunks"  # full_docs field: [{"content", "tokens", "location"}] in order
+GIVEN_CHUNKS: Final = "chunks"  # full_docs field: [{"content", "tokens", "location"}] in order
 
 
-def chunk_row(chunk: Chunk) -> dict[str, Any]:
+def chunk_row(chunk: Chunk) -> GivenChunkRow:
     """What :data:`GIVEN_CHUNKS` keeps of one chunk."""
     return {"content": chunk.content, "tokens": chunk.tokens, "location": chunk.location}
 
 
-def given_chunks(doc_id: str, row: dict[str, Any]) -> list[Chunk] | None:
+def given_chunks(doc_id: str, row: FullDocRow) -> list[Chunk] | None:
     """The chunks a ``full_docs`` row was imported with, or ``None`` for an ordinary one."""
     given = row.get(GIVEN_CHUNKS)
     if given is None:

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -44,6 +44,8 @@ from kgrag.ingest.chunking import make_chunks_for_settings
 from kgrag.knowledge.policy import MergePolicy
 from kgrag.llm.ledger import document_context
 from kgrag.storage.layout import CHUNK_VECTORS, FACTS, FULL_DOCS
+from kgrag.storage.layout.rows import FullDocRow
+from kgrag.storage.layout.typed import TypedKV
 from kgrag.types import Chunk, DocRecord, DocStatus, Document, Extraction
 
 if TYPE_CHECKING:
@@ -220,7 +222,7 @@ class Indexer:
         self, record: DocRecord, progress: ProgressSink, hooks: TurnHooks
     ) -> NewVersion:
         """Chunk the document; extract and embed the chunks the index does not hold yet."""
-        stored = await self.storage.kv(FULL_DOCS).get(record.id)
+        stored = await TypedKV(self.storage.kv(FULL_DOCS), FullDocRow).get(record.id)
         if stored is None:
             raise RuntimeError(f"document text missing from the store ({record.id})")
         given = given_chunks(record.id, stored)  # an imported document keeps its chunks
@@ -248,7 +250,7 @@ class Indexer:
         self._judge(record, chunks, version.extractions)
         return version
 
-    def _chunk(self, record: DocRecord, stored: dict[str, Any]) -> list[Chunk]:
+    def _chunk(self, record: DocRecord, stored: FullDocRow) -> list[Chunk]:
         """The document's chunks, each id once (its first place)."""
         doc = Document(
             id=record.id,
@@ -342,7 +344,7 @@ async def _map_bounded(fn: Callable[[T], Awaitable[R]], items: list[T], limit: i
     return results  # type: ignore[return-value]  # every slot is filled
 
 
-async def _gather_all(coros: list) -> list:
+async def _gather_all(coros: list[Coroutine[object, object, T]]) -> list[T]:
     """Like gather, but cancels the siblings as soon as one fails."""
     tasks = [asyncio.ensure_future(c) for c in coros]
     try:

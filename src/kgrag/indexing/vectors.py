@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,7 +19,7 @@ Pair = tuple[str, str]
 Embed = Callable[[list[str]], Awaitable[np.ndarray]]
 
 
-def entity_text(name: str, node: Mapping[str, Any], compact: bool = False) -> str:
+def entity_text(name: str, node: Mapping[str, object], compact: bool = False) -> str:
     """The text an entity's vector embeds: its names (with a merged entity's aliases) and
     description, or its names alone.
 
@@ -29,18 +29,21 @@ def entity_text(name: str, node: Mapping[str, Any], compact: bool = False) -> st
     embeds many times faster than a paragraph.
     """
     aliases = node.get("aliases")
-    names = f"{name}; {'; '.join(aliases)}" if aliases else name
+    names = (
+        f"{name}; {'; '.join(map(str, aliases))}" if isinstance(aliases, list) and aliases else name
+    )
     return names if compact else f"{names}\n{node.get('description', '')}"
 
 
-def relation_text(key: Pair, edge: Mapping[str, Any], compact: bool = False) -> str:
+def relation_text(key: Pair, edge: Mapping[str, object], compact: bool = False) -> str:
     """The text a relation's vector embeds; ``compact``: a short ``source keywords target`` fact."""
     if compact:
-        return " ".join(p for p in (key[0], edge.get("keywords", "").replace(",", ""), key[1]) if p)
+        keywords = str(edge.get("keywords", "")).replace(",", "")
+        return " ".join(p for p in (key[0], keywords, key[1]) if p)
     return f"{edge.get('keywords', '')}\t{key[0]}\n{key[1]}\n{edge.get('description', '')}"
 
 
-def _compact(data: Mapping[str, Any]) -> bool:
+def _compact(data: Mapping[str, object]) -> bool:
     return data.get("extractor") == "nlp"
 
 
@@ -62,8 +65,8 @@ class GraphVectors:
     async def prepare(
         self,
         plan: BatchPlan,
-        old_nodes: Mapping[str, dict[str, Any]],
-        old_edges: Mapping[Pair, dict[str, Any]],
+        old_nodes: Mapping[str, Mapping[str, object]],
+        old_edges: Mapping[Pair, Mapping[str, object]],
         *,
         skip: Collection[str | Pair] = (),
         force: Collection[str | Pair] = (),
