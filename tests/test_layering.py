@@ -54,11 +54,7 @@ MAY_IMPORT: dict[str, set[str]] = {
 }
 
 # (importer, imported) -> the change that removes it. This list only shrinks.
-KNOWN: dict[tuple[str, str], str] = {
-    # rebuild replays the curation records with curation.ops.Curator; removed when the
-    # replay is part of the one write path (indexing reads curation records as data)
-    ("maintenance", "curation"): "one write path: the curation replay moves to indexing/",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def report_tool() -> ModuleType:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from kgrag.errors import CurationError, EntityNotFoundError, MergeNotFoundError
 from kgrag.indexing.changes import Change, ChangeApplier, ChangeStats
+from kgrag.indexing.replay import replay_curation
 from kgrag.knowledge.curation import (
     ENTITY_FIELDS,
     RELATION_FIELDS,
@@ -353,12 +354,7 @@ class Curator:
 
     async def replay(self) -> int:
         """Recompute every key a record mentions (after a rebuild); returns the names seeded."""
-        cur = await self._current()
-        names = sorted(cur.curated_names())
-        if names:
-            await self.applier.apply(Change(recompute=names))
-            await self.applier.finish()
-        return len(names)
+        return await replay_curation(self.applier)
 
 
 def _merge_record(

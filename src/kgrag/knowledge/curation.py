@@ -373,7 +373,7 @@ async def import_records(storage: Storage, block: Mapping[str, object]) -> None:
     """Write the records of an export's ``curation`` block, in one transaction.
 
     For an index that holds none yet (a fresh copy); indexing afterwards
-    plans through them, and :meth:`kgrag.curation.ops.Curator.replay` adds
+    plans through them, and :func:`kgrag.indexing.replay.replay_curation` adds
     the manual facts no document touches. ``kgrag import --from kgrag``
     does all of it in one transaction (:mod:`kgrag.maintenance.importing.commit`).
     """

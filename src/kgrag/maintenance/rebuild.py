@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kgrag.indexing.replay import replay_curation as replay
 from kgrag.indexing.vectors import entity_text, relation_text
 from kgrag.ingest.ids import entity_vector_id, relation_vector_id
 from kgrag.knowledge.walk import store as walk_store
@@ -159,6 +160,4 @@ async def replay_curation(storage: Storage, applier: ChangeApplier) -> int:
     overrides, tombstones); this adds what no document touches (manual
     entities and relations). Returns the names recomputed.
     """
-    from kgrag.curation.ops import Curator
-
-    return await Curator(storage, applier).replay()
+    return await replay(applier)
