@@ -1,8 +1,12 @@
 """The application: middleware, routers and the lifespan that opens and closes workspaces.
 
-Every request passes, outermost first: security headers, CORS (only with
-``cors_origins``), the ``/w/NAME`` prefix, the body limit, then the gate
-(401/403, :mod:`kgrag.server.access.gate`) before any route sees it.
+Every router is mounted here, from :data:`ROUTERS` (the order is the order
+in which paths are matched), then the MCP endpoint (``/mcp``, a plain ASGI
+route). Every request passes, outermost first: security headers, CORS (only
+with ``cors_origins``), the ``/w/NAME`` prefix, the body limit, then the
+gate (401/403, :mod:`kgrag.server.access.gate`) before any route sees it.
+kgrag's errors become HTTP answers in one handler
+(:mod:`kgrag.server.routes.errors`).
 """
 
 from __future__ import annotations
@@ -11,20 +15,45 @@ import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kgrag.config.settings import Settings
-from kgrag.server import lightrag_api
 from kgrag.server.access import auth as auth_module
+from kgrag.server.access.auth import Authenticator
 from kgrag.server.access.gate import Gate
 from kgrag.server.access.security import BodyLimit, Limits, SecurityHeaders, cors_options
-from kgrag.server.routes import auth, docs, health, mcp, ollama, openai, webui
+from kgrag.server.jobs.queues import Jobs
+from kgrag.server.routes import (
+    auth,
+    docs,
+    documents,
+    errors,
+    graph,
+    health,
+    mcp,
+    ollama,
+    openai,
+    query,
+    webui,
+)
 from kgrag.server.workspaces.pool import Workspaces
 
 _PREFIX = re.compile(r"^/w/([^/]+)(/.*)?$")
+
+ROUTERS: tuple[APIRouter, ...] = (
+    documents.router,  # LightRAG's routes (documents, query, graph) and kgrag's beside them
+    query.router,
+    graph.router,
+    health.router,
+    auth.router,
+    docs.router,  # the API documentation and the web UI
+    webui.router,
+    ollama.router,  # Ollama's and OpenAI's APIs (MCP is mounted after them)
+    openai.router,
+)
 
 
 @dataclass(slots=True)
@@ -32,9 +61,9 @@ class ServerOptions:
     """What the server adds to :class:`Settings` for one process (the CLI fills it)."""
 
     settings: Settings
-    auth: Any = None  # an object with .authenticate(credential) -> Principal | None; None: open
+    auth: Authenticator | None = None  # None: open
     create_workspaces: bool = True
-    routers: list[Any] = field(default_factory=list)  # extra routers (tests, plugins)
+    routers: list[APIRouter] = field(default_factory=list)  # extra routers (tests, plugins)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ServerOptions:
@@ -42,10 +71,10 @@ class ServerOptions:
         return cls(settings, auth_module.from_settings(settings), settings.server.create_workspaces)
 
 
-def workspace_prefix(app: Any) -> Any:
+def workspace_prefix(app: ASGIApp) -> ASGIApp:
     """ASGI middleware: ``/w/NAME/rest`` is served as ``/rest`` for workspace ``NAME``."""
 
-    async def middleware(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
             match = _PREFIX.match(scope.get("path", ""))
             if match:
@@ -63,16 +92,15 @@ def create_app(options: ServerOptions) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with mcp.running(app):
             yield
-        await lightrag_api.close(app)  # the writers first, then the readers
-        await app.state.workspaces.close()
+        await jobs.close()  # the queues and their writers first, then the readers
+        await workspaces.close()
 
     app = FastAPI(title="kgrag", lifespan=lifespan, docs_url=None, redoc_url=None)
-    app.state.workspaces = Workspaces(options.settings, create=options.create_workspaces)
-    app.state.auth = options.auth
-    lightrag_api.install(app)  # LightRAG's routes and kgrag's beside them
-    compatible = [ollama.router, openai.router]  # Ollama's and OpenAI's APIs; MCP is mounted
-    pages = [docs.router, webui.router]  # the API documentation and the web UI
-    for router in [health.router, auth.router, *pages, *compatible, *options.routers]:
+    workspaces = Workspaces(options.settings, create=options.create_workspaces)
+    jobs = Jobs(workspaces)
+    app.state.workspaces, app.state.jobs, app.state.auth = workspaces, jobs, options.auth
+    errors.install(app)
+    for router in (*ROUTERS, *options.routers):
         app.include_router(router)
     mcp.mount(app)
     docs.describe_auth(app)
@@ -97,8 +125,8 @@ def _add_middleware(app: FastAPI, options: ServerOptions) -> None:
 class _Prefix:
     """:func:`workspace_prefix` as a Starlette middleware class."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.inner = workspace_prefix(app)
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.inner(scope, receive, send)

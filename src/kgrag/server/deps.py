@@ -15,7 +15,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 
 from kgrag.api.facade import KGRag
-from kgrag.server.access.auth import ANONYMOUS, Principal, credentials
+from kgrag.server.access.auth import ANONYMOUS, Authenticator, Principal, credentials
 from kgrag.server.workspaces.pool import DEFAULT, WorkspaceError, Workspaces
 
 HEADERS = ("x-workspace", "lightrag-workspace")
@@ -31,15 +31,24 @@ class Workspace:
 
 
 def workspaces(request: Request) -> Workspaces:
-    return request.app.state.workspaces
+    """The app's :class:`Workspaces` (``create_app`` puts them on ``app.state``)."""
+    served: Workspaces = request.app.state.workspaces
+    return served
+
+
+def authenticator(request: Request) -> Authenticator | None:
+    """The app's authenticator; None when auth is off."""
+    auth: Authenticator | None = request.app.state.auth
+    return auth
 
 
 def caller(request: Request) -> Principal:
     """The authenticated caller; 401 when auth is on and the credentials are missing or bad."""
-    auth = request.app.state.auth
+    auth = authenticator(request)
     if auth is None:
         return ANONYMOUS
-    if (checked := request.scope.get("kgrag_principal")) is not None:
+    checked: Principal | None = request.scope.get("kgrag_principal")
+    if checked is not None:
         return checked  # the gate has authenticated this request
     given = credentials({k.lower(): v for k, v in request.headers.items()})
     principal = auth.authenticate(given) if given else None

@@ -1,1 +1,1 @@
-"""One router per concern; :func:`kgrag.server.app.create_app` mounts them all."""
+"""The HTTP routes, one router per resource; :data:`kgrag.server.app.ROUTERS` lists them, in order."""

@@ -19,15 +19,12 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 
 from kgrag.server.access.throttle import NAMESPACE, LoginThrottle, StoredLog
+from kgrag.server.deps import authenticator, workspaces
 from kgrag.server.workspaces.pool import DEFAULT
 
 router = APIRouter(tags=["auth"])
 
 BEARER = "bearer"
-
-
-def _auth(request: Request) -> Any:
-    return request.app.state.auth
 
 
 async def _credentials(request: Request) -> tuple[str, str]:
@@ -49,7 +46,7 @@ async def _credentials(request: Request) -> tuple[str, str]:
 @router.post("/login")
 async def login(request: Request) -> dict[str, str]:
     """An account token for a right user name and password."""
-    auth = _auth(request)
+    auth = authenticator(request)
     user, password = await _credentials(request)
     if auth is None:
         return {"access_token": "", "token_type": BEARER, "auth_mode": "disabled"}
@@ -76,7 +73,7 @@ def _throttle(request: Request) -> LoginThrottle:
 
 async def _failures(request: Request, throttle: LoginThrottle) -> StoredLog:
     """Where failed logins are counted: the default workspace's store."""
-    rag = await request.app.state.workspaces.get(DEFAULT)
+    rag = await workspaces(request).get(DEFAULT)
     return StoredLog(rag.storage.kv(NAMESPACE), throttle.window_s)
 
 
@@ -87,7 +84,7 @@ def _address(request: Request) -> str:
 @router.get("/auth-status")
 async def auth_status(request: Request) -> dict[str, Any]:
     """Whether auth is on and whether accounts can log in."""
-    auth = _auth(request)
+    auth = authenticator(request)
     return {
         "auth_configured": bool(auth is not None and auth.accounts is not None),
         "auth_mode": "disabled" if auth is None else "enabled",

@@ -25,11 +25,13 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from kgrag.api.facade import KGRag
 from kgrag.server import deps
-from kgrag.server.compat.mcp_tools import Direct, Index, Write, build_mcp
-from kgrag.server.jobs.queues import Jobs, run_in_queue
+from kgrag.server.access.auth import Authenticator
+from kgrag.server.compat.mcp_tools import Index, Write, build_mcp
+from kgrag.server.jobs.queues import Jobs, jobs_of, run_in_queue
 
 PATH = "/mcp"
 _INDEX = "kgrag_mcp_index"  # the scope key the guard leaves the request's index under
@@ -55,7 +57,7 @@ async def _scope_index(ctx: Context) -> Index:
     return index
 
 
-def _security(auth: Any) -> TransportSecuritySettings:
+def _security(auth: Authenticator | None) -> TransportSecuritySettings:
     """An open server (loopback only) checks Host and Origin against DNS rebinding."""
     if auth is not None:  # credentials are needed: a rebound page has none
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
@@ -72,7 +74,7 @@ class _Guard:
     def __init__(self, manager: StreamableHTTPSessionManager) -> None:
         self.manager = manager
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         try:
             principal = deps.caller(request)
@@ -81,10 +83,7 @@ class _Guard:
             refused = JSONResponse({"detail": exc.detail}, exc.status_code, exc.headers)
             await refused(scope, receive, send)
             return
-        jobs = getattr(request.app.state, "jobs", None)
-        index = (
-            Direct(workspace.rag) if jobs is None else Queued(workspace.rag, jobs, workspace.name)
-        )
+        index = Queued(workspace.rag, jobs_of(request), workspace.name)
         await self.manager.handle_request({**scope, _INDEX: index}, receive, send)
 
 
