@@ -34,16 +34,28 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import numpy as np
 
+from kgrag.errors import StorageError
 from kgrag.types import DocRecord, DocStatus
+
+JSONObject: TypeAlias = dict[str, object]
+"""A row as the stores read it back: a JSON object whose values the reader narrows."""
 
 
 def edge_key(a: str, b: str) -> tuple[str, str]:
     """The canonical (undirected) key of the edge between ``a`` and ``b``."""
     return (a, b) if a <= b else (b, a)
+
+
+def edge_weight(data: Mapping[str, object]) -> float:
+    """The ``weight`` of an edge's data (1.0 when absent), which backends keep in a column."""
+    weight = data.get("weight", 1.0)
+    if isinstance(weight, int | float | str):
+        return float(weight)
+    raise StorageError(f"an edge's weight is not a number: {weight!r}")
 
 
 class Capability(Enum):

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import json
 import zlib
-from typing import Any
 
-from kgrag.errors import StorageError
+from kgrag.errors import StorageError, StoreCorruptError
+from kgrag.storage.base import JSONObject
 
 COMPRESS_MIN = 512
 _LEVEL = 6
 
 
-def dumps(value: Any) -> str:
+def dumps(value: object) -> str:
     """Compact JSON text of ``value`` (StorageError if not serialisable)."""
     try:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
@@ -31,7 +31,7 @@ def dumps(value: Any) -> str:
         raise StorageError(f"value is not JSON-serialisable: {exc}") from exc
 
 
-def encode(value: Any) -> str | bytes:
+def encode(value: object) -> str | bytes:
     """The cell for ``value``: JSON text, or zlib-compressed JSON bytes."""
     text = dumps(value)
     if len(text) < COMPRESS_MIN // 4:  # cheap pre-check before encoding
@@ -43,13 +43,26 @@ def encode(value: Any) -> str | bytes:
     return packed if len(packed) * 10 < len(raw) * 9 else text
 
 
-def decode(cell: str | bytes | None) -> Any:
+def decode(cell: str | bytes | None) -> object:
     """Inverse of :func:`encode`; ``None`` stays ``None``."""
     if cell is None:
         return None
     if isinstance(cell, bytes):
         cell = zlib.decompress(cell).decode("utf-8")
-    return json.loads(cell)
+    value: object = json.loads(cell)
+    return value
+
+
+def decode_object(cell: str | bytes | None) -> JSONObject:
+    """Inverse of :func:`encode` for a row (a JSON object: every key-value, node and edge value)."""
+    return as_object(decode(cell))
+
+
+def as_object(value: object) -> JSONObject:
+    """``value``, which the store wrote as a JSON object (StoreCorruptError if it is not one)."""
+    if not isinstance(value, dict):
+        raise StoreCorruptError(f"a stored row is not a JSON object: {type(value).__name__}")
+    return value
 
 
 def pack_text(text: str) -> bytes:

@@ -45,13 +45,14 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar, TypeVarTuple
 
 from kgrag.errors import StorageError, StoreCorruptError
 from kgrag.storage.sqlite.schema import ensure_schema
 
 Callback = Callable[[], None] | None
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")  # the arguments a function run on the worker thread takes after ``conn``
 
 # Tokens of the transactions the current context (task) takes part in.
 _ACTIVE: contextvars.ContextVar[tuple[object, ...]] = contextvars.ContextVar(
@@ -154,13 +155,13 @@ class Database:
 
     # -- running functions on the worker thread ------------------------------
 
-    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+    async def _call(self, fn: Callable[[*Ts], T], *args: *Ts) -> T:
         if self._executor is None:
             raise StorageError(f"{self.label} is not open; call open() first")
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._guarded, fn, args)
 
-    def _guarded(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    def _guarded(self, fn: Callable[[*Ts], T], args: tuple[*Ts]) -> T:
         try:
             return fn(*args)
         except sqlite3.DatabaseError as exc:
@@ -183,11 +184,11 @@ class Database:
             raise StorageError(f"{self.label} is not open; call open() first")
         return self._conn
 
-    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+    async def read(self, fn: Callable[[sqlite3.Connection, *Ts], T], *args: *Ts) -> T:
         """Run ``fn(conn, *args)`` now; never waits for the write lock."""
         return await self._call(self._read, fn, args)
 
-    def _read(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    def _read(self, fn: Callable[[sqlite3.Connection, *Ts], T], args: tuple[*Ts]) -> T:
         conn = self._connection()
         if conn.in_transaction:  # an open write transaction: join what it sees
             self._follow_others(conn)
@@ -207,8 +208,8 @@ class Database:
 
     async def write(
         self,
-        fn: Callable[..., T],
-        *args: Any,
+        fn: Callable[[sqlite3.Connection, *Ts], T],
+        *args: *Ts,
         on_commit: Callback = None,
         on_rollback: Callback = None,
     ) -> T:
@@ -220,8 +221,8 @@ class Database:
 
     def _write_alone(
         self,
-        fn: Callable[..., T],
-        args: tuple[Any, ...],
+        fn: Callable[[sqlite3.Connection, *Ts], T],
+        args: tuple[*Ts],
         on_commit: Callback,
         on_rollback: Callback,
     ) -> T:
@@ -241,8 +242,8 @@ class Database:
 
     def _write_nested(
         self,
-        fn: Callable[..., T],
-        args: tuple[Any, ...],
+        fn: Callable[[sqlite3.Connection, *Ts], T],
+        args: tuple[*Ts],
         on_commit: Callback,
         on_rollback: Callback,
     ) -> T:
@@ -319,7 +320,7 @@ def _run(callback: Callback) -> None:
         callback()
 
 
-def chunked(items: list[Any], size: int = 500) -> list[list[Any]]:
+def chunked(items: list[T], size: int = 500) -> list[list[T]]:
     """``items`` in slices of at most ``size`` (for ``IN (...)`` lists)."""
     return [items[i : i + size] for i in range(0, len(items), size)]
 

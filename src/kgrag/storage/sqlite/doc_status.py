@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from typing import Any
 
 from kgrag.storage.layout import MAX_SEQ_META
 from kgrag.storage.sqlite import codec
@@ -18,6 +17,7 @@ from kgrag.storage.sqlite.db import Database, chunked, marks
 from kgrag.types import DocRecord, DocStatus
 
 _MAX_SEQ_KEY = MAX_SEQ_META
+StatusCells = tuple[str, str, int, str | bytes]  # id, status, enqueue_seq, data
 
 
 class SQLiteDocStatusStore:
@@ -61,8 +61,8 @@ class SQLiteDocStatusStore:
         return await self._db.read(_next_seq)
 
 
-def _records(cursor: Iterable[tuple[Any, ...]]) -> list[DocRecord]:
-    return [DocRecord.from_dict(codec.decode(row[0])) for row in cursor]
+def _records(cursor: Iterable[tuple[str | bytes]]) -> list[DocRecord]:
+    return [DocRecord.from_dict(codec.decode_object(row[0])) for row in cursor]
 
 
 def _select_ids(conn: sqlite3.Connection, ids: list[str]) -> dict[str, DocRecord]:
@@ -88,7 +88,7 @@ def _counts(conn: sqlite3.Connection) -> dict[str, int]:
     return out
 
 
-def _upsert(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+def _upsert(conn: sqlite3.Connection, rows: list[StatusCells]) -> None:
     conn.executemany(
         "INSERT INTO doc_status(id, status, enqueue_seq, data) VALUES (?, ?, ?, ?) "
         "ON CONFLICT(id) DO UPDATE SET status=excluded.status, "

@@ -26,13 +26,13 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
 
-from kgrag.storage.base import edge_key
+from kgrag.storage.base import JSONObject, edge_key, edge_weight
 from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database, chunked, marks
 
 Pair = tuple[str, str]
+EdgeCells = tuple[str, str, float, str | bytes]  # a, b, weight, data
 _PAIRS_PER_QUERY = 250  # (a=? AND b=?) terms per statement: 500 parameters
 
 
@@ -44,13 +44,13 @@ class SQLiteGraphStore:
 
     # -- nodes -----------------------------------------------------------------
 
-    async def get_node(self, name: str) -> dict[str, Any] | None:
+    async def get_node(self, name: str) -> JSONObject | None:
         return (await self.get_nodes([name])).get(name)
 
-    async def get_nodes(self, names: list[str]) -> dict[str, dict[str, Any]]:
+    async def get_nodes(self, names: list[str]) -> dict[str, JSONObject]:
         return await self._db.read(_select_nodes, list(names))
 
-    async def upsert_nodes(self, nodes: Mapping[str, Mapping[str, Any]]) -> None:
+    async def upsert_nodes(self, nodes: Mapping[str, Mapping[str, object]]) -> None:
         rows = [(name, codec.encode(data)) for name, data in nodes.items()]
         if rows:
             await self._db.write(_upsert_nodes, rows)
@@ -69,19 +69,19 @@ class SQLiteGraphStore:
 
     # -- edges -----------------------------------------------------------------
 
-    async def get_edge(self, a: str, b: str) -> dict[str, Any] | None:
+    async def get_edge(self, a: str, b: str) -> JSONObject | None:
         return (await self.get_edges([(a, b)])).get(edge_key(a, b))
 
-    async def get_edges(self, pairs: list[Pair]) -> dict[Pair, dict[str, Any]]:
+    async def get_edges(self, pairs: list[Pair]) -> dict[Pair, JSONObject]:
         """Keys of the result are canonical :func:`edge_key` pairs."""
         keys = list(dict.fromkeys(edge_key(a, b) for a, b in pairs))
         return await self._db.read(_select_edges, keys)
 
-    async def upsert_edges(self, edges: Mapping[Pair, Mapping[str, Any]]) -> None:
-        rows: dict[Pair, tuple[Any, ...]] = {}
+    async def upsert_edges(self, edges: Mapping[Pair, Mapping[str, object]]) -> None:
+        rows: dict[Pair, EdgeCells] = {}
         for (a, b), data in edges.items():
             key = edge_key(a, b)
-            rows[key] = (*key, float(data.get("weight", 1.0)), codec.encode(data))
+            rows[key] = (*key, edge_weight(data), codec.encode(data))
         if rows:
             await self._db.write(_upsert_edges, list(rows.values()))
 
@@ -108,16 +108,16 @@ class SQLiteGraphStore:
 # -- SQL, run on the worker thread ---------------------------------------------
 
 
-def _select_nodes(conn: sqlite3.Connection, names: list[str]) -> dict[str, dict[str, Any]]:
+def _select_nodes(conn: sqlite3.Connection, names: list[str]) -> dict[str, JSONObject]:
     out = {}
     for part in chunked(names):
         sql = f"SELECT name, data FROM nodes WHERE name IN ({marks(len(part))})"
         for name, cell in conn.execute(sql, part):
-            out[name] = codec.decode(cell)
+            out[name] = codec.decode_object(cell)
     return out
 
 
-def _upsert_nodes(conn: sqlite3.Connection, rows: list[tuple[str, Any]]) -> None:
+def _upsert_nodes(conn: sqlite3.Connection, rows: list[tuple[str, str | bytes]]) -> None:
     conn.executemany(
         "INSERT INTO nodes(name, data) VALUES (?, ?) "
         "ON CONFLICT(name) DO UPDATE SET data=excluded.data",
@@ -142,16 +142,16 @@ def _delete_nodes(conn: sqlite3.Connection, names: list[str]) -> None:
     _add_degrees(conn, touching, -1)
 
 
-def _select_edges(conn: sqlite3.Connection, keys: list[Pair]) -> dict[Pair, dict[str, Any]]:
+def _select_edges(conn: sqlite3.Connection, keys: list[Pair]) -> dict[Pair, JSONObject]:
     found = dict(_edge_rows(conn, "a, b, data", keys))
     # in the order asked for, like one lookup per key
-    return {key: codec.decode(found[key]) for key in keys if key in found}
+    return {key: codec.decode_object(found[key]) for key in keys if key in found}
 
 
 def _edge_rows(
     conn: sqlite3.Connection, columns: str, keys: list[Pair]
-) -> Iterator[tuple[Any, ...]]:
-    """``((a, b), rest)`` of the stored edges among ``keys``: one statement per slice."""
+) -> Iterator[tuple[Pair, str | bytes | None]]:
+    """``((a, b), data)`` of the stored edges among ``keys`` (``data`` if asked for): one statement per slice."""
     for part in chunked(keys, _PAIRS_PER_QUERY):
         sql = f"SELECT {columns} FROM edges WHERE " + " OR ".join(["(a=? AND b=?)"] * len(part))
         for row in conn.execute(sql, [end for key in part for end in key]):
@@ -176,7 +176,7 @@ def _add_degrees(conn: sqlite3.Connection, keys: Iterable[Pair], sign: int) -> N
         )
 
 
-def _upsert_edges(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+def _upsert_edges(conn: sqlite3.Connection, rows: list[EdgeCells]) -> None:
     keys = [(row[0], row[1]) for row in rows]
     stored = {key for key, _ in _edge_rows(conn, "a, b", keys)}
     conn.executemany(
@@ -216,13 +216,14 @@ def _node_degrees(conn: sqlite3.Connection, names: list[str]) -> dict[str, int]:
     return out
 
 
-def _scalar(conn: sqlite3.Connection, sql: str) -> Any:
-    return conn.execute(sql).fetchone()[0]
+def _scalar(conn: sqlite3.Connection, sql: str) -> int:
+    count: int = conn.execute(sql).fetchone()[0]
+    return count
 
 
-def _column(conn: sqlite3.Connection, sql: str) -> list[Any]:
+def _column(conn: sqlite3.Connection, sql: str) -> list[str]:
     return [row[0] for row in conn.execute(sql)]
 
 
-def _rows(conn: sqlite3.Connection, sql: str) -> list[tuple[Any, ...]]:
+def _rows(conn: sqlite3.Connection, sql: str) -> list[tuple[str, str, float]]:
     return [tuple(row) for row in conn.execute(sql)]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Mapping
-from typing import Any
 
+from kgrag.storage.base import JSONObject
 from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database, chunked, marks
 
@@ -22,16 +22,16 @@ class SQLiteKVStore:
         self.namespace = namespace
         self._db = db
 
-    async def get(self, key: str) -> dict[str, Any] | None:
+    async def get(self, key: str) -> JSONObject | None:
         return (await self.get_many([key]))[0]
 
-    async def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]:
+    async def get_many(self, keys: list[str]) -> list[JSONObject | None]:
         """Values in the order of ``keys`` (``None`` where absent)."""
         keys = list(keys)
         found = await self._db.read(self._select, list(dict.fromkeys(keys)))
         return [found.get(key) for key in keys]
 
-    async def upsert(self, items: Mapping[str, Mapping[str, Any]]) -> None:
+    async def upsert(self, items: Mapping[str, Mapping[str, object]]) -> None:
         rows = [(self.namespace, key, codec.encode(value)) for key, value in items.items()]
         if rows:
             await self._db.write(_upsert, rows)
@@ -56,12 +56,12 @@ class SQLiteKVStore:
 
     # -- SQL, run on the worker thread -------------------------------------------
 
-    def _select(self, conn: sqlite3.Connection, keys: list[str]) -> dict[str, Any]:
+    def _select(self, conn: sqlite3.Connection, keys: list[str]) -> dict[str, JSONObject]:
         out = {}
         for part in chunked(keys):
             sql = f"SELECT key, value FROM kv WHERE ns=? AND key IN ({marks(len(part))})"
             for key, cell in conn.execute(sql, [self.namespace, *part]):
-                out[key] = codec.decode(cell)
+                out[key] = codec.decode_object(cell)
         return out
 
     def _present(self, conn: sqlite3.Connection, keys: list[str]) -> set[str]:
@@ -80,7 +80,7 @@ class SQLiteKVStore:
         return int(conn.execute(sql, (self.namespace,)).fetchone()[0])
 
 
-def _upsert(conn: sqlite3.Connection, rows: list[tuple[str, str, Any]]) -> None:
+def _upsert(conn: sqlite3.Connection, rows: list[tuple[str, str, str | bytes]]) -> None:
     conn.executemany(
         "INSERT INTO kv(ns, key, value) VALUES (?, ?, ?) "
         "ON CONFLICT(ns, key) DO UPDATE SET value=excluded.value",

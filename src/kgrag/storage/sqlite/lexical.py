@@ -25,7 +25,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Protocol
 
 from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database, chunked, marks
@@ -33,11 +33,19 @@ from kgrag.storage.sqlite.db import Database, chunked, marks
 MAX_QUERY_TERMS = 64
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _TERM = re.compile(r"\w+")
-_jieba: Any = None
+
+
+class Segmenter(Protocol):
+    """What is used of jieba (which ships no types)."""
+
+    def lcut_for_search(self, text: str) -> list[str]: ...
+
+
+_jieba: Segmenter | None = None
 _jieba_lock = threading.Lock()
 
 
-def _segmenter() -> Any:
+def _segmenter() -> Segmenter:
     """The jieba module, imported and initialised once (quietly)."""
     global _jieba
     with _jieba_lock:

@@ -31,7 +31,7 @@ import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, Unpack
 
 from kgrag.errors import ConfigError, StorageError
 from kgrag.storage.base import Capability
@@ -45,7 +45,19 @@ from kgrag.storage.sqlite.lexical import SQLiteLexicalIndex
 from kgrag.storage.sqlite.vectors import DTYPES, SQLiteVectorStore
 
 DB_FILENAME = "kgrag.db"
-_OPTIONS = {"vector_dtype", "vector_screen_rows", "busy_timeout_ms", "cache_mb", "lexical"}
+
+
+class SQLiteOptions(TypedDict, total=False):
+    """The options of :class:`SQLiteStorage` (its docstring says what each does)."""
+
+    vector_dtype: str
+    vector_screen_rows: int
+    busy_timeout_ms: int
+    cache_mb: int
+    lexical: bool
+
+
+_OPTIONS = set(SQLiteOptions.__annotations__)
 
 
 class SQLiteStorage:
@@ -64,7 +76,7 @@ class SQLiteStorage:
     capabilities: frozenset[Capability] = frozenset()  # one writer; nothing optional
     workspace: str | None = None
 
-    def __init__(self, workdir: Path, *, in_memory: bool = False, **options: Any):
+    def __init__(self, workdir: Path, *, in_memory: bool = False, **options: Unpack[SQLiteOptions]):
         unknown = set(options) - _OPTIONS
         if unknown:
             raise ConfigError(
@@ -129,7 +141,7 @@ class SQLiteStorage:
         await self.open()
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
     def transaction(self) -> AbstractAsyncContextManager[None]:
@@ -196,16 +208,16 @@ class SQLiteStorage:
 
     # -- meta --------------------------------------------------------------------
 
-    async def get_meta(self, key: str) -> Any:
+    async def get_meta(self, key: str) -> object:
         """The JSON value stored under ``key``, or ``None``."""
         return await self._db.read(_get_meta, key)
 
-    async def set_meta(self, key: str, value: Any) -> None:
+    async def set_meta(self, key: str, value: object) -> None:
         """Store a small JSON value under ``key``."""
         await self._db.write(_set_meta, key, codec.dumps(value))
 
 
-def memory_storage(workdir: Path, **options: Any) -> SQLiteStorage:
+def memory_storage(workdir: Path, **options: Unpack[SQLiteOptions]) -> SQLiteStorage:
     """The same backend on a private in-memory database (nothing persists)."""
     storage = SQLiteStorage(workdir, in_memory=True, **options)
     storage.name = "memory"
@@ -221,7 +233,7 @@ def _column(conn: sqlite3.Connection, sql: str) -> list[str]:
     return [row[0] for row in conn.execute(sql)]
 
 
-def _get_meta(conn: sqlite3.Connection, key: str) -> Any:
+def _get_meta(conn: sqlite3.Connection, key: str) -> object:
     row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
     return None if row is None else codec.decode(row[0])
 

@@ -30,12 +30,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from kgrag.errors import StorageError
-from kgrag.storage.base import VectorHit
+from kgrag.storage.base import JSONObject, VectorHit
 from kgrag.storage.sqlite import codec
 from kgrag.storage.sqlite.db import Database, chunked, marks
 from kgrag.storage.sqlite.matrix import MatrixIndex
@@ -70,7 +70,7 @@ class SQLiteVectorStore:
     # -- writes ----------------------------------------------------------------
 
     async def upsert(
-        self, ids: list[str], vectors: np.ndarray, metas: Sequence[Mapping[str, Any]]
+        self, ids: list[str], vectors: np.ndarray, metas: Sequence[Mapping[str, object]]
     ) -> None:
         """Insert or replace vectors (normalised) with their metadata."""
         ids = list(ids)
@@ -88,7 +88,7 @@ class SQLiteVectorStore:
         )
 
     def _write_rows(
-        self, conn: sqlite3.Connection, ids: list[str], rows: np.ndarray, cells: list[Any]
+        self, conn: sqlite3.Connection, ids: list[str], rows: np.ndarray, cells: list[str | bytes]
     ) -> None:
         space = self._ensure_space(conn, rows.shape[1])
         dtype = np.dtype(space.dtype)
@@ -152,11 +152,11 @@ class SQLiteVectorStore:
                 out[id_] = np.frombuffer(blob, space.dtype).astype(np.float32)
         return out
 
-    async def get_metas(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+    async def get_metas(self, ids: list[str]) -> dict[str, JSONObject]:
         """Metadata of the ``ids`` that exist."""
         return await self._db.read(self._get_metas, list(ids))
 
-    def _get_metas(self, conn: sqlite3.Connection, ids: list[str]) -> dict[str, dict[str, Any]]:
+    def _get_metas(self, conn: sqlite3.Connection, ids: list[str]) -> dict[str, JSONObject]:
         space = self._read_space(conn)
         return {} if space is None else self._metas(conn, space, ids)
 
@@ -181,13 +181,13 @@ class SQLiteVectorStore:
         return int(conn.execute(f"SELECT COUNT(*) FROM {space.table}").fetchone()[0])
 
     @staticmethod
-    def _metas(conn: sqlite3.Connection, space: Space, ids: list[str]) -> dict[str, dict[str, Any]]:
-        out: dict[str, dict[str, Any]] = {}
+    def _metas(conn: sqlite3.Connection, space: Space, ids: list[str]) -> dict[str, JSONObject]:
+        out: dict[str, JSONObject] = {}
         for part in chunked(ids):
             for id_, cell in conn.execute(
                 f"SELECT id, meta FROM {space.table} WHERE id IN ({marks(len(part))})", part
             ):
-                out[id_] = codec.decode(cell)
+                out[id_] = codec.decode_object(cell)
         return out
 
     # -- the namespace's table and matrix (worker thread only) ------------------
@@ -260,7 +260,7 @@ def _scan(conn: sqlite3.Connection, space: Space) -> Iterator[tuple[list[str], n
         yield ids, flat.reshape(len(ids), space.dim).astype(np.float32, copy=False)
 
 
-def _as_matrix(vectors: Any, rows: int) -> np.ndarray:
+def _as_matrix(vectors: npt.ArrayLike, rows: int) -> np.ndarray:
     """``vectors`` as ``rows`` unit-norm float32 rows (zero rows stay zero)."""
     mat = np.asarray(vectors, dtype=np.float32)
     if mat.ndim == 1:
@@ -274,8 +274,8 @@ def _as_matrix(vectors: Any, rows: int) -> np.ndarray:
 
 
 def _dedupe(
-    ids: list[str], rows: np.ndarray, metas: Sequence[Mapping[str, Any]]
-) -> tuple[list[str], np.ndarray, Sequence[Mapping[str, Any]]]:
+    ids: list[str], rows: np.ndarray, metas: Sequence[Mapping[str, object]]
+) -> tuple[list[str], np.ndarray, Sequence[Mapping[str, object]]]:
     """Keep the last occurrence of each id."""
     if len(metas) != len(ids):
         raise StorageError(f"{len(ids)} ids but {len(metas)} metadata dicts")
