@@ -1,10 +1,13 @@
-"""The app's route table, pinned: every path and method the server answers, in order.
+"""The app's route table and OpenAPI schema, pinned: every path and method, in order, and every shape.
 
-``route_table.json`` was generated once from the app as it was before the
-server's modules were regrouped (``create_app`` with its routers mounted in
-two places); the routers are now mounted from one list, and the table must
-not change: the same kinds of route, paths and methods, in the same order
-(an earlier route wins a path both match).
+``route_table.json`` and ``openapi.json`` were generated once from the app
+as it was before the server's modules were regrouped (``create_app`` with
+its routers mounted in two places); the routers are now mounted from one
+list and the routes' helpers are typed, and neither may change: the same
+kinds of route, paths and methods, in the same order (an earlier route wins
+a path both match), and the same request and response schemas (a route's
+return annotation is its response model in FastAPI, so typing one is seen
+here).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from kgrag.server.app import ServerOptions, create_app
 from tests.support.settings import fake_settings
 
 PINNED = Path(__file__).with_name("route_table.json")
+SCHEMA = Path(__file__).with_name("openapi.json")
 
 
 def _rows(routes: Iterable[Any]) -> Iterator[list[Any]]:
@@ -42,3 +46,8 @@ def test_no_path_and_method_is_served_twice(tmp_path: Path) -> None:
     app = create_app(ServerOptions(fake_settings(tmp_path)))
     pairs = [(path, method) for _, path, methods in _rows(app.routes) for method in methods]
     assert len(pairs) == len(set(pairs))
+
+
+def test_the_openapi_schema_is_the_pinned_one(tmp_path: Path) -> None:
+    app = create_app(ServerOptions(fake_settings(tmp_path)))
+    assert app.openapi() == json.loads(SCHEMA.read_text())
