@@ -12,12 +12,11 @@ use. The principal is left in ``scope["kgrag_principal"]`` for the routes.
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import HTTPException
 from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from kgrag.server.access.auth import Principal, credentials
+from kgrag.server.access.auth import Authenticator, Principal, credentials
 from kgrag.server.access.security import reply
 from kgrag.server.deps import workspace_name
 
@@ -30,7 +29,7 @@ def is_public(path: str) -> bool:
     return path in PUBLIC or path.startswith(PUBLIC_PREFIXES)
 
 
-def principal_of(auth: Any, scope: dict[str, Any]) -> Principal | None:
+def principal_of(auth: Authenticator, scope: Scope) -> Principal | None:
     """The caller the request's credentials name, or None."""
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
     given = credentials(headers)
@@ -40,10 +39,10 @@ def principal_of(auth: Any, scope: dict[str, Any]) -> Principal | None:
 class Gate:
     """401 without valid credentials, 403 for a workspace the caller may not use."""
 
-    def __init__(self, app: Any, auth: Any) -> None:
+    def __init__(self, app: ASGIApp, auth: Authenticator | None) -> None:
         self.app, self.auth = app, auth
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.auth is None or scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
@@ -60,7 +59,7 @@ class Gate:
             await reply(send, status, detail, CHALLENGE if status == 401 else ())
 
 
-def _refusal(principal: Principal | None, scope: dict[str, Any]) -> tuple[int, str] | None:
+def _refusal(principal: Principal | None, scope: Scope) -> tuple[int, str] | None:
     if principal is None:
         return 401, "missing or invalid credentials"
     try:

@@ -12,8 +12,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -32,21 +35,19 @@ MIB = 1024 * 1024
 # streamed answers: no cache, and no buffering by a proxy in front
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
-ASGI = Any
-
 
 class SecurityHeaders:
     """Adds :data:`HEADERS` (and ``cache-control: no-store`` when unset) to every response."""
 
-    def __init__(self, app: ASGI) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: dict[str, Any], receive: ASGI, send: ASGI) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
 
-        async def send_with_headers(message: dict[str, Any]) -> None:
+        async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = [h for h in message.get("headers", []) if h[0].lower() != b"server"]
                 names = {name.lower() for name, _ in headers}
@@ -70,19 +71,21 @@ class Limits:
     def from_mib(cls, body_mb: float, upload_mb: float) -> Limits:
         return cls(int(body_mb * MIB), int(upload_mb * MIB))
 
-    def for_scope(self, scope: dict[str, Any]) -> int:
+    def for_scope(self, scope: Scope) -> int:
         kind = _header(scope, b"content-type") or b""
         return self.upload if kind.lower().startswith(b"multipart/form-data") else self.body
 
 
-def _header(scope: dict[str, Any], name: bytes) -> bytes | None:
-    return next((v for k, v in scope.get("headers", []) if k.lower() == name), None)
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
+    return next((v for k, v in headers if k.lower() == name), None)
 
 
-async def reply(send: ASGI, status: int, detail: str, headers: tuple[Any, ...] = ()) -> None:
+Header = tuple[bytes, bytes]
+
+
+async def reply(send: Send, status: int, detail: str, headers: tuple[Header, ...] = ()) -> None:
     """A small JSON error response, FastAPI's ``{"detail": ...}`` shape."""
-    import json
-
     body = json.dumps({"detail": detail}).encode()
     start = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": [*start, *headers]})
@@ -92,10 +95,10 @@ async def reply(send: ASGI, status: int, detail: str, headers: tuple[Any, ...] =
 class BodyLimit:
     """413 for a body over its limit; 400 for a Content-Length that is no number."""
 
-    def __init__(self, app: ASGI, limits: Limits) -> None:
+    def __init__(self, app: ASGIApp, limits: Limits) -> None:
         self.app, self.limits = app, limits
 
-    async def __call__(self, scope: dict[str, Any], receive: ASGI, send: ASGI) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -117,11 +120,11 @@ class BodyTooLarge(Exception):
     """Raised into the app when a streamed body passes its limit (the app never sees it all)."""
 
 
-def _counting(receive: ASGI, send: ASGI, limit: int) -> tuple[ASGI, ASGI]:
+def _counting(receive: Receive, send: Send, limit: int) -> tuple[Receive, Send]:
     """``receive`` and ``send`` that stop a streamed body at ``limit`` with a 413."""
     state = {"seen": 0, "started": False, "refused": False}
 
-    async def counted_receive() -> dict[str, Any]:
+    async def counted_receive() -> Message:
         message = await receive()
         if message["type"] == "http.request":
             state["seen"] += len(message.get("body", b""))
@@ -132,7 +135,7 @@ def _counting(receive: ASGI, send: ASGI, limit: int) -> tuple[ASGI, ASGI]:
                 raise BodyTooLarge
         return dict(message)
 
-    async def guarded_send(message: dict[str, Any]) -> None:
+    async def guarded_send(message: Message) -> None:
         if state["refused"]:
             return
         state["started"] = True
@@ -141,7 +144,17 @@ def _counting(receive: ASGI, send: ASGI, limit: int) -> tuple[ASGI, ASGI]:
     return counted_receive, guarded_send
 
 
-def cors_options(origins: list[str]) -> dict[str, Any] | None:
+class CorsOptions(TypedDict):
+    """The keywords of Starlette's ``CORSMiddleware`` the server sets."""
+
+    allow_origins: list[str]
+    allow_methods: list[str]
+    allow_headers: list[str]
+    allow_credentials: bool
+    max_age: int
+
+
+def cors_options(origins: list[str]) -> CorsOptions | None:
     """CORSMiddleware's options for ``origins`` only; None when there are none (no CORS)."""
     if not origins:
         return None
