@@ -31,12 +31,14 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.ingest.blocks import encode_blocks
 from kgrag.ingest.ids import content_hash, source_doc_id
 from kgrag.ingest.names import display_name
 from kgrag.storage.layout import FULL_DOCS
+from kgrag.storage.layout.rows import FullDocRow
+from kgrag.storage.layout.typed import TypedKV
 from kgrag.types import DocRecord, DocStatus, Document
 
 if TYPE_CHECKING:
@@ -94,11 +96,12 @@ def _new_record(
     )
 
 
-def _full_doc(doc: Document) -> dict[str, Any]:
+def _full_doc(doc: Document) -> FullDocRow:
     """The ``full_docs`` row: text, path, source and (structure-aware ingest) compact blocks."""
-    row: dict[str, Any] = {"content": doc.content, "file_path": doc.file_path, "source": doc.source}
-    if doc.blocks:  # --- blocks (kgrag.ingest.blocks) ---
-        row["blocks"] = encode_blocks(doc.blocks)
+    row: FullDocRow = {"content": doc.content, "file_path": doc.file_path, "source": doc.source}
+    blocks = encode_blocks(doc.blocks) if doc.blocks else None
+    if blocks is not None:  # --- blocks (kgrag.ingest.blocks) ---
+        row["blocks"] = blocks
     return row
 
 
@@ -207,5 +210,6 @@ class Enqueuer:
         records = [_new_record(d, h, seq + i, now, old) for i, (d, h, old) in enumerate(queue)]
         async with self.storage.transaction():
             if queue:
-                await self.storage.kv(FULL_DOCS).upsert({d.id: _full_doc(d) for d, _, _ in queue})
+                rows = {d.id: _full_doc(d) for d, _, _ in queue}
+                await TypedKV(self.storage.kv(FULL_DOCS), FullDocRow).upsert(rows)
             await self.storage.doc_status.upsert([*records, *touched])

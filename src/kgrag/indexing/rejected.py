@@ -23,13 +23,15 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.names import display_name
 from kgrag.storage.layout import REJECTED_META, SERVER_REFUSED
+from kgrag.storage.layout.rows import RefusalRow
+from kgrag.storage.layout.typed import TypedKV
 from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:
@@ -64,10 +66,16 @@ class Refusal:
             updated_at=self.created_at,
         )
 
-    def to_row(self) -> dict[str, Any]:
-        row = asdict(self)
-        if self.path is None:
-            del row["path"]  # an upload refusal's row stays as it always was
+    def to_row(self) -> RefusalRow:
+        row: RefusalRow = {
+            "doc_id": self.doc_id,
+            "file_path": self.file_path,
+            "reason": self.reason,
+            "track_id": self.track_id,
+            "created_at": self.created_at,
+        }
+        if self.path is not None:  # absent: an upload refusal's row stays as it always was
+            row["path"] = self.path
         return row
 
 
@@ -130,7 +138,7 @@ async def forget(storage: Storage, ids: Iterable[str]) -> list[str]:
 
 async def all_refusals(storage: Storage) -> list[Refusal]:
     """Every remembered refusal (the rows, and an older index's meta record), oldest first."""
-    kv = storage.kv(SERVER_REFUSED)
+    kv = TypedKV(storage.kv(SERVER_REFUSED), RefusalRow)
     rows = await kv.get_many(await kv.keys())
     found = {r.doc_id: r for r in (_from_row(row) for row in rows if isinstance(row, dict))}
     for path, reason in (await storage.get_meta(KEY) or {}).items():
@@ -158,7 +166,7 @@ async def _write(storage: Storage, before: dict[str, Refusal], after: dict[str, 
     changed = {i: r.to_row() for i, r in after.items() if before.get(i) != r or legacy}
     if not gone and not changed and not legacy:
         return
-    kv = storage.kv(SERVER_REFUSED)
+    kv = TypedKV(storage.kv(SERVER_REFUSED), RefusalRow)
     async with storage.transaction():
         if gone:
             await kv.delete(gone)
@@ -168,7 +176,7 @@ async def _write(storage: Storage, before: dict[str, Refusal], after: dict[str, 
             await storage.set_meta(KEY, {})
 
 
-def _from_row(row: dict[str, Any]) -> Refusal:
+def _from_row(row: RefusalRow) -> Refusal:
     path = row.get("path")
     return Refusal(
         str(row["doc_id"]),
