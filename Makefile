@@ -33,8 +33,11 @@ demo: $(DEMO_STAMP)
 	$(BIN)/kgrag index --reset-if-settings-changed --workdir $(DEMO_DIR) $(BOOK)
 	$(BIN)/kgrag query --workdir $(DEMO_DIR) "What are the main themes of the story, and who is Scrooge?"
 
+# Two worker processes, each taking whole test files (a file's module fixtures
+# are built once); TEST_JOBS=0 runs the suite in this one process.
+TEST_JOBS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests scripts
