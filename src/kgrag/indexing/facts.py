@@ -20,8 +20,9 @@ joined fragments) until the writer summarises them (:class:`PendingSummaries`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from kgrag.knowledge.canonical import ChunkFacts
 from kgrag.storage.layout import (  # noqa: F401  (CHUNKS..SUPPORT: re-exported for old importers)
@@ -40,6 +41,15 @@ from kgrag.types import ExtractedEntity, ExtractedRelation, Extraction
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
+
+
+class Owner(NamedTuple):
+    """One document owning a chunk: an entry of a ``chunk_facts`` row's ``owners``."""
+
+    sort_key: str  # the document's place in canonical order
+    order: int  # the chunk's position in the document
+    file_path: str
+    location: dict[str, object]  # section, page, lines ({} in rows written without one)
 
 
 @dataclass(slots=True)
@@ -70,15 +80,17 @@ class StoredChunk:
         )
 
     @classmethod
-    def from_record(cls, chunk_id: str, rec: FactsRow | dict[str, Any]) -> StoredChunk:
+    def from_record(cls, chunk_id: str, rec: Mapping[str, object]) -> StoredChunk:
+        """A ``chunk_facts`` row as the index wrote it (rows of older indexes may lack fields)."""
+        row = cast("FactsRow", rec)
         return cls(
             chunk_id,
-            rec.get("extractor", "llm"),
-            rec.get("entities", []),
-            rec.get("relations", []),
-            rec.get("warnings", []),
-            rec.get("error"),
-            {k: list(v) for k, v in rec.get("owners", {}).items()},
+            row.get("extractor", "llm"),
+            row.get("entities", []),
+            row.get("relations", []),
+            row.get("warnings", []),
+            row.get("error"),
+            {k: list(v) for k, v in row.get("owners", {}).items()},
         )
 
     def to_record(self) -> FactsRow:
@@ -101,10 +113,11 @@ class StoredChunk:
                 pairs.add((src, tgt) if src <= tgt else (tgt, src))
         return names, pairs
 
-    def owner(self) -> tuple[str, list[Any]]:
+    def owner(self) -> tuple[str, Owner]:
         """The canonical owner: the smallest (sort key, position, doc id)."""
         doc = min(self.owners, key=lambda d: (self.owners[d][0], self.owners[d][1], d))
-        return doc, self.owners[doc]
+        entry = self.owners[doc]
+        return doc, Owner(entry[0], entry[1], entry[2], entry[3] if len(entry) > 3 else {})
 
     def facts(self) -> ChunkFacts:
         """The chunk as the canonical merge sees it (needs at least one owner)."""
