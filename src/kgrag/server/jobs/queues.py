@@ -31,7 +31,7 @@ from fastapi import Depends, Request
 
 from kgrag.api.facade import KGRag
 from kgrag.server.jobs import record as job_record
-from kgrag.server.jobs.record import Job, JobProgress, new_job_id
+from kgrag.server.jobs.record import Job, JobProgress, JobView, new_job_id
 from kgrag.server.jobs.work_queue import JobFn, WorkQueue
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class Jobs:
 
     async def view(
         self, workspace: str, storage: Storage, job_id: str, wait: float = 0.0
-    ) -> dict[str, Any] | None:
+    ) -> JobView | None:
         """Job ``job_id`` of ``workspace``, run here or by another process; None if unknown.
 
         With ``wait``, once it has ended or after that many seconds.
@@ -112,7 +112,7 @@ class Jobs:
             record = await job_record.load(storage, job_id)
         return record
 
-    async def recent(self, workspace: str, storage: Storage, limit: int) -> list[dict[str, Any]]:
+    async def recent(self, workspace: str, storage: Storage, limit: int) -> list[JobView]:
         """The workspace's jobs, newest first: the store's records, this process's from memory."""
         records = {r["job_id"]: r for r in await job_record.recent(storage, limit)}
         for job in self._jobs.values():

@@ -18,10 +18,12 @@ import secrets
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from kgrag.indexing.progress import ProgressCounts
 from kgrag.storage.layout import SERVER_JOBS
+from kgrag.storage.layout.rows import JobRow
+from kgrag.storage.layout.typed import TypedKV
 
 if TYPE_CHECKING:
     from kgrag.server.tracks import Track
@@ -33,6 +35,22 @@ BEAT_S = 10.0  # an unfinished job's record is written at least this often
 STALE_S = 60.0  # ... so one older than this was left by a process that stopped
 UNFINISHED = ("queued", "running")
 LOST = "the server process running the job stopped before it ended"
+
+
+class JobView(TypedDict):
+    """A job as ``GET /jobs/{id}`` shows it: its stored :class:`JobRow` less ``seen_at``."""
+
+    job_id: str
+    kind: str
+    title: str
+    status: str
+    track_id: str | None
+    created_at: float
+    started_at: float | None
+    finished_at: float | None
+    progress: dict[str, int]
+    result: dict[str, Any] | None
+    error: str | None
 
 
 def new_job_id() -> str:
@@ -87,7 +105,7 @@ class Job:
             raise self.exception
         return self.result or {}
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JobView:
         return {
             "job_id": self.id,
             "kind": self.kind,
@@ -103,34 +121,38 @@ class Job:
         }
 
 
-def finished(record: dict[str, Any]) -> bool:
+def finished(record: JobView) -> bool:
     return record.get("status") not in UNFINISHED
 
 
-def shown(value: dict[str, Any], now: float | None = None) -> dict[str, Any]:
+def shown(value: JobRow, now: float | None = None) -> JobView:
     """A stored record as ``GET /jobs/{id}`` shows it (a lost job as ``cancelled``)."""
-    record = {k: v for k, v in value.items() if k != "seen_at"}
+    record = cast(JobView, {k: v for k, v in value.items() if k != "seen_at"})
     seen = float(value.get("seen_at") or 0.0)
     if not finished(record) and (time.time() if now is None else now) - seen > STALE_S:
-        record.update(status="cancelled", error=LOST)
+        record["status"], record["error"] = "cancelled", LOST
     return record
+
+
+def _records(storage: Storage) -> TypedKV[JobRow]:
+    return TypedKV(storage.kv(NAMESPACE), JobRow)
 
 
 async def save(storage: Storage, jobs: Iterable[Job]) -> None:
     now = time.time()
-    items = {job.id: {**job.to_dict(), "seen_at": now} for job in jobs}
+    items: dict[str, JobRow] = {job.id: {**job.to_dict(), "seen_at": now} for job in jobs}
     if items:
-        await storage.kv(NAMESPACE).upsert(items)
+        await _records(storage).upsert(items)
 
 
-async def load(storage: Storage, job_id: str) -> dict[str, Any] | None:
-    value = await storage.kv(NAMESPACE).get(job_id)
+async def load(storage: Storage, job_id: str) -> JobView | None:
+    value = await _records(storage).get(job_id)
     return shown(value) if value else None
 
 
-async def recent(storage: Storage, limit: int) -> list[dict[str, Any]]:
+async def recent(storage: Storage, limit: int) -> list[JobView]:
     """The workspace's newest ``limit`` records, newest first."""
-    kv = storage.kv(NAMESPACE)
+    kv = _records(storage)
     keys = sorted(await kv.keys())[-limit:]
     records = [shown(v) for v in await kv.get_many(keys) if v]
     return sorted(records, key=lambda r: (r["created_at"], r["job_id"]), reverse=True)
@@ -138,9 +160,9 @@ async def recent(storage: Storage, limit: int) -> list[dict[str, Any]]:
 
 async def prune(storage: Storage, keep: int = KEEP) -> None:
     """Delete the oldest finished records past the newest ``keep``."""
-    kv = storage.kv(NAMESPACE)
-    if await kv.count() <= keep:
+    if await storage.kv(NAMESPACE).count() <= keep:
         return
+    kv = _records(storage)
     keys = sorted(await kv.keys())
     old = keys[: len(keys) - keep]
     values = await kv.get_many(old)

@@ -21,8 +21,9 @@ from kgrag.server import tracks
 from kgrag.server.deps import CurrentWorkspace, Workspace
 from kgrag.server.jobs import record as job_record
 from kgrag.server.jobs.queues import CurrentJobs, Jobs
+from kgrag.server.views import JSON_OBJECT
 from kgrag.server.views import documents as views
-from kgrag.server.views.pipeline import HISTORY, pipeline_view
+from kgrag.server.views.pipeline import HISTORY, PipelineStatus, pipeline_view
 from kgrag.storage.base import Storage
 from kgrag.types import DocRecord, DocStatus
 
@@ -152,7 +153,7 @@ async def scan_status(track_id: str, ws: CurrentWorkspace, jobs: CurrentJobs) ->
     return await track_status(track_id, ws, jobs)
 
 
-@router.get("/pipeline_status")
-async def pipeline_status(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+@router.get("/pipeline_status", response_model=JSON_OBJECT)
+async def pipeline_status(ws: CurrentWorkspace, jobs: CurrentJobs) -> PipelineStatus:
     """Whether a job runs in any process on the workspace's store, what waits, what was done."""
     return pipeline_view(await jobs.recent(ws.name, ws.rag.storage, HISTORY))

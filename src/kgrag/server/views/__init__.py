@@ -7,3 +7,10 @@ entity.py      an entity and its neighbourhood (MCP's ``get_entity``)
 query_body.py  the body of ``/query``, ``/query/stream``, ``/query/data``
 query.py       query results in LightRAG's response shapes
 """
+
+from typing import Any
+
+# The response model a route declares when it returns a typed record: the
+# schema stays the plain JSON object it was (the pinned tests/server/openapi.json),
+# while the function's return type says what the object holds.
+JSON_OBJECT = dict[str, Any]

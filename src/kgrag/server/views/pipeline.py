@@ -10,9 +10,10 @@ without model endpoints' addresses or server paths.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TypedDict
 
 from kgrag.server.access.redact import client_text
+from kgrag.server.jobs.record import JobView
 from kgrag.server.views.documents import iso
 
 HISTORY = 50  # recent jobs whose messages are shown
@@ -22,7 +23,7 @@ def _stamp(ts: float) -> str:
     return f"[{time.strftime('%H:%M:%S', time.localtime(ts))}]"
 
 
-def _ended(record: dict[str, Any]) -> str:
+def _ended(record: JobView) -> str:
     if record["status"] == "succeeded":
         return str((record.get("result") or {}).get("message", "done"))
     if record["status"] == "failed":
@@ -30,18 +31,37 @@ def _ended(record: dict[str, Any]) -> str:
     return str(record.get("error") or record["status"])
 
 
-def messages(records: list[dict[str, Any]]) -> list[str]:
+def messages(records: list[JobView]) -> list[str]:
     """What the jobs said, oldest first: each one's start and end."""
     said: list[tuple[float, str]] = []
     for r in records:
-        if r.get("started_at"):
-            said.append((r["started_at"], f"{_stamp(r['started_at'])} {r['title']}: started"))
-        if r.get("finished_at"):
-            said.append((r["finished_at"], f"{_stamp(r['finished_at'])} {r['title']}: {_ended(r)}"))
+        if started := r.get("started_at"):
+            said.append((started, f"{_stamp(started)} {r['title']}: started"))
+        if finished := r.get("finished_at"):
+            said.append((finished, f"{_stamp(finished)} {r['title']}: {_ended(r)}"))
     return [client_text(text) for _, text in sorted(said, key=lambda s: s[0])]
 
 
-def pipeline_view(records: list[dict[str, Any]]) -> dict[str, Any]:
+class PipelineStatus(TypedDict):
+    """``GET /documents/pipeline_status``: LightRAG's fields, then kgrag's."""
+
+    autoscanned: bool
+    busy: bool
+    job_name: str
+    job_start: str | None
+    docs: int
+    batchs: int
+    cur_batch: int
+    request_pending: bool
+    latest_message: str
+    history_messages: list[str]
+    job: JobView | None
+    running: list[JobView]
+    queued: list[JobView]
+    progress: dict[str, int] | None
+
+
+def pipeline_view(records: list[JobView]) -> PipelineStatus:
     """LightRAG's fields, and kgrag's ``job``, ``queued`` and ``progress`` (records newest first)."""
     oldest_first = records[::-1]
     running = [r for r in oldest_first if r["status"] == "running"]
