@@ -24,12 +24,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from kgrag.knowledge import fields as f
 from kgrag.knowledge.batch import BatchPlan
 from kgrag.knowledge.merge import (
     MergePlan,
+    Stored,
     merge_entity,
     merge_relation,
     placeholder_entity,
@@ -128,13 +129,13 @@ def _paths_of(
 
 def _settle(
     plan: MergePlan,
-    existing: dict[str, Any] | None,
+    existing: Stored | None,
     facts: Mapping[str, ChunkFacts],
     policy: MergePolicy,
 ) -> MergePlan:
     """Canonical file paths, kept creation time, reused summary, ``changed``."""
     old = existing or {}
-    plan.data["file_paths"] = _paths_of(plan.data["source_ids"], facts, policy)
+    plan.data["file_paths"] = _paths_of(f.as_list(plan.data["source_ids"]), facts, policy)
     if "created_at" in old:
         plan.data["created_at"] = old["created_at"]
     if plan.needs_summary is not None:
@@ -174,15 +175,13 @@ def provisional(plans: Sequence[MergePlan], policy: MergePolicy) -> list[MergePl
 
 K = TypeVar("K", str, Pair)
 # plan_entity / plan_relation: (key, supporting chunks, stored data, policy, now)
-Planner = Callable[
-    [K, Sequence[ChunkFacts], dict[str, Any] | None, MergePolicy, float], MergePlan | None
-]
+Planner = Callable[[K, Sequence[ChunkFacts], Stored | None, MergePolicy, float], MergePlan | None]
 
 
 def plan_entity(
     name: str,
     support: Sequence[ChunkFacts],
-    existing: dict[str, Any] | None,
+    existing: Stored | None,
     policy: MergePolicy,
     now: float,
 ) -> MergePlan | None:
@@ -205,7 +204,7 @@ def plan_entity(
 def plan_relation(
     key: Pair,
     support: Sequence[ChunkFacts],
-    existing: dict[str, Any] | None,
+    existing: Stored | None,
     policy: MergePolicy,
     now: float,
 ) -> MergePlan | None:
@@ -234,15 +233,15 @@ def plan_keys(
     pairs: Iterable[Pair],
     support: Mapping[str | Pair, Sequence[str]],
     facts: Mapping[str, ChunkFacts],
-    existing_nodes: Mapping[str, dict[str, Any]],
-    existing_edges: Mapping[Pair, dict[str, Any]],
+    existing_nodes: Mapping[str, Stored],
+    existing_edges: Mapping[Pair, Stored],
     policy: MergePolicy,
     now: float,
 ) -> KeyPlans:
     """Recompute every touched node and edge from its supporting chunks."""
 
     def run(
-        keys: Iterable[K], plan: Planner[K], existing: Mapping[K, dict[str, Any]]
+        keys: Iterable[K], plan: Planner[K], existing: Mapping[K, Stored]
     ) -> tuple[dict[K, MergePlan], list[K]]:
         live: dict[K, MergePlan] = {}
         dead: list[K] = []

@@ -8,8 +8,8 @@ order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol, TypeVar
 
 from kgrag.types import SEP
 
@@ -27,13 +27,13 @@ class Fragment(Protocol):
 F = TypeVar("F", bound=Fragment)
 
 
-def as_list(value: Any) -> list[str]:
+def as_list(value: object) -> list[str]:
     """A stored list field as a list; tolerates ``SEP``-joined strings."""
     if not value:
         return []
     if isinstance(value, str):
         return [v for v in value.split(SEP) if v]
-    return [str(v) for v in value]
+    return [str(v) for v in value] if isinstance(value, Iterable) else []
 
 
 def cap(items: list[str], limit: int, keep: bool) -> list[str]:
@@ -131,7 +131,7 @@ def majority_type(counts: dict[str, int]) -> str:
     return min(pool, key=lambda t: (-pool[t], t))
 
 
-def seed_type_counts(existing: dict[str, Any]) -> dict[str, int]:
+def seed_type_counts(existing: Mapping[str, object]) -> dict[str, int]:
     """The stored ``type_counts``, or one vote for the stored type."""
     counts = existing.get("type_counts")
     if isinstance(counts, dict):
@@ -140,10 +140,11 @@ def seed_type_counts(existing: dict[str, Any]) -> dict[str, int]:
     return {t: 1} if t else {}
 
 
-def merge_directions(existing: Any, pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
-    """Distinct ``[source, target]`` orders, first-seen order."""
+def merge_directions(existing: object, pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
+    """Distinct ``[source, target]`` orders, first-seen order (``existing``: the stored ones)."""
     out: list[list[str]] = []
-    for pair in [*(existing or []), *pairs]:
+    stored: list[Sequence[object]] = list(existing) if isinstance(existing, (list, tuple)) else []
+    for pair in [*stored, *pairs]:
         item = [str(pair[0]), str(pair[1])]
         if item not in out:
             out.append(item)

@@ -14,9 +14,9 @@ same type counts, weights, keywords and source ids as merging them in one
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from kgrag.knowledge import fields as f
 from kgrag.knowledge.policy import MergePolicy
@@ -38,7 +38,7 @@ class MergePlan:
 
     kind: Literal["entity", "relation"]
     key: Key
-    data: dict[str, Any]
+    data: dict[str, object]
     fragments: list[str] = field(default_factory=list)
     needs_summary: list[str] | None = None
     changed: bool = True
@@ -51,7 +51,22 @@ class MergePlan:
         return self.key
 
 
-def _extras(old: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+Stored = Mapping[str, object]  # a stored node or edge (NodeRow / EdgeRow and any other field)
+
+
+def _text(value: object) -> str | None:
+    """A stored text field (None when absent or not text)."""
+    return value if isinstance(value, str) else None
+
+
+def _weight(value: object) -> float:
+    """A stored weight (0 when absent)."""
+    if not value:
+        return 0.0
+    return float(value) if isinstance(value, (int, float)) else float(str(value))
+
+
+def _extras(old: Stored, data: Stored) -> dict[str, object]:
     """Stored fields this module does not manage, kept as they are."""
     return {k: v for k, v in old.items() if k not in data}
 
@@ -64,21 +79,23 @@ def _describe(fragments: list[str], policy: MergePolicy) -> tuple[str, list[str]
 
 def merge_entity(
     name: str,
-    existing: dict[str, Any] | None,
+    existing: Stored | None,
     fragments: Sequence[ExtractedEntity],
     policy: MergePolicy,
     now: float,
     extractor: str,
 ) -> MergePlan:
     """Merge entity ``fragments`` (input order) into the stored node ``existing``."""
-    old = existing or {}
+    old: Stored = existing or {}
     ids, admitted = f.admit_sources(
         f.as_list(old.get("source_ids")), fragments, policy.max_source_ids_per_entity, policy.keep
     )
     counts = f.count_types(f.seed_type_counts(old), (e.type for e in admitted))
-    frags = f.description_fragments(old.get("description"), (e.description for e in admitted))
+    frags = f.description_fragments(
+        _text(old.get("description")), (e.description for e in admitted)
+    )
     description, needs = _describe(frags, policy)
-    data = {
+    data: dict[str, object] = {
         "entity_type": f.majority_type(counts),
         "type_counts": counts,
         "description": description,
@@ -95,7 +112,7 @@ def merge_entity(
 
 def merge_relation(
     key: tuple[str, str],
-    existing: dict[str, Any] | None,
+    existing: Stored | None,
     fragments: Sequence[ExtractedRelation],
     policy: MergePolicy,
     now: float,
@@ -110,20 +127,24 @@ def merge_relation(
     for r in fragments:
         if edge_key(r.source, r.target) != key:
             raise ValueError(f"relation {r.source!r} -> {r.target!r} does not belong to edge {key}")
-    old = existing or {}
+    old: Stored = existing or {}
     ids, admitted = f.admit_sources(
         f.as_list(old.get("source_ids")), fragments, policy.max_source_ids_per_relation, policy.keep
     )
-    weight = float(old.get("weight") or 0.0)
+    weight = _weight(old.get("weight"))
     for r in admitted:  # a left fold, so batch splits give identical floats
         weight += float(r.weight)
-    frags = f.description_fragments(old.get("description"), (r.description for r in admitted))
+    frags = f.description_fragments(
+        _text(old.get("description")), (r.description for r in admitted)
+    )
     description, needs = _describe(frags, policy)
-    data = {
+    data: dict[str, object] = {
         "src": key[0],
         "tgt": key[1],
         "weight": weight,
-        "keywords": f.merge_keywords([old.get("keywords") or "", *(r.keywords for r in admitted)]),
+        "keywords": f.merge_keywords(
+            [str(old.get("keywords") or ""), *(r.keywords for r in admitted)]
+        ),
         "description": description,
         "directions": f.merge_directions(
             old.get("directions"), ((r.source, r.target) for r in admitted)

@@ -11,11 +11,14 @@ separate, explicit step.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from kgrag.curation.resolution.report import Homonym
+from kgrag.curation.resolution.report import Cluster, Homonym
 from kgrag.curation.resolution.view import Entity
 from kgrag.storage.layout import FACTS
+from kgrag.storage.layout.rows import FactsRow
+from kgrag.storage.layout.typed import TypedKV
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -23,7 +26,7 @@ if TYPE_CHECKING:
 MIN_CHUNKS = 2
 
 
-def _clusters(name: str, rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, set[str]]]:
+def _clusters(name: str, rows: Mapping[str, FactsRow]) -> dict[str, dict[str, set[str]]]:
     """Per type this name was given: its chunks and its relation partners there."""
     out: dict[str, dict[str, set[str]]] = defaultdict(lambda: {"chunks": set(), "hood": set()})
     for cid, rec in rows.items():
@@ -50,7 +53,7 @@ def _separate(clusters: dict[str, dict[str, set[str]]]) -> bool:
 
 async def find_homonyms(storage: Storage, entities: dict[str, Entity]) -> list[Homonym]:
     """The names with two or more separate clusters of fragments."""
-    facts = storage.kv(FACTS)
+    facts = TypedKV(storage.kv(FACTS), FactsRow)
     found: list[Homonym] = []
     for name in sorted(n for n, e in entities.items() if len(e.types) >= 2):
         ids = sorted(entities[name].sources)
@@ -61,7 +64,7 @@ async def find_homonyms(storage: Storage, entities: dict[str, Entity]) -> list[H
     return found
 
 
-def _describe(clusters: dict[str, dict[str, set[str]]]) -> list[dict[str, Any]]:
+def _describe(clusters: dict[str, dict[str, set[str]]]) -> list[Cluster]:
     return [
         {"type": t, "chunks": sorted(c["chunks"]), "neighbours": sorted(c["hood"])[:20]}
         for t, c in sorted(clusters.items())

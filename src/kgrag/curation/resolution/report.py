@@ -7,10 +7,18 @@ The same report serves ``--dry-run`` (read it, then ``--apply``) and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from kgrag.curation.resolution.group import Group
 from kgrag.curation.resolution.score import PairScore
+
+
+class Cluster(TypedDict):
+    """The chunks where a name has one type, and its relation partners there."""
+
+    type: str
+    chunks: list[str]
+    neighbours: list[str]  # the first 20, sorted
 
 
 @dataclass(slots=True)
@@ -18,9 +26,9 @@ class Homonym:
     """One name whose fragments fall into clearly separate clusters."""
 
     name: str
-    clusters: list[dict[str, Any]]  # per cluster: type, chunk ids, neighbours
+    clusters: list[Cluster]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"name": self.name, "clusters": self.clusters}
 
 
@@ -33,7 +41,7 @@ class ResolutionReport:
     stats: dict[str, float] = field(default_factory=dict)
     merges: list[str] = field(default_factory=list)  # merge ids, once applied
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "min_score": self.min_score,
             "stats": self.stats,

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kgrag.ingest.ids import entity_vector_id
 from kgrag.storage.layout import CHUNKS, ENTITY_VECTORS
+from kgrag.storage.layout.rows import NodeRow
+from kgrag.storage.layout.typed import TypedGraph
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -41,7 +43,7 @@ class Entity:
         return len(self.sources) + len(self.neighbours)
 
 
-def node_types(data: Mapping[str, Any]) -> frozenset[str]:
+def node_types(data: NodeRow) -> frozenset[str]:
     """The types a node's fragments gave it, those with at least a fifth of the votes."""
     counts = data.get("type_counts") or {}
     total = sum(counts.values()) or 1
@@ -50,11 +52,10 @@ def node_types(data: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(kept or ({main} if main != UNKNOWN else set()))
 
 
-def entity_of(name: str, data: Mapping[str, Any], neighbours: Iterable[str]) -> Entity:
-    sources = data.get("source_ids") or []
-    if isinstance(sources, str):
-        sources = sources.split("<SEP>")
-    sources = [s for s in sources if s and s != MANUAL]  # a hand edit is no shared chunk
+def entity_of(name: str, data: NodeRow, neighbours: Iterable[str]) -> Entity:
+    stored: list[str] | str = data.get("source_ids") or []  # a str: an old <SEP>-joined list
+    listed = stored.split("<SEP>") if isinstance(stored, str) else stored
+    sources = [s for s in listed if s and s != MANUAL]  # a hand edit is no shared chunk
     return Entity(
         name,
         str(data.get("entity_type") or UNKNOWN),
@@ -88,7 +89,7 @@ async def load_view(storage: Storage, *, with_vectors: bool = True) -> GraphView
     """Every node with its neighbours and sources; the stored entity vectors."""
     graph = storage.graph
     names = await graph.all_node_names()
-    nodes = await graph.get_nodes(names)
+    nodes = await TypedGraph(graph).nodes(names)
     neighbours: dict[str, set[str]] = {n: set() for n in names}
     for a, b, _w in await graph.all_edges():
         neighbours.setdefault(a, set()).add(b)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.knowledge.walk.codec import FORMAT, decode, encode
 from kgrag.knowledge.walk.graph import WalkGraph, differences
@@ -45,6 +45,8 @@ from kgrag.storage.layout import (
     WALK_SNAPSHOT_KEY,
     walk_log_key,
 )
+from kgrag.storage.layout.rows import WalkHeadRow, WalkSnapshotRow
+from kgrag.storage.layout.typed import TypedKV
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -72,12 +74,12 @@ class Head:
     pending: int
 
     @classmethod
-    def read(cls, value: dict[str, Any] | None) -> Head | None:
+    def read(cls, value: WalkHeadRow | None) -> Head | None:
         if not value or value.get("format") != FORMAT:
             return None
         return cls(int(value["version"]), int(value["entities"]), int(value["pending"]))
 
-    def value(self) -> dict[str, Any]:
+    def value(self) -> WalkHeadRow:
         return {
             "format": FORMAT,
             "version": self.version,
@@ -87,14 +89,14 @@ class Head:
 
 
 async def read_head(storage: Storage) -> Head | None:
-    return Head.read(await storage.kv(WALK).get(WALK_HEAD_KEY))
+    return Head.read(await TypedKV(storage.kv(WALK), WalkHeadRow).get(WALK_HEAD_KEY))
 
 
 async def save(storage: Storage, graph: WalkGraph) -> None:
     """Store ``graph`` as the snapshot and clear the log up to its version."""
     kv, log = storage.kv(WALK), storage.kv(WALK_LOG)
     head = Head(graph.version, len(graph.entities), 0)
-    await kv.upsert({WALK_SNAPSHOT_KEY: encode(graph), WALK_HEAD_KEY: head.value()})
+    await kv.upsert({WALK_SNAPSHOT_KEY: dict(encode(graph)), WALK_HEAD_KEY: dict(head.value())})
     await log.delete([k for k in await log.keys() if k <= walk_log_key(graph.version)])
 
 
@@ -136,7 +138,7 @@ async def record(
         await save(storage, graph if graph is not None else await build(storage, version))
         return version
     await storage.kv(WALK_LOG).upsert({walk_log_key(version): {"names": names, "chunks": ids}})
-    await storage.kv(WALK).upsert({WALK_HEAD_KEY: head.value()})
+    await TypedKV(storage.kv(WALK), WalkHeadRow).upsert({WALK_HEAD_KEY: head.value()})
     return version
 
 
@@ -152,7 +154,7 @@ async def replay(
     ``None`` when the store keeps no graph or its log misses a version.
     """
     if have is None or have.version < ((await read_head(storage)) or Head(0, 0, 0)).version:
-        have = decode(await storage.kv(WALK).get(WALK_SNAPSHOT_KEY))
+        have = decode(await TypedKV(storage.kv(WALK), WalkSnapshotRow).get(WALK_SNAPSHOT_KEY))
         if have is None:
             return None
     start = have.version
