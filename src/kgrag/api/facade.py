@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from kgrag.curation.resolution.report import ResolutionReport
     from kgrag.extract.base import Extractor
     from kgrag.indexing.changes import ChangeStats
+    from kgrag.indexing.documents import DocumentPage
     from kgrag.indexing.enqueue import EnqueueReport
     from kgrag.indexing.worker import WorkerOptions, WorkerReport
     from kgrag.llm.adapters import ChatModel, EmbeddingModel, RerankModel
@@ -296,7 +297,7 @@ class KGRag(CurationMethods):
         """Disable (or enable) documents: indexed, but not retrieved while disabled."""
         return await self.indexing.set_disabled(list(ids), disabled, list(paths))
 
-    async def documents(self, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
+    async def documents(self, offset: int = 0, limit: int | None = None) -> DocumentPage:
         """A page of documents: id, path, status, chunks, updated time, metadata."""
         from kgrag.indexing.documents import list_documents
 

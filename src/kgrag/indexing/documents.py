@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from kgrag.errors import AmbiguousNameError, DocumentNotFoundError
 from kgrag.indexing.changes import Change, ChangeApplier, ChangeStats
@@ -90,7 +90,31 @@ async def set_disabled(storage: Storage, records: list[DocRecord], disabled: boo
     return len(changed)
 
 
-def describe(record: DocRecord) -> dict[str, Any]:
+class DocumentEntry(TypedDict):
+    """One document as ``kgrag docs``, :meth:`kgrag.KGRag.documents` and MCP list it."""
+
+    id: str
+    name: str
+    path: str  # its source, or the name it was given
+    relative_path: str | None
+    status: str
+    disabled: bool
+    chunks: int
+    updated_at: float
+    metadata: dict[str, object]
+    warnings: list[str]  # the loader's, then the chunks'
+    error: str | None
+
+
+class DocumentPage(TypedDict):
+    """A page of documents in queue order, and how many there are."""
+
+    total: int
+    offset: int
+    documents: list[DocumentEntry]
+
+
+def describe(record: DocRecord) -> DocumentEntry:
     """One document as ``kgrag docs`` shows it."""
     return {
         "id": record.id,
@@ -109,7 +133,7 @@ def describe(record: DocRecord) -> dict[str, Any]:
 
 async def list_documents(
     storage: Storage, offset: int = 0, limit: int | None = None
-) -> dict[str, Any]:
+) -> DocumentPage:
     """A page of documents (queue order) and the total count."""
     records = await all_records(storage)
     page = records[offset : None if limit is None else offset + limit]

@@ -153,7 +153,7 @@ class Tools:
         for doc in page["documents"]:
             if os.path.isabs(doc["path"]):
                 doc["path"] = doc["name"]  # a file: its name, not where it lies on this machine
-        return page
+        return dict(page)
 
     async def delete_document(self, doc_id: str, ctx: Context) -> dict[str, Any]:
         """Remove a document and what only it supported.
