@@ -49,7 +49,7 @@ class CheckReport:
         return not self.problems
 
 
-async def _kv_all(storage: Storage, ns: str) -> dict[str, dict[str, Any]]:
+async def _kv_all(storage: Storage, ns: str) -> dict[str, dict[str, object]]:
     kv = storage.kv(ns)
     keys = sorted(await kv.keys())
     return {k: v for k, v in zip(keys, await kv.get_many(keys), strict=False) if v is not None}

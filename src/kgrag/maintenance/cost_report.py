@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.errors import ConfigError
 from kgrag.indexing.costs import stored_rows
@@ -80,7 +80,7 @@ class DocumentCost:
     file_path: str | None  # None once the document is gone from the index
     cost: CostFigures
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"document": self.document, "file_path": self.file_path, **self.cost.as_dict()}
 
 
@@ -103,7 +103,7 @@ class CostReport:
         extra = " + earlier" if self.earlier is not None else ""
         return f"total = initial index + updates + queries{extra}"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "formula": self.formula,
             "since": self.since,

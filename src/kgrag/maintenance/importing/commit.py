@@ -19,7 +19,7 @@ asking the LLM; see :func:`kgrag.knowledge.canonical.fragments_digest`).
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -73,11 +73,11 @@ class _EveryKey(GraphVectors):
     async def prepare(
         self,
         plan: BatchPlan,
-        old_nodes: Any,
-        old_edges: Any,
+        old_nodes: Mapping[str, Mapping[str, object]],
+        old_edges: Mapping[Pair, Mapping[str, object]],
         *,
-        skip: Any = (),
-        force: Any = (),
+        skip: Collection[str | Pair] = (),
+        force: Collection[str | Pair] = (),
     ) -> Embedded:
         keys: list[str | Pair] = [*plan.nodes, *plan.edges]
         every = {k for k in keys if k not in skip}
@@ -164,7 +164,7 @@ def versions(plan: ImportPlan, first_seq: int) -> list[NewVersion]:
     return out
 
 
-def _full_docs(plan: ImportPlan, made: list[NewVersion]) -> dict[str, dict[str, Any]]:
+def _full_docs(plan: ImportPlan, made: list[NewVersion]) -> dict[str, dict[str, object]]:
     return {
         doc.id: {
             "content": doc.text(),
