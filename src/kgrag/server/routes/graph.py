@@ -11,7 +11,7 @@ import shutil
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import FileResponse
@@ -19,6 +19,7 @@ from starlette.background import BackgroundTask
 
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.routes import graph_curate, graph_edit
+from kgrag.server.views import JSON_OBJECT
 from kgrag.server.views import graph as views
 
 own = APIRouter(tags=["graph"])
@@ -52,13 +53,13 @@ async def search_labels(
     return views.search(await ws.rag.storage.graph.all_node_names(), q, limit)
 
 
-@own.get("/graphs")
+@own.get("/graphs", response_model=JSON_OBJECT)
 async def graphs(
     ws: CurrentWorkspace,
     label: str = Query(..., max_length=1000),
     max_depth: int = Query(3, ge=1, le=10),
     max_nodes: int = Query(1000, ge=1, le=100_000),
-) -> dict[str, Any]:
+) -> views.Subgraph:
     """The subgraph around ``label`` (``*``: the best connected nodes of the whole graph)."""
     return await views.subgraph(ws.rag.storage.graph, label, max_depth, max_nodes)
 

@@ -22,6 +22,7 @@ from kgrag.errors import CurationError
 from kgrag.server.deps import CurrentWorkspace, Workspace
 from kgrag.server.jobs.queues import CurrentJobs, run_in_queue
 from kgrag.server.views.graph import edge_view, node_view
+from kgrag.storage.layout.typed import TypedGraph
 
 router = APIRouter(prefix="/graph", tags=["graph"])
 
@@ -39,13 +40,13 @@ def _fields(given: dict[str, Any], allowed: tuple[str, ...], what: str) -> dict[
     return {k: v for k, v in given.items() if v is not None}
 
 
-async def _entity(ws: Workspace, name: str) -> dict[str, Any]:
-    node = await ws.rag.storage.graph.get_node(name)
+async def _entity(ws: Workspace, name: str) -> dict[str, object]:
+    node = await TypedGraph(ws.rag.storage.graph).node(name)
     return node_view(name, node)["properties"] if node else {"entity_name": name}
 
 
-async def _relation(ws: Workspace, src: str, tgt: str) -> dict[str, Any]:
-    edge = await ws.rag.storage.graph.get_edge(src, tgt)
+async def _relation(ws: Workspace, src: str, tgt: str) -> dict[str, object]:
+    edge = await TypedGraph(ws.rag.storage.graph).edge(src, tgt)
     return (
         edge_view((src, tgt), edge)["properties"] | {"src_id": src, "tgt_id": tgt} if edge else {}
     )

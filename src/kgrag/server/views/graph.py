@@ -12,8 +12,10 @@ joined with ``<SEP>``).
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
+from kgrag.storage.layout.rows import EdgeRow, NodeRow
+from kgrag.storage.layout.typed import TypedGraph
 from kgrag.types import SEP
 
 if TYPE_CHECKING:
@@ -23,21 +25,45 @@ Pair = tuple[str, str]
 FUZZY_LIMIT = 20_000  # graphs larger than this get substring matches only
 
 
-def _joined(fields: dict[str, Any]) -> dict[str, str]:
+class NodeView(TypedDict):
+    """A node as LightRAG's viewer reads it."""
+
+    id: str
+    labels: list[str]
+    properties: dict[str, object]  # the stored fields, entity_id, source_id, file_path
+
+
+class EdgeView(TypedDict):
+    """An edge as LightRAG's viewer reads it."""
+
+    id: str
+    type: str
+    source: str
+    target: str
+    properties: dict[str, object]  # the stored fields less src/tgt, source_id, file_path
+
+
+class Subgraph(TypedDict):
+    nodes: list[NodeView]
+    edges: list[EdgeView]
+    is_truncated: bool
+
+
+def _joined(fields: NodeRow | EdgeRow) -> dict[str, str]:
     return {
         "source_id": SEP.join(fields.get("source_ids") or []),
         "file_path": SEP.join(fields.get("file_paths") or []),
     }
 
 
-def node_view(name: str, fields: dict[str, Any]) -> dict[str, Any]:
-    props = {"entity_id": name, **fields, **_joined(fields)}
+def node_view(name: str, fields: NodeRow) -> NodeView:
+    props: dict[str, object] = {"entity_id": name, **fields, **_joined(fields)}
     return {"id": name, "labels": [name], "properties": props}
 
 
-def edge_view(pair: Pair, fields: dict[str, Any]) -> dict[str, Any]:
+def edge_view(pair: Pair, fields: EdgeRow) -> EdgeView:
     src, tgt = fields.get("src", pair[0]), fields.get("tgt", pair[1])
-    props = {k: v for k, v in fields.items() if k not in ("src", "tgt")}
+    props: dict[str, object] = {k: v for k, v in fields.items() if k not in ("src", "tgt")}
     return {
         "id": f"{src}-{tgt}",
         "type": "DIRECTED",
@@ -111,7 +137,7 @@ async def _best_connected(graph: GraphStore, max_nodes: int) -> tuple[list[str],
     return await popular(graph, max_nodes), len(names) > max_nodes
 
 
-async def subgraph(graph: GraphStore, label: str, max_depth: int, max_nodes: int) -> dict[str, Any]:
+async def subgraph(graph: GraphStore, label: str, max_depth: int, max_nodes: int) -> Subgraph:
     """The subgraph around ``label`` (``*``: the whole graph, best connected nodes first)."""
     if label == "*":
         names, truncated = await _best_connected(graph, max_nodes)
@@ -122,8 +148,8 @@ async def subgraph(graph: GraphStore, label: str, max_depth: int, max_nodes: int
     kept = set(names)
     adjacent = await graph.node_edges(names)
     pairs = sorted({p for ps in adjacent.values() for p in ps if p[0] in kept and p[1] in kept})
-    nodes = await graph.get_nodes(names)
-    edges = await graph.get_edges(pairs)
+    nodes = await TypedGraph(graph).nodes(names)
+    edges = await TypedGraph(graph).edges(pairs)
     return {
         "nodes": [node_view(n, nodes[n]) for n in names if n in nodes],
         "edges": [edge_view(p, edges[p]) for p in pairs if p in edges],
