@@ -8,10 +8,11 @@ of type UNKNOWN: every line a field short. The document is warned.
 
 from __future__ import annotations
 
-from kgrag import KGRag, Settings
+from kgrag import KGRag
 from kgrag.extract.parser import parse_extraction
 from kgrag.llm.base import ChatRequest, ChatResult
 from kgrag.llm.fake import FakeChatProvider
+from tests.support.settings import fake_settings
 
 TEXT = "Ebenezer Scrooge kept a counting-house in London. Jacob Marley was his partner."
 GOOD_GLEAN = "\n".join(
@@ -46,13 +47,7 @@ class GarblingGleans(FakeChatProvider):
 
 
 async def _index(tmp_path, recovers: bool):
-    settings = Settings(
-        workdir=tmp_path,
-        llm_provider="fake",
-        embedding_provider="fake",
-        extractor="llm",
-        entity_types=["Person", "Location", "Organization"],
-    )
+    settings = fake_settings(tmp_path, entity_types=["Person", "Location", "Organization"])
     async with KGRag(settings, chat=GarblingGleans(recovers)) as rag:
         report = await rag.insert([TEXT])
         graph = rag.storage.graph

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from kgrag import KGRag, Settings
+from kgrag import KGRag
 from kgrag.llm.base import ChatRequest, ChatResult
 from kgrag.llm.cache import LLMCache, MemoryKV, cache_key
 from kgrag.llm.fake import FakeChatProvider
@@ -19,6 +19,7 @@ from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.reasoning import ReasoningFilter, strip_reasoning
 from kgrag.llm.service import ChatService
 from tests.support.chat import ScriptedChat
+from tests.support.settings import fake_settings
 
 SECRET = "SECRET-DRAFT"
 BLOCK = f"<think>{SECRET} maybe the answer is no</think>"
@@ -110,10 +111,7 @@ TEXT = "Ada Lovelace wrote notes on the Analytical Engine of Charles Babbage."
 
 
 async def test_no_reasoning_reaches_the_user_or_the_index(tmp_path):
-    settings = Settings(
-        workdir=tmp_path, llm_provider="fake", embedding_provider="fake", extractor="llm"
-    )
-    async with KGRag(settings, chat=Thinking()) as rag:
+    async with KGRag(fake_settings(tmp_path), chat=Thinking()) as rag:
         await rag.insert([TEXT])
         answer = await rag.query("Who wrote notes on the Analytical Engine?", mode="mix")
         stream = rag.stream("Who designed the Analytical Engine?", mode="mix")

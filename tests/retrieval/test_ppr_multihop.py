@@ -15,6 +15,7 @@ import pytest
 from kgrag.retrieval import QueryParam
 from kgrag.storage.base import edge_key
 from tests.retrieval.ppr_corpus import QUESTION, cid, keys
+from tests.support.settings import fake_settings
 
 TOP = 4  # of six chunks
 
@@ -59,13 +60,11 @@ DOCS = {
 @pytest.mark.parametrize("extractor", ["llm", "nlp"])
 async def test_ppr_on_indexes_built_by_either_extractor(tmp_path, extractor):
     from kgrag.api.facade import KGRag
-    from kgrag.config.settings import Settings
 
-    settings = Settings(
-        workdir=tmp_path,
+    settings = fake_settings(
+        tmp_path,
         llm_provider="fake" if extractor == "llm" else "none",
         extractor=extractor,
-        embedding_provider="fake",
         embedding_dim=128,
     )
     async with KGRag(settings) as rag:
