@@ -34,7 +34,7 @@ UNLABELLED = "UNKNOWN"
 KIND = "import"  # the extractor recorded on keys a user-built graph supports
 
 
-def _text(item: Mapping[str, Any], key: str, where: str, required: bool = False) -> str:
+def _text(item: Mapping[str, object], key: str, where: str, required: bool = False) -> str:
     value = item.get(key)
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
@@ -45,21 +45,26 @@ def _text(item: Mapping[str, Any], key: str, where: str, required: bool = False)
     return str(value).strip()
 
 
-def _items(data: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+def _items(data: Mapping[str, object], key: str) -> list[Mapping[str, object]]:
     items = data.get(key) or []
     if not isinstance(items, list) or not all(isinstance(i, Mapping) for i in items):
         raise ImportFormatError(f"{key!r} must be a list of objects")
     return items
 
 
-def _weight(item: Mapping[str, Any], where: str) -> float:
+def _weight(item: Mapping[str, object], where: str) -> float:
+    value = item.get("weight")
+    if value is None:
+        return 1.0
     try:
-        return float(item.get("weight", 1.0) if item.get("weight") is not None else 1.0)
-    except (TypeError, ValueError) as exc:
+        if isinstance(value, int | float | str):
+            return float(value)
+    except ValueError as exc:
         raise ImportFormatError(f"{where}: 'weight' must be a number") from exc
+    raise ImportFormatError(f"{where}: 'weight' must be a number")
 
 
-def _chunks(data: Mapping[str, Any], tokenizer: Tokenizer) -> dict[str, ImportedChunk]:
+def _chunks(data: Mapping[str, object], tokenizer: Tokenizer) -> dict[str, ImportedChunk]:
     chunks: dict[str, ImportedChunk] = {}
     for i, item in enumerate(_items(data, "chunks")):
         where = f"chunks[{i}]"
@@ -76,7 +81,7 @@ def _synthetic(label: str, lines: list[str], tokenizer: Tokenizer) -> ImportedCh
     return ImportedChunk(text, extractor=KIND, tokens=tokenizer.count(text))
 
 
-def read_custom_kg(data: Any, name: str, tokenizer: Tokenizer) -> ImportPlan:
+def read_custom_kg(data: object, name: str, tokenizer: Tokenizer) -> ImportPlan:
     """The plan of one user-built graph; ``name`` identifies it (``kg:<name>``)."""
     if not isinstance(data, Mapping):
         raise ImportFormatError(

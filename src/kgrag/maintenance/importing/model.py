@@ -94,7 +94,7 @@ class ImportReport:
     vectors_embedded: int = 0
     warnings: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "source": self.source,
             "path": self.path,

@@ -65,7 +65,7 @@ def _seeds(data: Mapping[str, Any], plan: ImportPlan) -> None:
             plan.edge_seeds[edge_key(r["src"], r["tgt"])] = {"description": r["description"]}
 
 
-def read_export(data: Any) -> ImportPlan:
+def read_export(data: object) -> ImportPlan:
     """The plan that rebuilds the exported index."""
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise ImportFormatError(f'not a kgrag export (no "format": "{FORMAT}")')

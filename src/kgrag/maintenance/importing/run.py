@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,7 +24,7 @@ VECTOR_MODES = ("auto", "reuse", "recompute")
 SAME_EMBEDDER = 0.999  # cosine of a re-embedded probe text with the source's vector
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path) -> object:
     """A JSON file, its problems as :class:`ImportFormatError`."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -35,7 +36,7 @@ def read_json(path: Path) -> Any:
 
 def read_plan(
     source: str,
-    given: str | Path | dict[str, Any],
+    given: str | Path | Mapping[str, object],
     tokenizer: Tokenizer,
     *,
     name: str | None = None,
