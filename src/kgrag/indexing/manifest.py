@@ -35,12 +35,12 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from kgrag.config import languages
+from kgrag.config.fields import SettingValue
 from kgrag.config.settings import Settings
 from kgrag.errors import ConfigError
 from kgrag.storage.base import Storage
@@ -74,20 +74,24 @@ _IMPLIED_BY = {
 }
 _REMOTE_EMBEDDING_FIELDS = frozenset({"embedding_base_url", "embedding_api_key"})
 
+# an index's record (meta ``settings``): flat setting name -> value, with version and language_source
+Remembered = dict[str, SettingValue]
+Conflict = tuple[str, SettingValue, SettingValue]  # (setting, the index's value, the value set)
+
 
 @dataclass
 class Applied:
     """Settings after the index's remembered ones were filled in."""
 
     settings: Settings
-    remembered: dict[str, Any] | None  # None: the index records nothing yet
+    remembered: Remembered | None  # None: the index records nothing yet
     from_index: list[str] = field(default_factory=list)  # fields that took the index's value
 
 
 # -- what an index records ---------------------------------------------------------------
 
 
-async def load(storage: Storage) -> dict[str, Any] | None:
+async def load(storage: Storage) -> Remembered | None:
     """The remembered settings, from the record or an older index's embedding identity."""
     stored = await storage.get_meta(META_KEY)
     if isinstance(stored, dict):
@@ -100,7 +104,7 @@ async def load(storage: Storage) -> dict[str, Any] | None:
     return legacy
 
 
-def from_identity(identity: str) -> dict[str, Any] | None:
+def from_identity(identity: str) -> Remembered | None:
     """The embedder an ``embedding_identity`` names (indexes built before the record)."""
     kind, _, rest = identity.partition(":")
     if kind == "fake-embed" and rest.isdigit():
@@ -112,10 +116,10 @@ def from_identity(identity: str) -> dict[str, Any] | None:
     return None
 
 
-def record(settings: Settings, language_source: str) -> dict[str, Any]:
+def record(settings: Settings, language_source: str) -> Remembered:
     """What the first indexing run stores: the resolved values, not 'auto'."""
     provider = settings.resolved_embedding_provider()
-    out: dict[str, Any] = {
+    out: Remembered = {
         "version": VERSION,
         "embedding_provider": provider,
         "embedding_model": embedder_model(
@@ -156,9 +160,9 @@ def embedder_dim(provider: str, settings: Settings) -> int | None:
     return settings.embedding.dim
 
 
-def describe_embedder(remembered: dict[str, Any]) -> str:
+def describe_embedder(remembered: Mapping[str, object]) -> str:
     """``local e5-small``, ``fake (dim 48)``, ``openai text-embedding-3-small``."""
-    provider = remembered.get("embedding_provider") or "?"
+    provider = str(remembered.get("embedding_provider") or "?")
     model, dim = remembered.get("embedding_model"), remembered.get("embedding_dim")
     if model:
         return f"{provider} {model}"
@@ -190,11 +194,11 @@ def explicit_extractor(settings: Settings, chat_injected: bool = False) -> str |
     return None
 
 
-def _chosen(settings: Settings, remembered: dict[str, Any], chat_injected: bool) -> dict[str, Any]:
+def _chosen(settings: Settings, remembered: Remembered, chat_injected: bool) -> Remembered:
     """The caller's explicit values of the remembered fields, compared like the record."""
     given = settings.explicit()
     provider = explicit_embedder(settings)
-    out: dict[str, Any] = {name: settings.value(name) for name in REMEMBERED if name in given}
+    out: Remembered = {name: settings.value(name) for name in REMEMBERED if name in given}
     out.pop("embedding_provider", None)
     if provider is not None:
         out["embedding_provider"] = provider
@@ -203,19 +207,19 @@ def _chosen(settings: Settings, remembered: dict[str, Any], chat_injected: bool)
     if extractor is not None:
         out["extractor"] = extractor
     if "embedding_model" in out:
-        kind = provider or remembered.get("embedding_provider") or "openai"
+        kind = str(provider or remembered.get("embedding_provider") or "openai")
         out["embedding_model"] = embedder_model(
-            kind, out["embedding_model"], settings.extraction.language
+            kind, settings.embedding.model, settings.extraction.language
         )
     return out
 
 
 def conflicts(
-    settings: Settings, remembered: dict[str, Any], *, chat_injected: bool = False
-) -> list[tuple[str, Any, Any]]:
+    settings: Settings, remembered: Remembered, *, chat_injected: bool = False
+) -> list[Conflict]:
     """``(field, remembered, set)`` for every set value that contradicts the index."""
     chosen = _chosen(settings, remembered, chat_injected)
-    out = []
+    out: list[Conflict] = []
     for name in MUST_MATCH:
         if name not in chosen or remembered.get(name) is None or chosen[name] is None:
             continue
@@ -227,8 +231,8 @@ def conflicts(
 
 
 def changed(
-    settings: Settings, remembered: dict[str, Any] | None, *, chat_injected: bool = False
-) -> list[tuple[str, Any, Any]]:
+    settings: Settings, remembered: Remembered | None, *, chat_injected: bool = False
+) -> list[Conflict]:
     """Conflicts, and a different extractor: what ``--reset-if-settings-changed`` resets for."""
     if not remembered:
         return []
@@ -239,7 +243,7 @@ def changed(
     return out
 
 
-def conflict_error(workdir: Path, found: list[tuple[str, Any, Any]]) -> ConfigError:
+def conflict_error(workdir: Path, found: list[Conflict]) -> ConfigError:
     """One line: what the index holds, what is set, and the ways out."""
     from kgrag.config.sources import env_names, first_set
 
@@ -259,7 +263,7 @@ def conflict_error(workdir: Path, found: list[tuple[str, Any, Any]]) -> ConfigEr
 
 def apply(
     settings: Settings,
-    remembered: dict[str, Any] | None,
+    remembered: Remembered | None,
     *,
     chat_injected: bool = False,
     provisional: bool = False,
@@ -289,9 +293,7 @@ def apply(
     return Applied(settings.with_overrides(**fill), remembered, supplied)
 
 
-def yielding(
-    settings: Settings, remembered: dict[str, Any], chat_injected: bool = False
-) -> dict[str, Any]:
+def yielding(settings: Settings, remembered: Remembered, chat_injected: bool = False) -> Remembered:
     """A provisional record without what the caller's settings contradict.
 
     A contradicted embedder field takes the whole embedder with it (a model
@@ -337,7 +339,7 @@ class Settling:
     """What an indexing run settles before it embeds anything."""
 
     settings: Settings  # to index with (a detected language filled in)
-    record: dict[str, Any] | None  # to store (:func:`keep`); None: the index's record stands
+    record: Remembered | None  # to store (:func:`keep`); None: the index's record stands
     fresh: bool  # nothing bound the index yet: its stored embedder identity goes too
 
 
@@ -425,7 +427,9 @@ def _remove_empty(folder: Path) -> None:
         folder.rmdir()
 
 
-async def reset_if_changed(settings: Settings, on_wait: Any = None) -> list[str]:
+async def reset_if_changed(
+    settings: Settings, on_wait: Callable[[str], None] | None = None
+) -> list[str]:
     """Empty the workdir's index when the set embedder, extractor or chunking differ from it.
 
     Returns one phrase per difference (nothing: the index was kept). The
