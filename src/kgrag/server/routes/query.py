@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Mapping
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
@@ -31,7 +30,9 @@ from kgrag.retrieval.answer.stream import AnswerStream
 from kgrag.server.access.security import STREAM_HEADERS
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.routes.errors import client_message
+from kgrag.server.views import JSON_OBJECT
 from kgrag.server.views import query as views
+from kgrag.server.views.query import AnswerView, DataView
 from kgrag.server.views.query_body import QueryBody, QueryDataBody
 
 router = APIRouter(tags=["query"])
@@ -39,12 +40,12 @@ router = APIRouter(tags=["query"])
 NDJSON = "application/x-ndjson"
 
 
-def _line(record: dict[str, Any]) -> str:
+def _line(record: Mapping[str, object]) -> str:
     return json.dumps(record, ensure_ascii=False, default=str) + "\n"
 
 
-@router.post("/query")
-async def query(body: QueryBody, ws: CurrentWorkspace) -> dict[str, Any]:
+@router.post("/query", response_model=JSON_OBJECT)
+async def query(body: QueryBody, ws: CurrentWorkspace) -> AnswerView:
     started = time.perf_counter()
     result = await ws.rag.query(body.query, **body.overrides())
     return views.answer_view(
@@ -103,8 +104,8 @@ async def query_stream(body: QueryBody, ws: CurrentWorkspace) -> StreamingRespon
     )
 
 
-@router.post("/query/data")
-async def query_data(body: QueryDataBody, ws: CurrentWorkspace) -> dict[str, Any]:
+@router.post("/query/data", response_model=JSON_OBJECT)
+async def query_data(body: QueryDataBody, ws: CurrentWorkspace) -> DataView:
     """Structured retrieval (entities, relationships, chunks, references, paths); no answer call."""
     data = await ws.rag.query_data(body.query, trace=body.trace, **body.overrides())
     return views.data_view(data, body.include_chunk_content)

@@ -17,10 +17,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import NotRequired, TypedDict, TypeVar
 
+from kgrag.llm.ledger import QueryCostRow
 from kgrag.retrieval.param import QueryResult
+from kgrag.retrieval.shapes import (
+    ChunkData,
+    CoverageData,
+    EntityData,
+    PathData,
+    QueryData,
+    ReferenceData,
+    RelationData,
+)
 from kgrag.types import SEP
 
 _DATA_KEYS = {
@@ -34,11 +44,52 @@ _DATA_KEYS = {
     "chunks",
     "references",
 }
+Item = TypeVar("Item", EntityData, RelationData)
+JSONObject = dict[str, object]  # an item with LightRAG's fields added, or a reference shown
+
+
+class OutcomeFields(TypedDict):
+    """kgrag's fields of an answer, in ``/query`` and the stream's last line."""
+
+    llm_generated: bool
+    coverage: list[CoverageData]
+    cost: QueryCostRow
+    mode: str
+    extractive: bool
+    fallback_reason: str | None
+    retrieval_note: str | None
+    invalid_citations: list[int]
+    cached: bool
+
+
+class AnswerView(OutcomeFields):
+    """``POST /query``'s answer (``references`` left out of a stream's one line when off)."""
+
+    response: str
+    references: NotRequired[list[JSONObject] | None]
+    response_time: float
+
+
+class DataBody(TypedDict):
+    entities: list[JSONObject]
+    relationships: list[JSONObject]
+    chunks: list[ChunkData]
+    references: list[ReferenceData] | list[JSONObject]
+    paths: list[PathData]
+
+
+class DataView(TypedDict):
+    """``POST /query/data``'s answer."""
+
+    status: str
+    message: str
+    data: DataBody
+    metadata: JSONObject
 
 
 def reference_views(
     refs: Sequence[Mapping[str, object]], include_content: bool
-) -> list[dict[str, Any]]:
+) -> list[JSONObject]:
     out = []
     for ref in refs:
         item = {k: v for k, v in ref.items() if k not in ("text", "sources", "chunks")}
@@ -55,7 +106,7 @@ def llm_generated(result: QueryResult) -> bool:
     return result.kind == "answer" and not result.extractive and not result.no_context
 
 
-def outcome_fields(result: QueryResult) -> dict[str, Any]:
+def outcome_fields(result: QueryResult) -> OutcomeFields:
     """kgrag's fields of an answer: what it covered, cost, and how it was made."""
     return {
         "llm_generated": llm_generated(result),
@@ -70,9 +121,7 @@ def outcome_fields(result: QueryResult) -> dict[str, Any]:
     }
 
 
-def answer_view(
-    result: QueryResult, include: bool, content: bool, seconds: float
-) -> dict[str, Any]:
+def answer_view(result: QueryResult, include: bool, content: bool, seconds: float) -> AnswerView:
     """``POST /query``'s answer (``include``: references; ``content``: their text)."""
     refs = reference_views(result.references, content) if include else None
     return {
@@ -83,14 +132,14 @@ def answer_view(
     }
 
 
-def _numbers(refs: list[dict[str, Any]], kind: str) -> dict[str, str]:
+def _numbers(refs: Sequence[ReferenceData], kind: str) -> dict[str, str]:
     return {str(r.get("name")): str(r["reference_id"]) for r in refs if r.get("kind") == kind}
 
 
 def _with_lightrag_fields(
-    items: list[dict[str, Any]], numbers: dict[str, str], key: Any
-) -> list[dict[str, Any]]:
-    out = []
+    items: Sequence[Item], numbers: dict[str, str], key: Callable[[Item], str]
+) -> list[JSONObject]:
+    out: list[JSONObject] = []
     for item in items:
         extra = {
             "source_id": SEP.join(item.get("source_ids") or []),
@@ -101,20 +150,26 @@ def _with_lightrag_fields(
     return out
 
 
-def data_view(data: Mapping[str, Any], include_content: bool = False) -> dict[str, Any]:
-    """``POST /query/data``'s answer from :meth:`KGRag.query_data`'s dict.
+def _entity_key(entity: EntityData) -> str:
+    return str(entity.get("entity_name"))
+
+
+def _relation_key(relation: RelationData) -> str:
+    return f"{relation.get('src_id')} <-> {relation.get('tgt_id')}"
+
+
+def data_view(data: QueryData, include_content: bool = False) -> DataView:
+    """``POST /query/data``'s answer from :meth:`KGRag.query_data`'s record.
 
     The references leave out their span's text unless ``include_content``:
     the chunks already carry it, and it made an answer five times the size.
     """
     refs = data.get("references", [])
     entities = _with_lightrag_fields(
-        data.get("entities", []), _numbers(refs, "entity"), lambda e: e.get("entity_name")
+        data.get("entities", []), _numbers(refs, "entity"), _entity_key
     )
     relations = _with_lightrag_fields(
-        data.get("relations", []),
-        _numbers(refs, "relation"),
-        lambda r: f"{r.get('src_id')} <-> {r.get('tgt_id')}",
+        data.get("relations", []), _numbers(refs, "relation"), _relation_key
     )
     keywords = data.get("keywords", {})
     truncated = data.get("truncated", {})
@@ -125,7 +180,7 @@ def data_view(data: Mapping[str, Any], include_content: bool = False) -> dict[st
         "relations_after_truncation": len(relations),
         "final_chunks_count": len(data.get("chunks", [])),
     }
-    metadata = {
+    metadata: JSONObject = {
         "query_mode": data.get("mode"),
         "keywords": {
             "high_level": keywords.get("high_level", []),
@@ -134,7 +189,7 @@ def data_view(data: Mapping[str, Any], include_content: bool = False) -> dict[st
         "processing_info": info,
         **{k: v for k, v in data.items() if k not in _DATA_KEYS},
     }
-    body = {
+    body: DataBody = {
         "entities": entities,
         "relationships": relations,
         "chunks": data.get("chunks", []),
@@ -146,5 +201,5 @@ def data_view(data: Mapping[str, Any], include_content: bool = False) -> dict[st
     return {"status": status, "message": message, "data": body, "metadata": metadata}
 
 
-def _without_text(ref: dict[str, Any]) -> dict[str, Any]:
+def _without_text(ref: ReferenceData) -> JSONObject:
     return {k: v for k, v in ref.items() if k != "text"}
