@@ -29,7 +29,7 @@ import logging
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
@@ -56,7 +56,7 @@ from kgrag.retrieval.data import assembly_data
 from kgrag.retrieval.keywords.source import KeywordSet
 from kgrag.retrieval.modes.registry import ModeSpec, get_mode
 from kgrag.retrieval.param import QueryParam, QueryResult
-from kgrag.retrieval.shapes import QueryData, ReferenceData
+from kgrag.retrieval.shapes import CoverageData, KeywordsData, QueryData, ReferenceData
 from kgrag.retrieval.trace import NO_TRACE, Trace
 from kgrag.storage.layout import CHUNK_VECTORS, EXTRACTORS_META
 
@@ -384,7 +384,19 @@ def _detail(plan: _Plan, exc: ModelError) -> str:
     return (plan.chat.failure if plan.chat else None) or str(exc)
 
 
-def _base(param: QueryParam, asm: Assembly) -> dict[str, Any]:
+class _Base(TypedDict):
+    """The QueryResult fields every outcome shares."""
+
+    mode: str
+    references: list[ReferenceData]
+    keywords: KeywordsData
+    tokens: dict[str, int]
+    no_context: bool
+    coverage: list[CoverageData]
+    retrieval_note: str | None
+
+
+def _base(param: QueryParam, asm: Assembly) -> _Base:
     """The QueryResult fields every outcome shares."""
     return {
         "mode": param.mode,

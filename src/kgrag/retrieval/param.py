@@ -19,6 +19,7 @@ from kgrag.retrieval.reference import Reference
 from kgrag.retrieval.shapes import CoverageData, ReferenceData
 
 if TYPE_CHECKING:
+    from kgrag.config.settings import Settings
     from kgrag.llm.base import ChatMessage
 
 # The modes the built-in registry knows ("ppr" is registered by its own module).
@@ -99,7 +100,7 @@ class QueryParam:
     keep_conflicting: bool = False
 
     @classmethod
-    def from_settings(cls, settings: Any, **overrides: Any) -> QueryParam:
+    def from_settings(cls, settings: Settings | None, **overrides: Any) -> QueryParam:
         """Defaults from ``settings`` (a :class:`kgrag.config.settings.Settings`), then ``overrides``."""
         values = {
             name: getattr(settings.query, name) for name in _SETTINGS_FIELDS if settings is not None

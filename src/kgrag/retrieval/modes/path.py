@@ -30,7 +30,6 @@ import re
 import time
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
 
 import numpy as np
 
@@ -104,12 +103,20 @@ class Endpoints:
     ends: list[Endpoint] = field(default_factory=list)
     how: dict[int, str] = field(default_factory=dict)
 
-    def add(self, node: int, how: str, group: int | None = None, **kind: Any) -> None:
+    def add(
+        self,
+        node: int,
+        how: str,
+        group: int | None = None,
+        *,
+        anchor: bool = True,
+        weight: float = 1.0,
+    ) -> None:
         """Add ``node`` unless it is there (its own group unless ``group`` is given)."""
         if node not in self.how:
             self.how[node] = how
             own = -len(self.ends) - 1  # named groups are numbered from 0
-            self.ends.append(Endpoint(node, own if group is None else group, **kind))
+            self.ends.append(Endpoint(node, own if group is None else group, anchor, weight))
 
     def count(self, how: str) -> int:
         return sum(1 for h in self.how.values() if h == how)
