@@ -21,7 +21,7 @@ from kgrag.server import tracks
 from kgrag.server.deps import CurrentWorkspace, Workspace
 from kgrag.server.jobs import record as job_record
 from kgrag.server.jobs.queues import CurrentJobs, Jobs
-from kgrag.server.views import JSON_OBJECT
+from kgrag.server.views import JSONObject
 from kgrag.server.views import documents as views
 from kgrag.server.views.pipeline import HISTORY, PipelineStatus, pipeline_view
 from kgrag.storage.base import Storage
@@ -153,7 +153,7 @@ async def scan_status(track_id: str, ws: CurrentWorkspace, jobs: CurrentJobs) ->
     return await track_status(track_id, ws, jobs)
 
 
-@router.get("/pipeline_status", response_model=JSON_OBJECT)
+@router.get("/pipeline_status", response_model=JSONObject)
 async def pipeline_status(ws: CurrentWorkspace, jobs: CurrentJobs) -> PipelineStatus:
     """Whether a job runs in any process on the workspace's store, what waits, what was done."""
     return pipeline_view(await jobs.recent(ws.name, ws.rag.storage, HISTORY))

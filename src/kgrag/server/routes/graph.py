@@ -19,7 +19,7 @@ from starlette.background import BackgroundTask
 
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.routes import graph_curate, graph_edit
-from kgrag.server.views import JSON_OBJECT
+from kgrag.server.views import JSONObject
 from kgrag.server.views import graph as views
 
 own = APIRouter(tags=["graph"])
@@ -53,7 +53,7 @@ async def search_labels(
     return views.search(await ws.rag.storage.graph.all_node_names(), q, limit)
 
 
-@own.get("/graphs", response_model=JSON_OBJECT)
+@own.get("/graphs", response_model=JSONObject)
 async def graphs(
     ws: CurrentWorkspace,
     label: str = Query(..., max_length=1000),

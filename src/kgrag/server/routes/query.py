@@ -30,7 +30,7 @@ from kgrag.retrieval.answer.stream import AnswerStream
 from kgrag.server.access.security import STREAM_HEADERS
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.routes.errors import client_message
-from kgrag.server.views import JSON_OBJECT
+from kgrag.server.views import JSONObject
 from kgrag.server.views import query as views
 from kgrag.server.views.query import AnswerView, DataView
 from kgrag.server.views.query_body import QueryBody, QueryDataBody
@@ -44,7 +44,7 @@ def _line(record: Mapping[str, object]) -> str:
     return json.dumps(record, ensure_ascii=False, default=str) + "\n"
 
 
-@router.post("/query", response_model=JSON_OBJECT)
+@router.post("/query", response_model=JSONObject)
 async def query(body: QueryBody, ws: CurrentWorkspace) -> AnswerView:
     started = time.perf_counter()
     result = await ws.rag.query(body.query, **body.overrides())
@@ -104,7 +104,7 @@ async def query_stream(body: QueryBody, ws: CurrentWorkspace) -> StreamingRespon
     )
 
 
-@router.post("/query/data", response_model=JSON_OBJECT)
+@router.post("/query/data", response_model=JSONObject)
 async def query_data(body: QueryDataBody, ws: CurrentWorkspace) -> DataView:
     """Structured retrieval (entities, relationships, chunks, references, paths); no answer call."""
     data = await ws.rag.query_data(body.query, trace=body.trace, **body.overrides())

@@ -8,9 +8,8 @@ query_body.py  the body of ``/query``, ``/query/stream``, ``/query/data``
 query.py       query results in LightRAG's response shapes
 """
 
-from typing import Any
-
-# The response model a route declares when it returns a typed record: the
-# schema stays the plain JSON object it was (the pinned tests/server/openapi.json),
-# while the function's return type says what the object holds.
-JSON_OBJECT = dict[str, Any]
+# A JSON object built for a client: its values are whatever JSON the route
+# chose, so a reader narrows them. As a route's response model it is the
+# same schema as ``dict[str, Any]`` (the pinned tests/server/openapi.json), so
+# a route returns a typed record and declares ``response_model=JSONObject``.
+JSONObject = dict[str, object]

@@ -31,6 +31,7 @@ from kgrag.retrieval.shapes import (
     ReferenceData,
     RelationData,
 )
+from kgrag.server.views import JSONObject
 from kgrag.types import SEP
 
 _DATA_KEYS = {
@@ -45,7 +46,6 @@ _DATA_KEYS = {
     "references",
 }
 Item = TypeVar("Item", EntityData, RelationData)
-JSONObject = dict[str, object]  # an item with LightRAG's fields added, or a reference shown
 
 
 class OutcomeFields(TypedDict):

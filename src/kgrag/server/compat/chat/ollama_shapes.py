@@ -12,12 +12,13 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgrag.server.compat.chat.names import BASE
 from kgrag.server.compat.chat.turn import MAX_MESSAGES, MAX_NAME, MAX_TEXT
+from kgrag.server.views import JSONObject
 
 VERSION = "0.9.3"  # the Ollama version announced (LightRAG's)
 Kind = Literal["chat", "generate"]
@@ -55,7 +56,7 @@ def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat().replace("+00:00", "Z")
 
 
-def _details() -> dict[str, Any]:
+def _details() -> JSONObject:
     return {
         "parent_model": "",
         "format": "kgrag",
@@ -66,7 +67,7 @@ def _details() -> dict[str, Any]:
     }
 
 
-def model_entry(name: str, modified: float) -> dict[str, Any]:
+def model_entry(name: str, modified: float) -> JSONObject:
     """One model of ``/api/tags``."""
     stamp = dt.datetime.fromtimestamp(modified, dt.UTC).isoformat().replace("+00:00", "Z")
     digest = hashlib.sha256(name.encode()).hexdigest()
@@ -80,14 +81,14 @@ def model_entry(name: str, modified: float) -> dict[str, Any]:
     }
 
 
-def running_entry(name: str, modified: float) -> dict[str, Any]:
+def running_entry(name: str, modified: float) -> JSONObject:
     """One model of ``/api/ps`` (always loaded: it is the index)."""
     entry = model_entry(name, modified)
     del entry["modified_at"]
     return {**entry, "expires_at": "2099-12-31T23:59:59Z", "size_vram": 0}
 
 
-def show_entry(name: str, modified: float) -> dict[str, Any]:
+def show_entry(name: str, modified: float) -> JSONObject:
     """``/api/show`` for model ``name``."""
     return {
         "modelfile": f"# {name}: answers from a kgrag index\n",
@@ -126,9 +127,9 @@ class Timing:
         }
 
 
-def piece(kind: Kind, model: str, text: str, done: bool = False) -> dict[str, Any]:
+def piece(kind: Kind, model: str, text: str, done: bool = False) -> JSONObject:
     """A line carrying ``text``: ``message`` for chat, ``response`` for generate."""
-    body: dict[str, Any] = {"model": model, "created_at": now_iso()}
+    body: JSONObject = {"model": model, "created_at": now_iso()}
     if kind == "chat":
         body["message"] = {"role": "assistant", "content": text}
     else:
@@ -139,7 +140,7 @@ def piece(kind: Kind, model: str, text: str, done: bool = False) -> dict[str, An
 
 def final(
     kind: Kind, model: str, text: str, times: dict[str, int], reason: str = "stop"
-) -> dict[str, Any]:
+) -> JSONObject:
     """The last line (or the whole non-streamed answer, ``text`` set): done, why, and timings."""
     body = piece(kind, model, text, done=True)
     body["done_reason"] = reason
@@ -148,5 +149,5 @@ def final(
     return {**body, **times}
 
 
-def line(body: dict[str, Any]) -> str:
+def line(body: JSONObject) -> str:
     return json.dumps(body, ensure_ascii=False) + "\n"

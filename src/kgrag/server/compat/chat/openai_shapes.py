@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kgrag.server.compat.chat.names import BASE
 from kgrag.server.compat.chat.turn import MAX_MESSAGES, MAX_NAME, MAX_TEXT
+from kgrag.server.views import JSONObject
 
 
 class _Body(BaseModel):
@@ -44,7 +44,7 @@ class CompletionBody(_Body):
     stream_options: StreamOptions | None = None
 
 
-def model_entry(name: str, created: float) -> dict[str, Any]:
+def model_entry(name: str, created: float) -> JSONObject:
     return {"id": name, "object": "model", "created": int(created), "owned_by": BASE}
 
 
@@ -60,7 +60,7 @@ def usage(prompt: int, completion: int) -> dict[str, int]:
     }
 
 
-def completion(cid: str, model: str, text: str, used: dict[str, int]) -> dict[str, Any]:
+def completion(cid: str, model: str, text: str, used: dict[str, int]) -> JSONObject:
     """A whole (non-streamed) chat completion."""
     choice = {
         "index": 0,
@@ -78,7 +78,7 @@ def completion(cid: str, model: str, text: str, used: dict[str, int]) -> dict[st
     }
 
 
-def chunk(cid: str, model: str, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+def chunk(cid: str, model: str, delta: JSONObject, finish: str | None = None) -> JSONObject:
     """One streamed chunk: a delta of the one choice (``finish``: why it ends)."""
     choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
     return {
@@ -90,7 +90,7 @@ def chunk(cid: str, model: str, delta: dict[str, Any], finish: str | None = None
     }
 
 
-def usage_chunk(cid: str, model: str, used: dict[str, int]) -> dict[str, Any]:
+def usage_chunk(cid: str, model: str, used: dict[str, int]) -> JSONObject:
     """The chunk ``stream_options.include_usage`` asks for: no choices, the usage."""
     return {**chunk(cid, model, {}), "choices": [], "usage": used}
 
@@ -98,14 +98,14 @@ def usage_chunk(cid: str, model: str, used: dict[str, int]) -> dict[str, Any]:
 _TYPES = {401: "authentication_error", 403: "permission_error", 404: "not_found_error"}
 
 
-def error(status: int, message: str) -> dict[str, Any]:
+def error(status: int, message: str) -> JSONObject:
     """OpenAI's error body."""
     kind = _TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
     code = "model_not_found" if status == 404 else None
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
-def event(body: dict[str, Any] | str) -> str:
+def event(body: JSONObject | str) -> str:
     """One server-sent event (``[DONE]`` as is)."""
     data = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
     return f"data: {data}\n\n"
