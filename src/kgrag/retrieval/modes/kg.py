@@ -17,6 +17,7 @@ filtered too.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 
 from kgrag.retrieval.filter.documents import hit_gate, keep_allowed
 from kgrag.retrieval.modes.search import round_robin, vector_search
@@ -155,16 +156,7 @@ async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rel
             scored.setdefault(edge_key(str(h.meta["src"]), str(h.meta["tgt"])), float(h.score))
     graph, rows = ctx.storage.graph, TypedGraph(ctx.storage.graph)
     edges = await rows.edges(list(scored))
-    for pair, score in scored.items():
-        if pair not in edges:
-            trace.drop(
-                "graph",
-                "relation",
-                relation_id(*pair),
-                "relation vector has no graph edge",
-                score,
-                "global",
-            )
+    _drop_unknown_edges(trace, scored, edges)
     pairs = [pair for pair in scored if pair in edges]
     names = list(dict.fromkeys(x for pair in pairs for x in pair))
     names = await keep_allowed(ctx.doc_filter, names, trace, kind="entity", route="global")
@@ -190,6 +182,22 @@ async def global_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[Rel
             [{"id": e.name, "score": None, "degree": e.degree} for e in entities],
         )
     return entities, relations
+
+
+def _drop_unknown_edges(
+    trace: Trace, scored: dict[tuple[str, str], float], edges: Mapping[tuple[str, str], object]
+) -> None:
+    """Record the relation vectors whose pair has no graph edge."""
+    for pair, score in scored.items():
+        if pair not in edges:
+            trace.drop(
+                "graph",
+                "relation",
+                relation_id(*pair),
+                "relation vector has no graph edge",
+                score,
+                "global",
+            )
 
 
 async def hybrid_route(ctx: RetrievalContext) -> tuple[list[EntityHit], list[RelationHit]]:
