@@ -42,7 +42,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -71,6 +71,8 @@ from kgrag.knowledge.merge import MergePlan
 from kgrag.knowledge.policy import MergePolicy
 from kgrag.knowledge.walk import store as walk_store
 from kgrag.storage.capabilities import Capability, feature, supports
+from kgrag.storage.layout.rows import ChunkRow, FactsRow
+from kgrag.storage.layout.typed import TypedKV
 from kgrag.types import Chunk, DocRecord, Extraction
 
 if TYPE_CHECKING:
@@ -128,7 +130,7 @@ class _Work:
     change: Change
     docs: set[str]
     chunks: dict[str, StoredChunk] = field(default_factory=dict)  # affected chunks
-    stored: dict[str, dict[str, Any]] = field(default_factory=dict)  # their facts records as read
+    stored: dict[str, FactsRow] = field(default_factory=dict)  # their facts records as read
     new_chunks: dict[str, Chunk] = field(default_factory=dict)  # not stored before
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     support: dict[Key, list[str]] = field(default_factory=dict)
@@ -279,7 +281,7 @@ class ChangeApplier:
         for version in work.change.add:
             affected.update(c.id for c in version.chunks)
         ids = sorted(affected)
-        stored = await self.storage.kv(FACTS).get_many(ids)
+        stored = await TypedKV(self.storage.kv(FACTS), FactsRow).get_many(ids)
         for cid, rec in zip(ids, stored, strict=False):
             if rec is not None:
                 work.stored[cid] = rec
@@ -352,31 +354,24 @@ class ChangeApplier:
             if rec is not None and rec.get("owners"):
                 work.facts[cid] = self.cache.facts(StoredChunk.from_record(cid, rec))
 
-    async def _chunk_rows(self, work: _Work) -> dict[str, dict[str, Any]]:
+    async def _chunk_rows(self, work: _Work) -> dict[str, ChunkRow]:
         """``text_chunks`` rows to write: new live chunks, and those whose owners changed."""
         live = work.live()
         known = [c for c in sorted(live) if c not in work.new_chunks]
-        before: dict[str, dict[str, Any]] = {}
-        for cid, row in zip(known, await self.storage.kv(CHUNKS).get_many(known), strict=False):
+        before: dict[str, ChunkRow] = {}
+        read = await TypedKV(self.storage.kv(CHUNKS), ChunkRow).get_many(known)
+        for cid, row in zip(known, read, strict=False):
             if row is not None:
                 before[cid] = row
-        rows = {cid: dict(row) for cid, row in before.items()}
+        bases: dict[str, dict[str, object]] = {cid: dict(row) for cid, row in before.items()}
         for cid, chunk in work.new_chunks.items():
             if cid in live:
-                rows[cid] = {"content": chunk.content, "tokens": chunk.tokens}
-        for cid, row in rows.items():
-            doc, (_, order, path, *rest) = live[cid].owner()
-            row.update(
-                doc_id=doc,
-                order=int(order),
-                file_path=path,
-                doc_ids=sorted(live[cid].owners),
-                location=rest[0] if rest else {},
-            )
+                bases[cid] = {"content": chunk.content, "tokens": chunk.tokens}
+        rows = {cid: _placed(base, live[cid]) for cid, base in bases.items()}
         return {cid: row for cid, row in rows.items() if row != before.get(cid)}
 
     # -- writing ---------------------------------------------------------------
-    async def _write_chunks(self, work: _Work, rows: dict[str, dict[str, Any]]) -> None:
+    async def _write_chunks(self, work: _Work, rows: dict[str, ChunkRow]) -> None:
         s, dead = self.storage, work.dead()
         live = work.live()
         if dead:
@@ -441,6 +436,19 @@ def _touched(chunks: Iterable[StoredChunk]) -> tuple[set[str], set[Pair]]:
         names |= n
         pairs |= p
     return names, pairs
+
+
+def _placed(base: dict[str, object], chunk: StoredChunk) -> ChunkRow:
+    """``base`` (a stored row, or a new chunk's text) set where the chunk's canonical owner has it."""
+    doc, owner = chunk.owner()
+    base.update(
+        doc_id=doc,
+        order=int(owner.order),
+        file_path=owner.file_path,
+        doc_ids=sorted(chunk.owners),
+        location=owner.location,
+    )
+    return cast("ChunkRow", base)  # content and tokens from the base, every other field set here
 
 
 def _holders(chunks: Iterable[StoredChunk]) -> dict[Key, list[str]]:
