@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.config.registry import Registry
 from kgrag.storage.base import Storage
@@ -12,6 +12,7 @@ from kgrag.storage.base import Storage
 if TYPE_CHECKING:
     from kgrag.config.settings import Settings
     from kgrag.storage.postgres import PostgresStorage
+    from kgrag.storage.postgres.storage import PostgresOptions
     from kgrag.storage.sqlite import SQLiteStorage, memory_storage
 
 StorageFactory = Callable[..., Storage]
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # the type checker holds each shipped backend to the Storage 
     _SHIPPED: tuple[StorageFactory, ...] = (SQLiteStorage, memory_storage, PostgresStorage)
 
 
-def open_storage(name: str, workdir: Path, **options: Any) -> Storage:
+def open_storage(name: str, workdir: Path, **options: object) -> Storage:
     """Build (not yet open) the storage backend ``name`` for ``workdir``."""
     factory: StorageFactory = STORAGES.get(name)
     return factory(workdir, **options)
@@ -35,11 +36,13 @@ def open_storage(name: str, workdir: Path, **options: Any) -> Storage:
 
 def storage_for(settings: Settings, workdir: Path | None = None) -> Storage:
     """The (not yet opened) backend ``settings`` select, with its options."""
-    options = postgres_options(settings) if settings.store.backend == "postgres" else {}
+    options: PostgresOptions | dict[str, object] = {}
+    if settings.store.backend == "postgres":
+        options = postgres_options(settings)
     return open_storage(settings.store.backend, Path(workdir or settings.store.workdir), **options)
 
 
-def postgres_options(settings: Settings) -> dict[str, Any]:
+def postgres_options(settings: Settings) -> PostgresOptions:
     """The postgres storage's options from ``settings`` (see docs/postgres.md)."""
     ssl = {
         "sslmode": settings.postgres.sslmode,

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import json
 import zlib
-from typing import Any
 
-from kgrag.storage.sqlite.codec import COMPRESS_MIN, dumps
+from kgrag.storage.base import JSONObject
+from kgrag.storage.sqlite.codec import COMPRESS_MIN, as_object, dumps
 
 _LEVEL = 6
 _ZLIB = 0x78
 
 
-def encode(value: Any) -> bytes:
+def encode(value: object) -> bytes:
     """The cell for ``value``."""
     raw = dumps(value).encode("utf-8")
     if len(raw) < COMPRESS_MIN:
@@ -29,11 +29,17 @@ def encode(value: Any) -> bytes:
     return packed if len(packed) * 10 < len(raw) * 9 else raw
 
 
-def decode(cell: bytes | memoryview | None) -> Any:
+def decode(cell: bytes | memoryview | None) -> object:
     """Inverse of :func:`encode`; ``None`` stays ``None``."""
     if cell is None:
         return None
     data = bytes(cell)
     if data[:1] == bytes([_ZLIB]):
         data = zlib.decompress(data)
-    return json.loads(data.decode("utf-8"))
+    value: object = json.loads(data.decode("utf-8"))
+    return value
+
+
+def decode_object(cell: bytes | memoryview | None) -> JSONObject:
+    """Inverse of :func:`encode` for a row (a JSON object: every key-value, node and edge value)."""
+    return as_object(decode(cell))

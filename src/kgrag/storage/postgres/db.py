@@ -56,15 +56,24 @@ import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar, TypeVarTuple
 
 from kgrag.errors import ConnectionLostError, DatabaseUnavailableError, StorageError
 from kgrag.storage.postgres.reconnect import Backoff, is_lost
 
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection, AsyncCursor
+    from psycopg.rows import TupleRow
+    from psycopg_pool import AsyncConnectionPool
+
 T = TypeVar("T")
-Fn = Callable[..., Awaitable[T]]  # fn(conn, *args), awaited for its result
+Ts = TypeVarTuple("Ts")  # the arguments a function run on a connection takes after it
+Conn: TypeAlias = "AsyncConnection[TupleRow]"
+"""A pooled connection (rows are tuples of the driver's values), as functions run on one get it."""
+Pool: TypeAlias = "AsyncConnectionPool[AsyncConnection[TupleRow]]"
 Callback = Callable[[], None] | None
 
 log = logging.getLogger("kgrag.storage.postgres")
@@ -80,7 +89,7 @@ class Fence:
 
     slot: int
     pid: int
-    started: Any
+    started: datetime
 
 
 _FENCES: contextvars.ContextVar[tuple[Fence, ...]] = contextvars.ContextVar(
@@ -92,8 +101,18 @@ _FENCE_SQL = (
     "AND l.pid = %s AND a.backend_start = %s AND l.objid = %s AND l.classid = hashtext(%s)::oid"
 )
 
-# (database, connection, lock) of the transaction the current context takes part in.
-_ACTIVE: contextvars.ContextVar[tuple[Any, ...] | None] = contextvars.ContextVar(
+
+@dataclass(slots=True)
+class _Active:
+    """The transaction a context takes part in: its database, connection and lock."""
+
+    db: Database
+    conn: Conn
+    lock: asyncio.Lock
+    deferred: list[tuple[Callback, Callback]] = field(default_factory=list)  # to run at its end
+
+
+_ACTIVE: contextvars.ContextVar[_Active | None] = contextvars.ContextVar(
     "kgrag_pg_active", default=None
 )
 
@@ -138,11 +157,11 @@ class Database:
         self._options = pool or PoolOptions()
         self.dsn, self.schema = _with_params(dsn, self._options.conninfo), schema
         self.label = f"postgres workspace {schema} ({redact(self.dsn)})"
-        self._pool: Any = None
-        self._setup: list[Fn[None]] = []
+        self._pool: Pool | None = None
+        self._setup: list[Callable[[Conn], Awaitable[None]]] = []
         self._lost_since: float | None = None  # when a connection loss was first seen
 
-    def on_open(self, fn: Fn[None]) -> None:
+    def on_open(self, fn: Callable[[Conn], Awaitable[None]]) -> None:
         """Run ``fn(conn)`` once, in a transaction, each time the database opens."""
         self._setup.append(fn)
 
@@ -155,7 +174,7 @@ class Database:
         psycopg, psycopg_pool = _psycopg()
         schema = self.schema
 
-        async def configure(conn: Any) -> None:
+        async def configure(conn: Conn) -> None:
             await conn.execute(f'SET search_path TO "{schema}", public')
             await conn.set_autocommit(True)
 
@@ -189,7 +208,7 @@ class Database:
             pool, self._pool = self._pool, None
             await pool.close()
 
-    async def once(self, fn: Fn[T], *args: Any) -> T:
+    async def once(self, fn: Callable[[Conn, *Ts], Awaitable[T]], *args: *Ts) -> T:
         """Run ``fn(conn, *args)`` in autocommit, open or not (closed: on a connection of its own).
 
         For what must not create the workspace: asking whether it exists, deleting it.
@@ -207,7 +226,7 @@ class Database:
         async with conn:
             return await self._guard(fn(conn, *args))
 
-    def _require(self) -> Any:
+    def _require(self) -> Pool:
         if self._pool is None:
             raise StorageError(f"{self.label} is not open; call open() first")
         return self._pool
@@ -215,7 +234,7 @@ class Database:
     # -- connections ---------------------------------------------------------
 
     @asynccontextmanager
-    async def connection(self, *, check: bool = False) -> AsyncIterator[Any]:
+    async def connection(self, *, check: bool = False) -> AsyncIterator[Conn]:
         """A pooled connection of its own (autocommit), errors translated.
 
         Waits for one through a connection loss (bounded); ``check``: one that
@@ -233,7 +252,7 @@ class Database:
             await pool.putconn(conn)
         self._regained()  # a no-op unless a loss was seen
 
-    async def _checkout(self, pool: Any, check: bool) -> Any:
+    async def _checkout(self, pool: Pool, check: bool) -> Conn:
         psycopg, psycopg_pool = _psycopg()
         backoff = Backoff(max(self._options.timeout_s, self._options.reconnect_s))
         while True:
@@ -258,7 +277,7 @@ class Database:
                     f"{self.label}: no connection for {backoff.budget_s:.0f} s: {_reason(error)}"
                 ) from error
 
-    async def _retrying(self, once: Fn[T], *args: Any) -> T:
+    async def _retrying(self, once: Callable[[*Ts], Awaitable[T]], *args: *Ts) -> T:
         """``once(*args)``, run again whole while it fails by a connection loss (bounded)."""
         backoff = Backoff(self._options.reconnect_s)
         while True:
@@ -295,47 +314,49 @@ class Database:
             return ConnectionLostError(f"{self.label}: connection lost: {_reason(exc)}")
         return StorageError(f"{self.label}: {_reason(exc)}")
 
-    def _joined(self) -> tuple[Any, asyncio.Lock] | None:
+    def _joined(self) -> _Active | None:
         active = _ACTIVE.get()
-        if active is not None and active[0] is self:
-            return active[1], active[2]
-        return None
+        return active if active is not None and active.db is self else None
 
-    async def read(self, fn: Fn[T], *args: Any) -> T:
+    async def read(self, fn: Callable[[Conn, *Ts], Awaitable[T]], *args: *Ts) -> T:
         """Run ``fn(conn, *args)`` on one snapshot (see the module docstring)."""
         joined = self._joined()
         if joined is not None:
-            conn, lock = joined
-            async with lock:
-                return await self._guard(fn(conn, *args))
+            async with joined.lock:
+                return await self._guard(fn(joined.conn, *args))
         return await self._retrying(self._read_once, fn, args)
 
-    async def _read_once(self, fn: Fn[T], args: tuple[Any, ...]) -> T:
+    async def _read_once(self, fn: Callable[[Conn, *Ts], Awaitable[T]], args: tuple[*Ts]) -> T:
         async with self.connection() as conn, conn.transaction():
             await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             return await fn(conn, *args)
 
     async def write(
-        self, fn: Fn[T], *args: Any, on_commit: Callback = None, on_rollback: Callback = None
+        self,
+        fn: Callable[[Conn, *Ts], Awaitable[T]],
+        *args: *Ts,
+        on_commit: Callback = None,
+        on_rollback: Callback = None,
     ) -> T:
         """Run ``fn(conn, *args)`` atomically; ``on_commit`` once it is committed."""
         joined = self._joined()
         if joined is not None:
-            conn, lock = joined
-            async with lock:
+            async with joined.lock:
                 try:
-                    async with conn.transaction():  # a savepoint
-                        result = await self._guard(fn(conn, *args))
+                    async with joined.conn.transaction():  # a savepoint
+                        result = await self._guard(fn(joined.conn, *args))
                 except BaseException:
                     _run(on_rollback)
                     raise
-            _deferred(conn).append((on_commit, on_rollback))
+            joined.deferred.append((on_commit, on_rollback))
             return result
         result = await self._retrying(self._write_once, fn, args, on_rollback)
         _run(on_commit)
         return result
 
-    async def _write_once(self, fn: Fn[T], args: tuple[Any, ...], on_rollback: Callback) -> T:
+    async def _write_once(
+        self, fn: Callable[[Conn, *Ts], Awaitable[T]], args: tuple[*Ts], on_rollback: Callback
+    ) -> T:
         try:
             async with self.connection() as conn, conn.transaction():
                 await conn.execute("SET LOCAL synchronous_commit = off")  # see the docstring
@@ -351,8 +372,8 @@ class Database:
             yield
             return
         async with self.connection(check=True) as conn:
-            conn.kgrag_deferred = []
-            marker = _ACTIVE.set((self, conn, asyncio.Lock()))
+            active = _Active(self, conn, asyncio.Lock())
+            marker = _ACTIVE.set(active)
             committed = False
             try:
                 async with conn.transaction():
@@ -361,9 +382,9 @@ class Database:
                 committed = True
             finally:
                 _ACTIVE.reset(marker)
-                for on_commit, on_rollback in _deferred(conn):
+                for on_commit, on_rollback in active.deferred:
                     _run(on_commit if committed else on_rollback)
-                conn.kgrag_deferred = []
+                active.deferred.clear()
 
     @contextmanager
     def fenced(self, fence: Fence) -> Iterator[None]:
@@ -374,7 +395,7 @@ class Database:
         finally:
             _FENCES.reset(token)
 
-    async def _check_fences(self, conn: Any) -> None:
+    async def _check_fences(self, conn: Conn) -> None:
         """Refuse the commit if a lock it was planned under died with its session.
 
         A server restart ends every session and frees its locks, while the
@@ -384,7 +405,7 @@ class Database:
         for fence in _FENCES.get():
             params = (fence.pid, fence.started, fence.slot, self.schema)
             cur = await conn.execute(_FENCE_SQL, params)
-            if not (await cur.fetchone())[0]:
+            if not (await fetch_one(cur))[0]:
                 raise ConnectionLostError(
                     f"{self.label}: the lock this change was planned under ended with its "
                     "connection; nothing was committed"
@@ -398,9 +419,20 @@ class Database:
             raise self._translate(exc) from exc
 
 
-def _deferred(conn: Any) -> list[tuple[Callback, Callback]]:
-    deferred: list[tuple[Callback, Callback]] = conn.kgrag_deferred
-    return deferred
+async def fetch_one(cur: AsyncCursor[TupleRow]) -> TupleRow:
+    """The row of a statement that always returns one (``count(*)``, a function call)."""
+    row = await cur.fetchone()
+    if row is None:
+        dbname = cur.connection.info.dbname
+        raise StorageError(
+            f"database {dbname}: a statement that always returns a row returned none"
+        )
+    return row
+
+
+async def scalar(cur: AsyncCursor[TupleRow]) -> int:
+    """The integer of a one-row, one-column statement (a count)."""
+    return int((await fetch_one(cur))[0])
 
 
 def _with_params(dsn: str, params: dict[str, str] | None) -> str:
@@ -432,6 +464,6 @@ def _run(callback: Callback) -> None:
         callback()
 
 
-def chunked(items: list[Any], size: int = 1000) -> list[list[Any]]:
+def chunked(items: list[T], size: int = 1000) -> list[list[T]]:
     """``items`` in slices of at most ``size`` (for ``= ANY(%s)`` arrays)."""
     return [items[i : i + size] for i in range(0, len(items), size)]

@@ -18,10 +18,9 @@ same number, and a number is never handed out again after a delete.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from kgrag.storage.postgres import codec
-from kgrag.storage.postgres.db import Database, chunked
+from kgrag.storage.postgres.db import Conn, Database, chunked, scalar
 from kgrag.types import DocRecord, DocStatus
 
 DDL = """
@@ -102,11 +101,11 @@ def _row(r: DocRecord) -> tuple[str, str, int, bytes]:
     return (r.id, r.status.value, int(r.enqueue_seq), codec.encode(r.to_dict()))
 
 
-def _records(rows: Iterable[tuple[Any, ...]]) -> list[DocRecord]:
-    return [DocRecord.from_dict(codec.decode(row[0])) for row in rows]
+def _records(rows: Iterable[tuple[bytes]]) -> list[DocRecord]:
+    return [DocRecord.from_dict(codec.decode_object(row[0])) for row in rows]
 
 
-async def _select_ids(conn: Any, ids: list[str]) -> dict[str, DocRecord]:
+async def _select_ids(conn: Conn, ids: list[str]) -> dict[str, DocRecord]:
     out: dict[str, DocRecord] = {}
     for part in chunked(ids):
         cur = await conn.execute("SELECT data FROM doc_status WHERE id = ANY(%s)", (part,))
@@ -114,7 +113,7 @@ async def _select_ids(conn: Any, ids: list[str]) -> dict[str, DocRecord]:
     return out
 
 
-async def _select_status(conn: Any, statuses: list[str]) -> list[DocRecord]:
+async def _select_status(conn: Conn, statuses: list[str]) -> list[DocRecord]:
     cur = await conn.execute(
         "SELECT data FROM doc_status WHERE status = ANY(%s) ORDER BY enqueue_seq, id",
         (statuses,),
@@ -122,7 +121,7 @@ async def _select_status(conn: Any, statuses: list[str]) -> list[DocRecord]:
     return _records(await cur.fetchall())
 
 
-async def _counts(conn: Any) -> dict[str, int]:
+async def _counts(conn: Conn) -> dict[str, int]:
     out = {status.value: 0 for status in DocStatus}
     cur = await conn.execute("SELECT status, COUNT(*) FROM doc_status GROUP BY status")
     for status, n in await cur.fetchall():
@@ -130,18 +129,17 @@ async def _counts(conn: Any) -> dict[str, int]:
     return out
 
 
-async def _upsert(conn: Any, rows: list[tuple[str, str, int, bytes]]) -> None:
+async def _upsert(conn: Conn, rows: list[tuple[str, str, int, bytes]]) -> None:
     async with conn.cursor() as cur:
         await cur.executemany(_UPSERT, rows)
     top = max(row[2] for row in rows)
     await conn.execute("UPDATE doc_status_top SET value = %s WHERE value < %s", (top, top))
 
 
-async def _delete(conn: Any, ids: list[str]) -> None:
+async def _delete(conn: Conn, ids: list[str]) -> None:
     for part in chunked(ids):
         await conn.execute("DELETE FROM doc_status WHERE id = ANY(%s)", (part,))
 
 
-async def _next_seq(conn: Any) -> int:
-    cur = await conn.execute(_NEXT)
-    return int((await cur.fetchone())[0])
+async def _next_seq(conn: Conn) -> int:
+    return await scalar(await conn.execute(_NEXT))

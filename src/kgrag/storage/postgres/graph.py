@@ -24,11 +24,10 @@ same rows queue instead of deadlocking. Text keys are ``COLLATE "C"``:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
-from kgrag.storage.base import edge_key
+from kgrag.storage.base import JSONObject, edge_key, edge_weight
 from kgrag.storage.postgres import codec
-from kgrag.storage.postgres.db import Database, chunked
+from kgrag.storage.postgres.db import Conn, Database, chunked, scalar
 
 Pair = tuple[str, str]
 _BATCH = 5000  # rows per write statement (array parameters)
@@ -106,13 +105,13 @@ class PgGraphStore:
 
     # -- nodes -----------------------------------------------------------------
 
-    async def get_node(self, name: str) -> dict[str, Any] | None:
+    async def get_node(self, name: str) -> JSONObject | None:
         return (await self.get_nodes([name])).get(name)
 
-    async def get_nodes(self, names: list[str]) -> dict[str, dict[str, Any]]:
+    async def get_nodes(self, names: list[str]) -> dict[str, JSONObject]:
         return await self._db.read(_select_nodes, list(dict.fromkeys(names)))
 
-    async def upsert_nodes(self, nodes: Mapping[str, Mapping[str, Any]]) -> None:
+    async def upsert_nodes(self, nodes: Mapping[str, Mapping[str, object]]) -> None:
         names = sorted(nodes)
         if names:
             await self._db.write(_upsert_nodes, names, [codec.encode(nodes[n]) for n in names])
@@ -132,18 +131,18 @@ class PgGraphStore:
 
     # -- edges -----------------------------------------------------------------
 
-    async def get_edge(self, a: str, b: str) -> dict[str, Any] | None:
+    async def get_edge(self, a: str, b: str) -> JSONObject | None:
         return (await self.get_edges([(a, b)])).get(edge_key(a, b))
 
-    async def get_edges(self, pairs: list[Pair]) -> dict[Pair, dict[str, Any]]:
+    async def get_edges(self, pairs: list[Pair]) -> dict[Pair, JSONObject]:
         """Keys of the result are canonical :func:`edge_key` pairs, in the order asked."""
         keys = list(dict.fromkeys(edge_key(a, b) for a, b in pairs))
         return await self._db.read(_select_edges, keys)
 
-    async def upsert_edges(self, edges: Mapping[Pair, Mapping[str, Any]]) -> None:
+    async def upsert_edges(self, edges: Mapping[Pair, Mapping[str, object]]) -> None:
         rows: dict[Pair, tuple[float, bytes]] = {}
         for (a, b), data in edges.items():
-            rows[edge_key(a, b)] = (float(data.get("weight", 1.0)), codec.encode(data))
+            rows[edge_key(a, b)] = (edge_weight(data), codec.encode(data))
         if rows:
             await self._db.write(_upsert_edges, sorted(rows.items()))
 
@@ -184,18 +183,18 @@ class PgGraphStore:
 # -- SQL -------------------------------------------------------------------------
 
 
-async def _select_nodes(conn: Any, names: list[str]) -> dict[str, dict[str, Any]]:
+async def _select_nodes(conn: Conn, names: list[str]) -> dict[str, JSONObject]:
     out = {}
     for part in chunked(names, _BATCH):
         cur = await conn.execute(
             "SELECT name, data FROM nodes WHERE name = ANY(%s)", (part,), binary=True
         )
         for name, cell in await cur.fetchall():
-            out[name] = codec.decode(cell)
+            out[name] = codec.decode_object(cell)
     return out
 
 
-async def _upsert_nodes(conn: Any, names: list[str], cells: list[bytes]) -> None:
+async def _upsert_nodes(conn: Conn, names: list[str], cells: list[bytes]) -> None:
     for lo in range(0, len(names), _BATCH):
         await conn.execute(
             "INSERT INTO nodes (name, data) SELECT * FROM unnest(%s::text[], %s::bytea[]) "
@@ -204,13 +203,13 @@ async def _upsert_nodes(conn: Any, names: list[str], cells: list[bytes]) -> None
         )
 
 
-async def _delete_nodes(conn: Any, names: list[str]) -> None:
+async def _delete_nodes(conn: Conn, names: list[str]) -> None:
     for part in chunked(names, _BATCH):
         cur = await conn.execute(_DELETE_NODES, {"names": part})
         await _drop_zero_degrees(conn, await cur.fetchall())
 
 
-async def _select_edges(conn: Any, keys: list[Pair]) -> dict[Pair, dict[str, Any]]:
+async def _select_edges(conn: Conn, keys: list[Pair]) -> dict[Pair, JSONObject]:
     found: dict[Pair, bytes] = {}
     for part in chunked(keys, _BATCH):
         cur = await conn.execute(
@@ -221,10 +220,10 @@ async def _select_edges(conn: Any, keys: list[Pair]) -> dict[Pair, dict[str, Any
         )
         for a, b, cell in await cur.fetchall():
             found[(a, b)] = cell
-    return {key: codec.decode(found[key]) for key in keys if key in found}
+    return {key: codec.decode_object(found[key]) for key in keys if key in found}
 
 
-async def _upsert_edges(conn: Any, rows: list[tuple[Pair, tuple[float, bytes]]]) -> None:
+async def _upsert_edges(conn: Conn, rows: list[tuple[Pair, tuple[float, bytes]]]) -> None:
     for part in chunked(rows, _BATCH):
         await conn.execute(
             _UPSERT_EDGES,
@@ -237,20 +236,20 @@ async def _upsert_edges(conn: Any, rows: list[tuple[Pair, tuple[float, bytes]]])
         )
 
 
-async def _delete_edges(conn: Any, keys: list[Pair]) -> None:
+async def _delete_edges(conn: Conn, keys: list[Pair]) -> None:
     for part in chunked(keys, _BATCH):
         cur = await conn.execute(_DELETE_EDGES, ([a for a, _ in part], [b for _, b in part]))
         await _drop_zero_degrees(conn, await cur.fetchall())
 
 
-async def _drop_zero_degrees(conn: Any, degrees: list[tuple[str, int]]) -> None:
+async def _drop_zero_degrees(conn: Conn, degrees: list[tuple[str, int]]) -> None:
     """Delete the ``node_degree`` rows an edge delete brought to zero."""
     gone = [name for name, degree in degrees if degree <= 0]
     if gone:
         await conn.execute("DELETE FROM node_degree WHERE name = ANY(%s) AND degree <= 0", (gone,))
 
 
-async def _node_edges(conn: Any, names: list[str]) -> dict[str, list[Pair]]:
+async def _node_edges(conn: Conn, names: list[str]) -> dict[str, list[Pair]]:
     found: dict[str, set[Pair]] = {name: set() for name in names}
     for part in chunked(names, _BATCH):
         cur = await conn.execute(
@@ -266,7 +265,7 @@ async def _node_edges(conn: Any, names: list[str]) -> dict[str, list[Pair]]:
     return {name: sorted(pairs) for name, pairs in found.items()}
 
 
-async def _node_degrees(conn: Any, names: list[str]) -> dict[str, int]:
+async def _node_degrees(conn: Conn, names: list[str]) -> dict[str, int]:
     out = dict.fromkeys(names, 0)
     for part in chunked(names, _BATCH):
         cur = await conn.execute(
@@ -276,7 +275,7 @@ async def _node_degrees(conn: Any, names: list[str]) -> dict[str, int]:
     return out
 
 
-async def _neighbourhood(conn: Any, seeds: list[str], hops: int, limit: int | None) -> set[str]:
+async def _neighbourhood(conn: Conn, seeds: list[str], hops: int, limit: int | None) -> set[str]:
     found = seeds if limit is None else seeds[: max(0, limit)]
     frontier, seen = found, list(found)
     for _ in range(hops):
@@ -291,15 +290,15 @@ async def _neighbourhood(conn: Any, seeds: list[str], hops: int, limit: int | No
     return set(seen)
 
 
-async def _scalar(conn: Any, sql: str) -> Any:
-    return (await (await conn.execute(sql)).fetchone())[0]
+async def _scalar(conn: Conn, sql: str) -> int:
+    return await scalar(await conn.execute(sql))
 
 
-async def _column(conn: Any, sql: str) -> list[Any]:
+async def _column(conn: Conn, sql: str) -> list[str]:
     cur = await conn.execute(sql, binary=True)
     return [row[0] for row in await cur.fetchall()]
 
 
-async def _rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
+async def _rows(conn: Conn, sql: str) -> list[tuple[str, str, float]]:
     cur = await conn.execute(sql, binary=True)
-    return [tuple(row) for row in await cur.fetchall()]
+    return [(row[0], row[1], row[2]) for row in await cur.fetchall()]

@@ -11,10 +11,10 @@ of deadlocking.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
+from kgrag.storage.base import JSONObject
 from kgrag.storage.postgres import codec
-from kgrag.storage.postgres.db import Database, chunked
+from kgrag.storage.postgres.db import Conn, Database, chunked, scalar
 
 DDL = """
 CREATE TABLE IF NOT EXISTS kv (
@@ -33,16 +33,16 @@ class PgKVStore:
         self.namespace = namespace
         self._db = db
 
-    async def get(self, key: str) -> dict[str, Any] | None:
+    async def get(self, key: str) -> JSONObject | None:
         return (await self.get_many([key]))[0]
 
-    async def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]:
+    async def get_many(self, keys: list[str]) -> list[JSONObject | None]:
         """Values in the order of ``keys`` (``None`` where absent)."""
         keys = list(keys)
         found = await self._db.read(self._select, [_b(k) for k in dict.fromkeys(keys)])
         return [found.get(key) for key in keys]
 
-    async def upsert(self, items: Mapping[str, Mapping[str, Any]]) -> None:
+    async def upsert(self, items: Mapping[str, Mapping[str, object]]) -> None:
         rows = [(self.namespace, _b(key), codec.encode(items[key])) for key in sorted(items)]
         if rows:
             await self._db.write(_upsert, rows)
@@ -67,7 +67,7 @@ class PgKVStore:
 
     # -- SQL ---------------------------------------------------------------------
 
-    async def _select(self, conn: Any, keys: list[bytes]) -> dict[str, Any]:
+    async def _select(self, conn: Conn, keys: list[bytes]) -> dict[str, JSONObject]:
         out = {}
         for part in chunked(keys):
             cur = await conn.execute(
@@ -75,10 +75,10 @@ class PgKVStore:
                 (self.namespace, part),
             )
             for key, cell in await cur.fetchall():
-                out[_s(key)] = codec.decode(cell)
+                out[_s(key)] = codec.decode_object(cell)
         return out
 
-    async def _present(self, conn: Any, keys: list[bytes]) -> set[str]:
+    async def _present(self, conn: Conn, keys: list[bytes]) -> set[str]:
         out: set[str] = set()
         for part in chunked(keys):
             cur = await conn.execute(
@@ -87,15 +87,15 @@ class PgKVStore:
             out.update(_s(row[0]) for row in await cur.fetchall())
         return out
 
-    async def _keys(self, conn: Any) -> list[str]:
+    async def _keys(self, conn: Conn) -> list[str]:
         cur = await conn.execute("SELECT key FROM kv WHERE ns = %s ORDER BY key", (self.namespace,))
         return [_s(row[0]) for row in await cur.fetchall()]
 
-    async def _count(self, conn: Any) -> int:
+    async def _count(self, conn: Conn) -> int:
         cur = await conn.execute("SELECT COUNT(*) FROM kv WHERE ns = %s", (self.namespace,))
-        return int((await cur.fetchone())[0])
+        return await scalar(cur)
 
-    async def _delete(self, conn: Any, keys: list[bytes]) -> None:
+    async def _delete(self, conn: Conn, keys: list[bytes]) -> None:
         for part in chunked(keys):
             await conn.execute(
                 "DELETE FROM kv WHERE ns = %s AND key = ANY(%s)", (self.namespace, part)
@@ -110,7 +110,7 @@ def _s(cell: bytes | memoryview) -> str:
     return bytes(cell).decode("utf-8", "surrogatepass")
 
 
-async def _upsert(conn: Any, rows: list[tuple[str, bytes, bytes]]) -> None:
+async def _upsert(conn: Conn, rows: list[tuple[str, bytes, bytes]]) -> None:
     async with conn.cursor() as cur:
         await cur.executemany(
             "INSERT INTO kv (ns, key, value) VALUES (%s, %s, %s) "
@@ -119,7 +119,7 @@ async def _upsert(conn: Any, rows: list[tuple[str, bytes, bytes]]) -> None:
         )
 
 
-async def namespaces(conn: Any) -> list[str]:
+async def namespaces(conn: Conn) -> list[str]:
     """Every key-value namespace holding a key, sorted."""
     cur = await conn.execute("SELECT DISTINCT ns FROM kv ORDER BY ns")  # ns is COLLATE "C"
     return [row[0] for row in await cur.fetchall()]

@@ -43,9 +43,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
 
-from kgrag.storage.postgres.db import Database, chunked
+from kgrag.storage.postgres.db import Conn, Database, chunked, scalar
 from kgrag.storage.sqlite.lexical import MAX_QUERY_TERMS, query_terms, tokenize
 
 K1, B = 1.2, 0.75
@@ -145,7 +144,7 @@ class _Weights:
         rare = [t for t, w in self.w.items() if w > floor]
         return rare, [t for t in self.w if self.w[t] <= floor]
 
-    def params(self, terms: list[str], **more: Any) -> dict[str, Any]:
+    def params(self, terms: list[str], **more: object) -> dict[str, object]:
         return {"a": self.a, "c": self.c, "terms": terms, "ws": [self.w[t] for t in terms], **more}
 
 
@@ -264,19 +263,19 @@ SELECT r.doc, r.score, kth.score FROM r, kth WHERE r.score >= kth.score - %(marg
 _PROBE = _SUMS.format(docs="AND t.doc = ANY(%(docs)s)")
 
 
-async def _add(conn: Any, batch: _Batch) -> None:
+async def _add(conn: Conn, batch: _Batch) -> None:
     gone, gone_terms = await _remove(conn, batch.ids)
     await conn.execute(_INSERT, (batch.ids, batch.lens, batch.terms, batch.tfs))
     await conn.execute(_TOTALS, (len(batch.ids) - gone, sum(batch.lens) - gone_terms))
 
 
-async def _delete(conn: Any, ids: list[str]) -> None:
+async def _delete(conn: Conn, ids: list[str]) -> None:
     gone, gone_terms = await _remove(conn, ids)
     if gone:
         await conn.execute(_TOTALS, (-gone, -gone_terms))
 
 
-async def _remove(conn: Any, ids: list[str]) -> tuple[int, int]:
+async def _remove(conn: Conn, ids: list[str]) -> tuple[int, int]:
     """Delete the entries ``ids`` and their postings; (entries, terms) removed."""
     gone = gone_terms = 0
     for part in chunked(ids):
@@ -293,7 +292,7 @@ async def _remove(conn: Any, ids: list[str]) -> tuple[int, int]:
     return gone, gone_terms
 
 
-async def _search(conn: Any, wanted: list[str], top_k: int) -> list[tuple[str, float]]:
+async def _search(conn: Conn, wanted: list[str], top_k: int) -> list[tuple[str, float]]:
     weights = await _weights(conn, wanted)
     if weights is None:
         return []
@@ -306,7 +305,7 @@ async def _search(conn: Any, wanted: list[str], top_k: int) -> list[tuple[str, f
     return [(id_, float(score)) for id_, score in await cur.fetchall()]
 
 
-async def _weights(conn: Any, wanted: list[str]) -> _Weights | None:
+async def _weights(conn: Conn, wanted: list[str]) -> _Weights | None:
     """The query's weights, or ``None`` when no entry holds any of its terms."""
     row = await (await conn.execute(_FREQUENCIES, (wanted,))).fetchone()
     if row is None or not row[2] or not row[0]:
@@ -318,7 +317,7 @@ async def _weights(conn: Any, wanted: list[str]) -> _Weights | None:
 
 
 async def _pruned(
-    conn: Any, weights: _Weights, split: tuple[list[str], list[str]], top_k: int
+    conn: Conn, weights: _Weights, split: tuple[list[str], list[str]], top_k: int
 ) -> list[tuple[str, float]] | None:
     """The top ``top_k`` scoring the common terms on candidates only (``None``: not sure)."""
     rare, common = split
@@ -335,15 +334,14 @@ async def _pruned(
     cur = await conn.execute(
         "SELECT doc, id FROM lexical_docs WHERE doc = ANY(%s)", ([doc for doc, _ in best],)
     )
-    ids = dict(await cur.fetchall())
+    ids: dict[int, str] = dict(await cur.fetchall())
     return sorted(((ids[doc], float(score)) for doc, score in best), key=lambda h: (-h[1], h[0]))
 
 
-async def _ids(conn: Any) -> list[str]:
+async def _ids(conn: Conn) -> list[str]:
     cur = await conn.execute("SELECT id FROM lexical_docs ORDER BY id")
     return [row[0] for row in await cur.fetchall()]
 
 
-async def _count(conn: Any) -> int:
-    cur = await conn.execute("SELECT COALESCE(max(n), 0) FROM lexical_totals")
-    return int((await cur.fetchone())[0])
+async def _count(conn: Conn) -> int:
+    return await scalar(await conn.execute("SELECT COALESCE(max(n), 0) FROM lexical_totals"))

@@ -34,11 +34,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
 
 from kgrag.errors import WorkdirBusyError
 from kgrag.storage.lease import WriterLease
-from kgrag.storage.postgres.db import Fence
+from kgrag.storage.postgres.db import Conn, Database, Fence, fetch_one
 from kgrag.storage.postgres.reconnect import is_lost
 
 WRITER = 1
@@ -50,7 +49,7 @@ OnWait = Callable[[str], None] | None
 class AdvisoryLock:
     """One slot of the workspace's advisory locks (see the module docstring)."""
 
-    def __init__(self, db: Any, slot: int, *, what: str, fence: bool = False):
+    def __init__(self, db: Database, slot: int, *, what: str, fence: bool = False):
         self.db, self.slot, self.what = db, slot, what
         self.fence = fence  # transactions in the block commit only while the lock is held
         self._local = WriterLease(None)
@@ -82,18 +81,18 @@ class AdvisoryLock:
                 await asyncio.shield(self._release(conn, unlock))
 
     @asynccontextmanager
-    async def _fenced(self, conn: Any) -> AsyncIterator[None]:
+    async def _fenced(self, conn: Conn) -> AsyncIterator[None]:
         if not self.fence:
             yield
             return
         cur = await conn.execute(
             "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
         )
-        pid, started = await cur.fetchone()
+        pid, started = await fetch_one(cur)
         with self.db.fenced(Fence(self.slot, pid, started)):
             yield
 
-    async def _release(self, conn: Any, function: str) -> None:
+    async def _release(self, conn: Conn, function: str) -> None:
         """Unlock, unless the session already ended (and took the lock with it)."""
         import psycopg
 
@@ -105,13 +104,13 @@ class AdvisoryLock:
             if not is_lost(exc):
                 raise
 
-    async def _call(self, conn: Any, function: str) -> bool:
+    async def _call(self, conn: Conn, function: str) -> bool:
         # keyed by the schema's name, not current_schema(): the key must not change
         # when the workspace is deleted under the lease (kgrag index --reset-if-...)
         sql = f"SELECT {function}(hashtext(%s), {self.slot})"
-        return bool((await (await conn.execute(sql, (self.db.schema,))).fetchone())[0])
+        return bool((await fetch_one(await conn.execute(sql, (self.db.schema,))))[0])
 
-    async def _acquire(self, conn: Any, wait: bool, on_wait: OnWait, shared: bool) -> None:
+    async def _acquire(self, conn: Conn, wait: bool, on_wait: OnWait, shared: bool) -> None:
         """Take the lock; when busy, fail (``wait=False``) or queue for it on the server.
 
         Waiting is ``pg_advisory_lock`` itself, not polling: the server hands
@@ -130,7 +129,7 @@ class AdvisoryLock:
             f"SELECT pg_advisory_lock{suffix}(hashtext(%s), {self.slot})", (self.db.schema,)
         )
 
-    async def _holders(self, conn: Any) -> str:
+    async def _holders(self, conn: Conn) -> str:
         rows = await (
             await conn.execute(
                 "SELECT a.application_name, a.client_addr FROM pg_locks l "
@@ -148,7 +147,7 @@ class AdvisoryLock:
 class KeyClaims:
     """Session advisory locks on single keys, taken without waiting (see :meth:`claim`)."""
 
-    def __init__(self, db: Any):
+    def __init__(self, db: Database):
         self.db = db
 
     @asynccontextmanager

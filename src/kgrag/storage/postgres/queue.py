@@ -23,13 +23,16 @@ commits a version that was replaced while it worked.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kgrag.errors import LeaseLostError
 from kgrag.storage.base import QueueCounts
 from kgrag.storage.postgres import codec
-from kgrag.storage.postgres.db import Database
+from kgrag.storage.postgres.db import Conn, Database
 from kgrag.types import DocRecord
+
+if TYPE_CHECKING:
+    from psycopg.rows import TupleRow
 
 _CLAIM = """
 WITH picked AS (
@@ -57,7 +60,7 @@ class PgWorkQueue:
     async def claim(self, owner: str, limit: int, lease_s: float) -> list[tuple[DocRecord, int]]:
         """Up to ``limit`` documents, oldest first, each with its attempt number."""
         rows = await self._db.write(_fetch, _CLAIM, (limit, owner, lease_s))
-        out = [(DocRecord.from_dict(codec.decode(data)), int(n)) for data, n in rows]
+        out = [(DocRecord.from_dict(codec.decode_object(data)), int(n)) for data, n in rows]
         return sorted(out, key=lambda item: (item[0].enqueue_seq, item[0].id))
 
     async def renew(self, owner: str, ids: list[str], lease_s: float) -> set[str]:
@@ -147,6 +150,6 @@ class PgWorkQueue:
         return int(rows[0][0])
 
 
-async def _fetch(conn: Any, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+async def _fetch(conn: Conn, sql: str, params: tuple[object, ...]) -> list[TupleRow]:
     cur = await conn.execute(sql, params)
     return list(await cur.fetchall())

@@ -15,9 +15,8 @@ privileged role once per database, and the error says so.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kgrag.errors import StorageError
+from kgrag.storage.postgres.db import Conn
 
 SCHEMA_VERSION = 1
 
@@ -37,7 +36,7 @@ def all_ddl() -> list[str]:
     return [s for part in parts for s in part.split(";") if s.strip()]
 
 
-async def ensure_schema(conn: Any, schema: str, label: str) -> None:
+async def ensure_schema(conn: Conn, schema: str, label: str) -> None:
     """Create the workspace's schema and tables if needed (in the caller's transaction)."""
     await conn.execute("SELECT pg_advisory_xact_lock(hashtext('kgrag schema'), 0)")
     await _extension(conn, label)
@@ -59,7 +58,7 @@ async def ensure_schema(conn: Any, schema: str, label: str) -> None:
     )
 
 
-async def _extension(conn: Any, label: str) -> None:
+async def _extension(conn: Conn, label: str) -> None:
     cur = await conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
     if await cur.fetchone() is not None:
         return
@@ -73,7 +72,7 @@ async def _extension(conn: Any, label: str) -> None:
         ) from exc
 
 
-async def _stored_version(conn: Any, schema: str) -> int | None:
+async def _stored_version(conn: Conn, schema: str) -> int | None:
     cur = await conn.execute(
         "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = 'meta'",
         (schema,),
@@ -85,12 +84,12 @@ async def _stored_version(conn: Any, schema: str) -> int | None:
     return None if row is None else int(bytes(row[0]).decode())
 
 
-async def drop_schema(conn: Any, schema: str) -> None:
+async def drop_schema(conn: Conn, schema: str) -> None:
     """Delete the workspace: its schema and every table in it."""
     await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
-async def schema_exists(conn: Any, schema: str) -> bool:
+async def schema_exists(conn: Conn, schema: str) -> bool:
     """Whether the workspace's schema exists (nothing is created)."""
     cur = await conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,))
     return await cur.fetchone() is not None

@@ -24,12 +24,12 @@ import re
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, Unpack
 
 from kgrag.errors import ConfigError
 from kgrag.storage.base import Capability
 from kgrag.storage.postgres import codec
-from kgrag.storage.postgres.db import Database, PoolOptions
+from kgrag.storage.postgres.db import Conn, Database, PoolOptions
 from kgrag.storage.postgres.doc_status import PgDocStatusStore
 from kgrag.storage.postgres.graph import PgGraphStore
 from kgrag.storage.postgres.kv import PgKVStore
@@ -42,10 +42,25 @@ from kgrag.storage.postgres.vector_index import IndexOptions, build_indexes
 from kgrag.storage.postgres.vectors import PgVectorStore
 from kgrag.storage.postgres.vectors import namespaces as vector_namespaces
 
-_OPTIONS = {
-    *("dsn", "workspace", "pool_min", "pool_max", "reconnect_s", "conninfo", "lexical"),
-    *("defer_vector_index", "index_rows", "hnsw_m", "hnsw_ef_construction", "hnsw_ef_search"),
-}
+
+class PostgresOptions(TypedDict, total=False):
+    """The options of :class:`PostgresStorage` (docs/postgres.md; ``dsn`` is required)."""
+
+    dsn: str | None  # required: None (unset) is refused with a ConfigError
+    workspace: str | None
+    pool_min: int
+    pool_max: int
+    reconnect_s: float
+    conninfo: dict[str, str]  # libpq parameters added to the DSN (sslmode, ...)
+    lexical: bool
+    defer_vector_index: bool
+    index_rows: int
+    hnsw_m: int
+    hnsw_ef_construction: int
+    hnsw_ef_search: int
+
+
+_OPTIONS = set(PostgresOptions.__annotations__)
 _NAME = re.compile(r"^[a-z0-9_]{1,48}$")
 SCHEMA_PREFIX = "kgrag_"
 
@@ -62,7 +77,7 @@ class PostgresStorage:
     name = "postgres"
     capabilities = frozenset(Capability)  # every optional feature (docs/postgres.md)
 
-    def __init__(self, workdir: Path, **options: Any):
+    def __init__(self, workdir: Path, **options: Unpack[PostgresOptions]):
         unknown = set(options) - _OPTIONS
         if unknown:
             raise ConfigError(
@@ -125,7 +140,7 @@ class PostgresStorage:
         await self.open()
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
     async def exists(self) -> bool:
@@ -213,14 +228,14 @@ class PostgresStorage:
 
     # -- meta --------------------------------------------------------------------
 
-    async def get_meta(self, key: str) -> Any:
+    async def get_meta(self, key: str) -> object:
         return await self._db.read(_get_meta, key)
 
-    async def set_meta(self, key: str, value: Any) -> None:
+    async def set_meta(self, key: str, value: object) -> None:
         await self._db.write(_set_meta, key, codec.encode(value))
 
 
-def _index_options(options: dict[str, Any]) -> IndexOptions:
+def _index_options(options: PostgresOptions) -> IndexOptions:
     default = IndexOptions()
     return IndexOptions(
         rows=int(options.get("index_rows", default.rows)),
@@ -230,17 +245,17 @@ def _index_options(options: dict[str, Any]) -> IndexOptions:
     )
 
 
-async def _meta_keys(conn: Any) -> list[str]:
+async def _meta_keys(conn: Conn) -> list[str]:
     cur = await conn.execute("SELECT key FROM meta ORDER BY key")
     return [row[0] for row in await cur.fetchall()]
 
 
-async def _get_meta(conn: Any, key: str) -> Any:
+async def _get_meta(conn: Conn, key: str) -> object:
     row = await (await conn.execute("SELECT value FROM meta WHERE key = %s", (key,))).fetchone()
     return None if row is None else codec.decode(row[0])
 
 
-async def _set_meta(conn: Any, key: str, cell: bytes) -> None:
+async def _set_meta(conn: Conn, key: str, cell: bytes) -> None:
     await conn.execute(
         "INSERT INTO meta (key, value) VALUES (%s, %s) "
         "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",

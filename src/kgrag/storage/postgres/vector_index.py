@@ -24,7 +24,9 @@ after they are set; ``ef_search`` to every search.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+from kgrag.storage.postgres.db import Conn, fetch_one, scalar
 
 EXACT_ROWS = 10_000  # namespaces smaller than this are searched exactly (the default)
 VECTOR_MAX_DIM, HALFVEC_MAX_DIM = 2000, 4000  # the most dimensions pgvector indexes
@@ -72,7 +74,7 @@ def search_sql(table: str, exact: bool, dim: int = 0) -> str:
     return f"SELECT id, {distance} AS d, meta FROM {table} ORDER BY d LIMIT %s"
 
 
-async def index_when_large(conn: Any, namespace: str, space: Space, options: IndexOptions) -> None:
+async def index_when_large(conn: Conn, namespace: str, space: Space, options: IndexOptions) -> None:
     """Build the namespace's index once its table holds ``options.rows`` rows."""
     if index_kind(space.dim) == "none":
         return  # searched exactly however large
@@ -81,7 +83,7 @@ async def index_when_large(conn: Any, namespace: str, space: Space, options: Ind
         "WHERE NOT (SELECT indexed FROM vector_spaces WHERE ns = %s)",
         (options.rows, namespace),
     )
-    rows = (await cur.fetchone())[0]
+    rows = await scalar(cur)
     if rows < options.rows or not await _can_index(conn, space.dim):
         return
     cur = await conn.execute(  # of two writers crossing the line at once, one builds
@@ -90,10 +92,10 @@ async def index_when_large(conn: Any, namespace: str, space: Space, options: Ind
     )
     if await cur.fetchone() is not None:
         cur = await conn.execute(f"SELECT count(*) FROM {space.table}")
-        await _build_index(conn, space, (await cur.fetchone())[0], options)
+        await _build_index(conn, space, await scalar(cur), options)
 
 
-async def build_indexes(conn: Any, options: IndexOptions | None = None) -> list[str]:
+async def build_indexes(conn: Conn, options: IndexOptions | None = None) -> list[str]:
     """The index of every namespace large enough and without one (after a bulk load)."""
     options = options or IndexOptions()
     cur = await conn.execute("SELECT ns, id, dim FROM vector_spaces WHERE NOT indexed ORDER BY ns")
@@ -101,12 +103,12 @@ async def build_indexes(conn: Any, options: IndexOptions | None = None) -> list[
     for ns, space_id, dim in await cur.fetchall():
         await index_when_large(conn, ns, Space(f"vec_{space_id}", dim), options)
         check = await conn.execute("SELECT indexed FROM vector_spaces WHERE ns = %s", (ns,))
-        if (await check.fetchone())[0]:
+        if (await fetch_one(check))[0]:
             built.append(ns)
     return built
 
 
-async def _can_index(conn: Any, dim: int) -> bool:
+async def _can_index(conn: Conn, dim: int) -> bool:
     """Whether this server's pgvector indexes ``dim`` dimensions (halfvec: 0.7 or newer)."""
     if index_kind(dim) == "vector":
         return True
@@ -116,7 +118,7 @@ async def _can_index(conn: Any, dim: int) -> bool:
     return version >= (0, 7)
 
 
-async def _build_index(conn: Any, space: Space, rows: int, options: IndexOptions) -> None:
+async def _build_index(conn: Conn, space: Space, rows: int, options: IndexOptions) -> None:
     """The HNSW index of a table, over the rows just written."""
     memory = min(INDEX_MEMORY_MAX, rows * (4 * space.dim + 1024))
     await conn.execute(  # raise maintenance_work_mem for this build only, never lower it

@@ -37,13 +37,12 @@ import functools
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from kgrag.storage.base import VectorHit
+from kgrag.storage.base import JSONObject, VectorHit
 from kgrag.storage.postgres import codec
-from kgrag.storage.postgres.db import Database, chunked
+from kgrag.storage.postgres.db import Conn, Database, chunked, scalar
 from kgrag.storage.postgres.vector_index import (
     IndexOptions,
     Space,
@@ -93,7 +92,7 @@ class PgVectorStore:
     # -- writes ----------------------------------------------------------------
 
     async def upsert(
-        self, ids: list[str], vectors: np.ndarray, metas: Sequence[Mapping[str, Any]]
+        self, ids: list[str], vectors: np.ndarray, metas: Sequence[Mapping[str, object]]
     ) -> None:
         """Insert or replace vectors (normalised) with their metadata."""
         ids = list(ids)
@@ -105,7 +104,7 @@ class PgVectorStore:
         cells = [(ids[i], packed[i], codec.encode(dict(metas[i]))) for i in order]
         await self._db.write(self._write, rows.shape[1], cells)
 
-    async def _write(self, conn: Any, dim: int, cells: list[tuple[str, Packed, bytes]]) -> None:
+    async def _write(self, conn: Conn, dim: int, cells: list[tuple[str, Packed, bytes]]) -> None:
         space, _ = await self._claim(conn, dim)
         _adapt(conn)
         async with conn.cursor() as cur:
@@ -123,7 +122,7 @@ class PgVectorStore:
         if wanted:
             await self._db.write(self._delete, wanted)
 
-    async def _delete(self, conn: Any, ids: list[str]) -> None:
+    async def _delete(self, conn: Conn, ids: list[str]) -> None:
         space = await self._space(conn)
         if space is not None:
             for part in chunked(ids, _BATCH):
@@ -141,7 +140,7 @@ class PgVectorStore:
         return await self._db.read(self._query, query, int(top_k), threshold)
 
     async def _query(
-        self, conn: Any, query: np.ndarray, top_k: int, threshold: float | None
+        self, conn: Conn, query: np.ndarray, top_k: int, threshold: float | None
     ) -> list[VectorHit]:
         found = await self._plan(conn, top_k)
         if found is None:
@@ -160,10 +159,10 @@ class PgVectorStore:
         for id_, d, cell in rows:
             score = min(1.0, max(-1.0, -d))  # rounding can overshoot 1
             if threshold is None or score >= threshold:
-                hits.append(VectorHit(id_, score, codec.decode(cell)))
+                hits.append(VectorHit(id_, score, codec.decode_object(cell)))
         return hits
 
-    async def _plan(self, conn: Any, top_k: int) -> tuple[Space, bool] | None:
+    async def _plan(self, conn: Conn, top_k: int) -> tuple[Space, bool] | None:
         """The namespace and whether to search it exactly; sets the HNSW scan options.
 
         Exactly until its index exists: the write that brings the table to
@@ -187,7 +186,7 @@ class PgVectorStore:
         """Stored (normalised) vectors of the ``ids`` that exist, as float32."""
         return await self._db.read(self._get_vectors, list(dict.fromkeys(ids)))
 
-    async def _get_vectors(self, conn: Any, ids: list[str]) -> dict[str, np.ndarray]:
+    async def _get_vectors(self, conn: Conn, ids: list[str]) -> dict[str, np.ndarray]:
         space = await self._space(conn)
         if space is None:
             return {}
@@ -204,11 +203,11 @@ class PgVectorStore:
                 out.update(zip([row[0] for row in found], rows, strict=True))
         return out
 
-    async def get_metas(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+    async def get_metas(self, ids: list[str]) -> dict[str, JSONObject]:
         """Metadata of the ``ids`` that exist."""
         return await self._db.read(self._get_metas, list(dict.fromkeys(ids)))
 
-    async def _get_metas(self, conn: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
+    async def _get_metas(self, conn: Conn, ids: list[str]) -> dict[str, JSONObject]:
         space = await self._space(conn)
         if space is None:
             return {}
@@ -218,25 +217,24 @@ class PgVectorStore:
                 f"SELECT id, meta FROM {space.table} WHERE id = ANY(%s)", (part,), binary=True
             )
             for id_, cell in await cur.fetchall():
-                out[id_] = codec.decode(cell)
+                out[id_] = codec.decode_object(cell)
         return out
 
     async def count(self) -> int:
         """Number of stored vectors."""
         return await self._db.read(self._count)
 
-    async def _count(self, conn: Any) -> int:
+    async def _count(self, conn: Conn) -> int:
         space = await self._space(conn)
         if space is None:
             return 0
-        cur = await conn.execute(f"SELECT count(*) FROM {space.table}")
-        return int((await cur.fetchone())[0])
+        return await scalar(await conn.execute(f"SELECT count(*) FROM {space.table}"))
 
     async def ids(self) -> list[str]:
         """Every stored id, sorted."""
         return await self._db.read(self._ids)
 
-    async def _ids(self, conn: Any) -> list[str]:
+    async def _ids(self, conn: Conn) -> list[str]:
         space = await self._space(conn)
         if space is None:
             return []
@@ -245,14 +243,14 @@ class PgVectorStore:
 
     # -- the namespace's table -------------------------------------------------
 
-    async def _space(self, conn: Any) -> Space | None:
+    async def _space(self, conn: Conn) -> Space | None:
         cur = await conn.execute(
             "SELECT id, dim FROM vector_spaces WHERE ns = %s", (self.namespace,)
         )
         row = await cur.fetchone()
         return None if row is None else Space(f"vec_{row[0]}", row[1])
 
-    async def _claim(self, conn: Any, dim: int) -> tuple[Space, bool]:
+    async def _claim(self, conn: Conn, dim: int) -> tuple[Space, bool]:
         """The namespace's table (created, without its index, if new) and whether it is new."""
         space = await self._space(conn)
         created = False
@@ -289,7 +287,7 @@ def unpack(cells: list[bytes], dim: int) -> np.ndarray:
     return np.ascontiguousarray(raw[:, 4:]).view(">f4").astype(np.float32)
 
 
-def _adapt(conn: Any) -> None:
+def _adapt(conn: Conn) -> None:
     """Let ``conn`` send :class:`Packed` values as binary parameters."""
     conn.adapters.register_dumper(Packed, _dumper())
 
@@ -302,14 +300,14 @@ def _dumper() -> type:
     class PackedDumper(Dumper):
         format = Format.BINARY  # oid 0: the server takes the type from the ::vector cast
 
-        def dump(self, obj: Any) -> bytes:
-            packed: Packed = obj  # registered for Packed only
-            return packed.data
+        def dump(self, obj: object) -> bytes:
+            assert isinstance(obj, Packed)  # registered for Packed only
+            return obj.data
 
     return PackedDumper
 
 
-async def namespaces(conn: Any) -> list[str]:
+async def namespaces(conn: Conn) -> list[str]:
     """Every vector namespace ever created, sorted."""
     cur = await conn.execute("SELECT ns FROM vector_spaces ORDER BY ns")
     return [row[0] for row in await cur.fetchall()]
