@@ -47,19 +47,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from kgrag.indexing.curated import CuratedPlanner, Planned
-from kgrag.knowledge.curation import Curation, CurationStore
-from kgrag.indexing.facts import (
-    CHUNKS,
-    DOC_GRAPH,
-    FACTS,
-    FULL_DOCS,
-    SUPPORT,
-    FactsCache,
-    PendingSummaries,
-    StoredChunk,
-    parse_support_key,
-    support_key,
-)
+from kgrag.indexing.facts import FactsCache, PendingSummaries, StoredChunk
 from kgrag.indexing.vectors import GraphVectors
 from kgrag.knowledge.canonical import (
     ChunkFacts,
@@ -67,10 +55,22 @@ from kgrag.knowledge.canonical import (
     provisional,
     summarise_plans,
 )
+from kgrag.knowledge.curation import Curation, CurationStore
 from kgrag.knowledge.merge import MergePlan
 from kgrag.knowledge.policy import MergePolicy
 from kgrag.knowledge.walk import store as walk_store
 from kgrag.storage.capabilities import Capability, feature, supports
+from kgrag.storage.layout import (
+    CHUNK_VECTORS,
+    CHUNKS,
+    DOC_GRAPH,
+    EXTRACTORS_META,
+    FACTS,
+    FULL_DOCS,
+    SUPPORT,
+    parse_support_key,
+    support_key,
+)
 from kgrag.storage.layout.rows import ChunkRow, FactsRow
 from kgrag.storage.layout.typed import TypedKV
 from kgrag.types import Chunk, DocRecord, Extraction
@@ -332,7 +332,7 @@ class ChangeApplier:
                 if chunk.id in unstored:
                     work.new_chunks.setdefault(chunk.id, chunk)
         need = [c for c in work.new_chunks if c not in work.vectors]
-        work.vectors.update(await self.storage.vectors("chunks").get_vectors(need))
+        work.vectors.update(await self.storage.vectors(CHUNK_VECTORS).get_vectors(need))
         need = [c for c in need if c not in work.vectors]
         if need:
             vecs = await self._embed([work.new_chunks[c].content for c in need])
@@ -377,7 +377,7 @@ class ChangeApplier:
         if dead:
             await s.kv(CHUNKS).delete(dead)
             await s.kv(FACTS).delete(dead)
-            await s.vectors("chunks").delete(dead)
+            await s.vectors(CHUNK_VECTORS).delete(dead)
             if s.lexical is not None:
                 await s.lexical.delete(dead)
         await s.kv(CHUNKS).upsert(rows)
@@ -385,7 +385,7 @@ class ChangeApplier:
         await s.kv(FACTS).upsert({c: r for c, r in records.items() if r != work.stored.get(c)})
         fresh = [c for c in sorted(work.new_chunks) if c in live]
         if fresh:
-            await s.vectors("chunks").upsert(
+            await s.vectors(CHUNK_VECTORS).upsert(
                 fresh,
                 np.stack([work.vectors[c] for c in fresh]),
                 [{"doc_id": rows[c]["doc_id"], "file_path": rows[c]["file_path"]} for c in fresh],
@@ -463,10 +463,10 @@ def _holders(chunks: Iterable[StoredChunk]) -> dict[Key, list[str]]:
 
 
 async def _note_extractors(storage: Storage, kinds: set[str]) -> None:
-    seen = await storage.get_meta("extractors") or []
+    seen = await storage.get_meta(EXTRACTORS_META) or []
     merged = sorted(set(seen) | kinds)
     if merged != seen:
-        await storage.set_meta("extractors", merged)
+        await storage.set_meta(EXTRACTORS_META, merged)
 
 
 def _stats(work: _Work, plans: KeyPlans) -> ChangeStats:

@@ -44,10 +44,11 @@ from kgrag.config.fields import SettingValue
 from kgrag.config.settings import Settings
 from kgrag.errors import ConfigError
 from kgrag.storage.base import Storage
+from kgrag.storage.layout import EMBEDDING_IDENTITY_META, EXTRACTORS_META, SETTINGS_META
 from kgrag.types import Document
 
-META_KEY = "settings"
-LEGACY_KEY = "embedding_identity"
+META_KEY = SETTINGS_META
+LEGACY_KEY = EMBEDDING_IDENTITY_META
 VERSION = 1
 
 EMBEDDER = ("embedding_provider", "embedding_model", "embedding_dim", "embedding_base_url")
@@ -98,7 +99,7 @@ async def load(storage: Storage) -> Remembered | None:
         return dict(stored)
     identity = await storage.get_meta(LEGACY_KEY)
     legacy = from_identity(identity) if isinstance(identity, str) else None
-    built_by = await storage.get_meta("extractors")  # the graph's extractors, kept apart
+    built_by = await storage.get_meta(EXTRACTORS_META)  # the graph's extractors, kept apart
     if legacy is not None and isinstance(built_by, list) and len(built_by) == 1:
         legacy["extractor"] = built_by[0]
     return legacy

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from kgrag.indexing import manifest, rejected
 from kgrag.indexing.facts import PendingSummaries
 from kgrag.storage.capabilities import Capability, feature, supports
+from kgrag.storage.layout import CHUNKS, EMBEDDING_IDENTITY_META, EXTRACTORS_META, LEDGER_META
 from kgrag.types import DocStatus
 
 if TYPE_CHECKING:
@@ -38,10 +39,10 @@ async def index_status(
         "summaries_pending": await PendingSummaries(storage).count(),
         "rejected_inputs": await rejected.by_path(storage),
         "graph": await _graph(storage, len(docs["processed"])),
-        "embedding": await storage.get_meta("embedding_identity"),
+        "embedding": await storage.get_meta(EMBEDDING_IDENTITY_META),
         "settings": await manifest.load(storage),
         "llm": costs,
-        "llm_all_time": await storage.get_meta("ledger") or {},
+        "llm_all_time": await storage.get_meta(LEDGER_META) or {},
         "storage": await _storage(storage),
     }
 
@@ -73,8 +74,8 @@ async def _graph(storage: Storage, documents: int) -> dict[str, Any]:
     """The graph's size and the extractors that built it."""
     return {
         "documents": documents,
-        "chunks": await storage.kv("text_chunks").count(),
+        "chunks": await storage.kv(CHUNKS).count(),
         "entities": await storage.graph.node_count(),
         "relations": await storage.graph.edge_count(),
-        "built_by": await storage.get_meta("extractors") or [],
+        "built_by": await storage.get_meta(EXTRACTORS_META) or [],
     }
