@@ -25,13 +25,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from kgrag.knowledge.canonical import ChunkFacts
-from kgrag.storage.layout import (  # noqa: F401  (CHUNKS..SUPPORT: re-exported for old importers)
-    CHUNKS,
-    DOC_GRAPH,
-    FACTS,
-    FULL_DOCS,
+from kgrag.storage.layout import (
     PENDING,
-    SUPPORT,
     Pair,
     parse_support_key,
     support_key,
