@@ -24,8 +24,8 @@ import functools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 
@@ -33,6 +33,9 @@ from kgrag.api.facade import KGRag
 from kgrag.server.jobs import record as job_record
 from kgrag.server.jobs.record import Job, JobProgress, JobView, new_job_id
 from kgrag.server.jobs.work_queue import JobFn, WorkQueue
+from kgrag.server.views import JSONObject
+
+Result = TypeVar("Result", bound=Mapping[str, object])
 
 if TYPE_CHECKING:
     from kgrag.server.tracks import Track
@@ -147,23 +150,28 @@ def jobs_of(request: Request) -> Jobs:
 CurrentJobs = Annotated[Jobs, Depends(jobs_of)]
 
 
-def accepted(job: Job, status: str, message: str, **extra: Any) -> dict[str, Any]:
+def accepted(job: Job, status: str, message: str, **extra: Any) -> JSONObject:
     """LightRAG's answer to a request whose work runs in the background, plus the job id."""
     track_id = job.track.track_id if job.track else ""
     return {"status": status, "message": message, "track_id": track_id, "job_id": job.id, **extra}
 
 
 async def run_in_queue(
-    jobs: Jobs, workspace: str, title: str, act: Callable[[KGRag], Awaitable[dict[str, Any]]]
-) -> dict[str, Any]:
+    jobs: Jobs, workspace: str, title: str, act: Callable[[KGRag], Awaitable[Result]]
+) -> Result:
     """Run ``act(writer)`` as a job of the workspace's queue and wait for its result.
 
     For quick writes whose answer is their result (graph edits): the
     client waits, and the write still takes its turn behind earlier jobs.
+    The job's record holds the result as a JSON object; the caller gets it
+    as ``act`` typed it.
     """
+    results: list[Result] = []
 
-    async def fn(rag: KGRag, job: Job) -> dict[str, Any]:
-        return await act(rag)
+    async def fn(rag: KGRag, job: Job) -> JSONObject:
+        results.append(await act(rag))
+        return dict(results[-1])
 
     job = await jobs.submit(workspace, "curate", title, fn)
-    return await job.outcome()
+    await job.outcome()  # the job's error, raised again
+    return results[-1]

@@ -37,6 +37,7 @@ from kgrag.server import tracks
 from kgrag.server.jobs import record as job_record
 from kgrag.server.jobs.record import BEAT_S, Job
 from kgrag.server.jobs.thread import JobThread, call_in, set_in
+from kgrag.server.views import JSONObject
 from kgrag.server.workspaces.following import behind
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-JobFn = Callable[[KGRag, Job], Awaitable[dict[str, Any]]]
+JobFn = Callable[[KGRag, Job], Awaitable[JSONObject]]
 After = Callable[[KGRag], Coroutine[Any, Any, None]]
 PROGRESS_S = 1.0  # the beat's period
 

@@ -20,6 +20,7 @@ from fastapi import APIRouter, HTTPException, Request
 
 from kgrag.server.access.throttle import NAMESPACE, LoginThrottle, StoredLog
 from kgrag.server.deps import authenticator, workspaces
+from kgrag.server.views import JSONObject
 from kgrag.server.workspaces.pool import DEFAULT
 
 router = APIRouter(tags=["auth"])
@@ -82,7 +83,7 @@ def _address(request: Request) -> str:
 
 
 @router.get("/auth-status")
-async def auth_status(request: Request) -> dict[str, Any]:
+async def auth_status(request: Request) -> JSONObject:
     """Whether auth is on and whether accounts can log in."""
     auth = authenticator(request)
     return {

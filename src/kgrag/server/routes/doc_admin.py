@@ -8,8 +8,6 @@ done.
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from pydantic import BaseModel, Field, field_validator
 
@@ -19,6 +17,7 @@ from kgrag.server import doc_jobs
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.jobs.queues import CurrentJobs, accepted
 from kgrag.server.uploads import inputs_of
+from kgrag.server.views import JSONObject
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 
@@ -47,9 +46,7 @@ class DeleteDocs(DocIds):
 
 
 @router.delete("/delete_document")
-async def delete_document(
-    body: DeleteDocs, ws: CurrentWorkspace, jobs: CurrentJobs
-) -> dict[str, Any]:
+async def delete_document(body: DeleteDocs, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     fn = doc_jobs.delete_docs(
         body.doc_ids, inputs_of(ws), delete_file=body.delete_file, purge_cache=body.delete_llm_cache
     )
@@ -62,7 +59,7 @@ async def delete_document(
 
 
 @router.delete("")
-async def clear_documents(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+async def clear_documents(ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     """Delete every document the index holds now, and forget refused files (files stay)."""
     ids = [r.id for r in await all_records(ws.rag.storage)]
     ids += [r.doc_id for r in await refused.all_refusals(ws.rag.storage) if r.doc_id not in ids]
@@ -78,7 +75,7 @@ async def clear_documents(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, 
 
 async def _toggle(
     body: DocIds, ws: CurrentWorkspace, jobs: CurrentJobs, disabled: bool
-) -> dict[str, Any]:
+) -> JSONObject:
     word = "Disabling" if disabled else "Enabling"
     job = await jobs.submit(
         ws.name,
@@ -90,18 +87,18 @@ async def _toggle(
 
 
 @router.post("/disable")
-async def disable(body: DocIds, ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+async def disable(body: DocIds, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     """Keep documents indexed but never retrieve from them."""
     return await _toggle(body, ws, jobs, True)
 
 
 @router.post("/enable")
-async def enable(body: DocIds, ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+async def enable(body: DocIds, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     return await _toggle(body, ws, jobs, False)
 
 
 @router.post("/reprocess_failed")
-async def reprocess_failed(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+async def reprocess_failed(ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     """Retry failed documents and those with chunk warnings, in the background."""
     job = await jobs.submit(
         ws.name, "reprocess", "Reprocessing failed documents", doc_jobs.reprocess_failed()

@@ -75,7 +75,7 @@ async def _listed(storage: Storage) -> list[DocRecord]:
 
 
 @router.post("/paginated")
-async def paginated(body: DocumentsPage, ws: CurrentWorkspace) -> dict[str, Any]:
+async def paginated(body: DocumentsPage, ws: CurrentWorkspace) -> JSONObject:
     records = await _listed(ws.rag.storage)
     req = body.request()
     page, total = views.page_of(records, req)
@@ -87,14 +87,14 @@ async def paginated(body: DocumentsPage, ws: CurrentWorkspace) -> dict[str, Any]
 
 
 @router.get("/status_counts")
-async def status_counts(ws: CurrentWorkspace) -> dict[str, Any]:
+async def status_counts(ws: CurrentWorkspace) -> JSONObject:
     return {"status_counts": views.status_counts(await _listed(ws.rag.storage))}
 
 
 @router.get("")
-async def documents(ws: CurrentWorkspace) -> dict[str, Any]:
+async def documents(ws: CurrentWorkspace) -> JSONObject:
     """LightRAG's older listing: documents grouped by status (at most 1000)."""
-    statuses: dict[str, list[dict[str, Any]]] = {}
+    statuses: dict[str, list[views.DocView]] = {}
     for record in (await _listed(ws.rag.storage))[:1000]:
         statuses.setdefault(record.status.value, []).append(views.doc_view(record))
     return {"statuses": statuses}
@@ -112,7 +112,7 @@ async def _track(ws: Workspace, jobs: Jobs, track_id: str) -> tuple[tracks.Track
     return stored, record is None or job_record.finished(record)
 
 
-async def _track_docs(ws: Workspace, track: tracks.Track, ended: bool) -> list[dict[str, Any]]:
+async def _track_docs(ws: Workspace, track: tracks.Track, ended: bool) -> list[views.DocView]:
     records = await ws.rag.storage.doc_status.get_many([p.doc_id for p in track.docs])
     shown = []
     for p in track.docs:
@@ -132,7 +132,7 @@ async def _track_docs(ws: Workspace, track: tracks.Track, ended: bool) -> list[d
 
 
 @router.get("/track_status/{track_id}")
-async def track_status(track_id: str, ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+async def track_status(track_id: str, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     track, ended = await _track(ws, jobs, track_id.strip())
     docs = await _track_docs(ws, track, ended)
     summary: dict[str, int] = {}
@@ -148,7 +148,7 @@ async def track_status(track_id: str, ws: CurrentWorkspace, jobs: CurrentJobs) -
 
 
 @router.get("/scan/status/{track_id}")
-async def scan_status(track_id: str, ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+async def scan_status(track_id: str, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     """LightRAG's name for the track status of a scan."""
     return await track_status(track_id, ws, jobs)
 

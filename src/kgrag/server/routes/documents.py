@@ -35,6 +35,7 @@ from kgrag.server.uploads import (
     judge_uploads,
     save_upload,
 )
+from kgrag.server.views import JSONObject
 from kgrag.types import Document
 
 own = APIRouter(prefix="/documents", tags=["documents"])
@@ -47,7 +48,7 @@ class InsertText(BaseModel):
 
     text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
     file_source: str | None = Field(None, max_length=1000)
-    metadata: dict[str, Any] | None = None
+    metadata: JSONObject | None = None
     id: str | None = Field(None, max_length=1000, description="identity: a later text supersedes")
 
     @field_validator("text")
@@ -63,7 +64,7 @@ class InsertTexts(BaseModel):
 
     texts: list[str] = Field(min_length=1, max_length=10_000)
     file_sources: list[str] | None = None
-    metadata: dict[str, Any] | list[dict[str, Any]] | None = None
+    metadata: JSONObject | list[JSONObject] | None = None
     ids: list[str] | None = None
 
     @field_validator("texts")
@@ -89,7 +90,7 @@ def _documents(body: InsertTexts) -> list[Document]:
     return docs
 
 
-async def _insert(ws: Workspace, jobs: CurrentJobs, docs: list[Document]) -> dict[str, Any]:
+async def _insert(ws: Workspace, jobs: CurrentJobs, docs: list[Document]) -> JSONObject:
     track = Track(new_track_id("insert"))
     for doc in docs:
         track.plan(doc.id, doc.file_path, doc.metadata)
@@ -102,7 +103,7 @@ async def _insert(ws: Workspace, jobs: CurrentJobs, docs: list[Document]) -> dic
 
 
 @own.post("/text")
-async def insert_text(body: InsertText, ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+async def insert_text(body: InsertText, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     many = InsertTexts(
         texts=[body.text],
         file_sources=[body.file_source or "unknown_source"],
@@ -113,9 +114,7 @@ async def insert_text(body: InsertText, ws: CurrentWorkspace, jobs: CurrentJobs)
 
 
 @own.post("/texts")
-async def insert_texts(
-    body: InsertTexts, ws: CurrentWorkspace, jobs: CurrentJobs
-) -> dict[str, Any]:
+async def insert_texts(body: InsertTexts, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     return await _insert(ws, jobs, _documents(body))
 
 
@@ -163,7 +162,7 @@ def _all_refused(refused: list[Refused]) -> HTTPException:
     return HTTPException(statuses.pop() if len(statuses) == 1 else 400, detail)
 
 
-def _answer(job: Job, saved: list[Saved], refused: list[Refused]) -> dict[str, Any]:
+def _answer(job: Job, saved: list[Saved], refused: list[Refused]) -> JSONObject:
     """LightRAG's answer, plus each file's fate: ``accepted`` and ``refused`` (with why)."""
     names = ", ".join(repr(s.original_name) for s in saved)
     message = f"File(s) {names} uploaded successfully. Processing will continue in background."
@@ -185,7 +184,7 @@ async def upload(
     jobs: CurrentJobs,
     file: Annotated[list[UploadFile] | None, File()] = None,
     files: Annotated[list[UploadFile] | None, File()] = None,
-) -> dict[str, Any]:
+) -> JSONObject:
     """Store the acceptable files under server-chosen names and index them; refuse the others.
 
     Refused files are listed as failed documents with their reason; when
@@ -206,7 +205,7 @@ async def upload(
 
 
 @own.post("/scan")
-async def scan(ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+async def scan(ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     """Index the input folder: new and changed files (unchanged ones are skipped)."""
     inputs = inputs_of(ws)
     track = Track(new_track_id("scan"))
@@ -224,7 +223,7 @@ class Supersede(BaseModel):
 
     text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
     file_source: str | None = Field(None, max_length=1000)
-    metadata: dict[str, Any] | None = None
+    metadata: JSONObject | None = None
 
 
 async def _supersede_text(request: Request, old: str, ws: Workspace) -> tuple[Track, Any]:
@@ -256,7 +255,7 @@ async def _supersede_file(request: Request, old: str, ws: Workspace) -> tuple[Tr
 @own.post("/{doc_id}/supersede")
 async def supersede(
     doc_id: str, request: Request, ws: CurrentWorkspace, jobs: CurrentJobs
-) -> dict[str, Any]:
+) -> JSONObject:
     """Replace a document by a new text (JSON) or file (multipart ``file``), in one commit."""
     (old,) = await find_documents(ws.rag.storage, [doc_id])
     if request.headers.get("content-type", "").startswith("multipart/form-data"):

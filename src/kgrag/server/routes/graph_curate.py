@@ -10,7 +10,7 @@ with origin ``dedupe``; ``GET /graph/merges`` lists the recorded merges and
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, TypedDict
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field, StringConstraints
@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, StringConstraints
 from kgrag.api.facade import KGRag
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.jobs.queues import CurrentJobs, run_in_queue
+from kgrag.server.views import JSONObject
 
 router = APIRouter(prefix="/graph", tags=["graph"])
 
@@ -29,7 +30,7 @@ async def dedupe_report(
     ws: CurrentWorkspace,
     min_score: float | None = Query(None, ge=0.0, le=1.0),
     llm: bool = Query(False, description="ask the chat model about undecided pairs"),
-) -> dict[str, Any]:
+) -> JSONObject:
     """The duplicate report; nothing is merged."""
     report = await ws.rag.resolve_entities(min_score=min_score, apply=False, use_llm=llm)
     return report.to_dict()
@@ -38,7 +39,11 @@ async def dedupe_report(
 class Group(BaseModel):
     target: Name
     members: list[Name] = Field(min_length=1, max_length=1000)
-    evidence: dict[str, Any] | None = None
+    evidence: JSONObject | None = None
+
+
+class Merged(TypedDict):
+    merges: list[str]  # the merge ids, one per group
 
 
 class AcceptGroups(BaseModel):
@@ -46,16 +51,14 @@ class AcceptGroups(BaseModel):
 
 
 @router.post("/dedupe/apply")
-async def dedupe_apply(
-    body: AcceptGroups, ws: CurrentWorkspace, jobs: CurrentJobs
-) -> dict[str, Any]:
+async def dedupe_apply(body: AcceptGroups, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     """Merge the accepted groups in one change; the merge ids, one per group."""
     groups = [(g.target, list(g.members)) for g in body.groups]
-    evidence: list[dict[str, Any] | None] = [
+    evidence: list[JSONObject | None] = [
         g.evidence or {"accepted": "dedupe report"} for g in body.groups
     ]
 
-    async def act(rag: KGRag) -> dict[str, Any]:
+    async def act(rag: KGRag) -> Merged:
         return {"merges": await rag.merge_groups(groups, evidence=evidence, origin="dedupe")}
 
     done = await run_in_queue(jobs, ws.name, f"Merging {len(groups)} duplicate group(s)", act)
@@ -63,7 +66,7 @@ async def dedupe_apply(
 
 
 @router.get("/merges")
-async def merges(ws: CurrentWorkspace) -> dict[str, Any]:
+async def merges(ws: CurrentWorkspace) -> JSONObject:
     """Recorded merges, oldest first: id, target, sources, origin, evidence, created_at."""
     return {"merges": await ws.rag.merges()}
 
@@ -73,8 +76,8 @@ class Unmerge(BaseModel):
 
 
 @router.post("/unmerge")
-async def unmerge(body: Unmerge, ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
-    async def act(rag: KGRag) -> dict[str, Any]:
+async def unmerge(body: Unmerge, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
+    async def act(rag: KGRag) -> JSONObject:
         await rag.unmerge(body.merge_id)
         return {}
 

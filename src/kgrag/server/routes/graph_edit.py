@@ -12,7 +12,7 @@ a 400 naming them.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 from fastapi import APIRouter, HTTPException
 from pydantic import AliasChoices, BaseModel, Field, StringConstraints
@@ -21,6 +21,7 @@ from kgrag.api.facade import KGRag
 from kgrag.errors import CurationError
 from kgrag.server.deps import CurrentWorkspace, Workspace
 from kgrag.server.jobs.queues import CurrentJobs, run_in_queue
+from kgrag.server.views import JSONObject
 from kgrag.server.views.graph import edge_view, node_view
 from kgrag.storage.layout.typed import TypedGraph
 
@@ -52,6 +53,12 @@ async def _relation(ws: Workspace, src: str, tgt: str) -> dict[str, object]:
     )
 
 
+class EntityEdited(TypedDict):
+    final: str  # the entity's name now
+    merged: bool
+    renamed: bool
+
+
 class EntityEdit(BaseModel):
     entity_name: Name
     updated_data: dict[str, Any]
@@ -61,7 +68,7 @@ class EntityEdit(BaseModel):
 
 async def _edit_entity(
     rag: KGRag, body: EntityEdit, fields: dict[str, Any], new: str | None
-) -> dict[str, Any]:
+) -> EntityEdited:
     name, merged = body.entity_name, False
     if fields:
         await rag.edit_entity(name, **fields)
@@ -79,7 +86,7 @@ async def _edit_entity(
 
 
 @router.post("/entity/edit")
-async def edit_entity(body: EntityEdit, ws: CurrentWorkspace, jobs: CurrentJobs) -> dict[str, Any]:
+async def edit_entity(body: EntityEdit, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     data = dict(body.updated_data)
     new = data.pop("entity_name", None)
     if new is not None and new != body.entity_name and not body.allow_rename:
@@ -120,12 +127,10 @@ class RelationEdit(BaseModel):
 
 
 @router.post("/relation/edit")
-async def edit_relation(
-    body: RelationEdit, ws: CurrentWorkspace, jobs: CurrentJobs
-) -> dict[str, Any]:
+async def edit_relation(body: RelationEdit, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     fields = _fields(body.updated_data, RELATION_FIELDS, "a relation")
 
-    async def act(rag: KGRag) -> dict[str, Any]:
+    async def act(rag: KGRag) -> JSONObject:
         await rag.edit_relation(body.source_id, body.target_id, **fields)
         return {}
 
@@ -142,12 +147,10 @@ class EntityCreate(BaseModel):
 
 
 @router.post("/entity/create")
-async def create_entity(
-    body: EntityCreate, ws: CurrentWorkspace, jobs: CurrentJobs
-) -> dict[str, Any]:
+async def create_entity(body: EntityCreate, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     fields = _fields(body.entity_data, ENTITY_FIELDS, "an entity")
 
-    async def act(rag: KGRag) -> dict[str, Any]:
+    async def act(rag: KGRag) -> JSONObject:
         await rag.create_entity(
             body.entity_name, str(fields.get("entity_type", "")), str(fields.get("description", ""))
         )
@@ -167,11 +170,11 @@ class RelationCreate(BaseModel):
 @router.post("/relation/create")
 async def create_relation(
     body: RelationCreate, ws: CurrentWorkspace, jobs: CurrentJobs
-) -> dict[str, Any]:
+) -> JSONObject:
     fields = _fields(body.relation_data, RELATION_FIELDS, "a relation")
     src, tgt = body.source_entity, body.target_entity
 
-    async def act(rag: KGRag) -> dict[str, Any]:
+    async def act(rag: KGRag) -> JSONObject:
         await rag.create_relation(src, tgt, **fields)
         return {}
 
@@ -186,12 +189,10 @@ class EntityMerge(BaseModel):
 
 
 @router.post("/entities/merge")
-async def merge_entities(
-    body: EntityMerge, ws: CurrentWorkspace, jobs: CurrentJobs
-) -> dict[str, Any]:
+async def merge_entities(body: EntityMerge, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     into, sources = body.entity_to_change_into, body.entities_to_change
 
-    async def act(rag: KGRag) -> dict[str, Any]:
+    async def act(rag: KGRag) -> JSONObject:
         return {"merge_id": await rag.merge_entities(into, sources)}
 
     done = await run_in_queue(jobs, ws.name, f"Merging {len(sources)} entities into {into!r}", act)
@@ -217,7 +218,7 @@ class RelationDelete(BaseModel):
     target_entity: Name
 
 
-def _deleted(message: str) -> dict[str, Any]:
+def _deleted(message: str) -> JSONObject:
     """LightRAG's DeletionResult shape."""
     return {
         "status": "success",
@@ -229,10 +230,8 @@ def _deleted(message: str) -> dict[str, Any]:
 
 
 @router.delete("/entity/delete")
-async def delete_entity(
-    body: EntityDelete, ws: CurrentWorkspace, jobs: CurrentJobs
-) -> dict[str, Any]:
-    async def act(rag: KGRag) -> dict[str, Any]:
+async def delete_entity(body: EntityDelete, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
+    async def act(rag: KGRag) -> JSONObject:
         await rag.delete_entity(body.entity_name)
         return {}
 
@@ -243,10 +242,10 @@ async def delete_entity(
 @router.delete("/relation/delete")
 async def delete_relation(
     body: RelationDelete, ws: CurrentWorkspace, jobs: CurrentJobs
-) -> dict[str, Any]:
+) -> JSONObject:
     src, tgt = body.source_entity, body.target_entity
 
-    async def act(rag: KGRag) -> dict[str, Any]:
+    async def act(rag: KGRag) -> JSONObject:
         await rag.delete_relation(src, tgt)
         return {}
 

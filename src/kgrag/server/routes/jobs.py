@@ -12,13 +12,12 @@ endpoints' addresses or server paths (:func:`kgrag.server.access.redact.scrubbed
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, HTTPException, Query
 
 from kgrag.server.access.redact import scrubbed
 from kgrag.server.deps import CurrentWorkspace
 from kgrag.server.jobs.queues import CurrentJobs
+from kgrag.server.views import JSONObject
 
 router = APIRouter(prefix="/jobs", tags=["jobs"])
 
@@ -26,7 +25,7 @@ router = APIRouter(prefix="/jobs", tags=["jobs"])
 @router.get("")
 async def recent_jobs(
     ws: CurrentWorkspace, jobs: CurrentJobs, limit: int = Query(50, ge=1, le=1000)
-) -> dict[str, Any]:
+) -> JSONObject:
     """The workspace's jobs, newest first."""
     return {"jobs": scrubbed(await jobs.recent(ws.name, ws.rag.storage, limit))}
 
@@ -37,9 +36,9 @@ async def get_job(
     ws: CurrentWorkspace,
     jobs: CurrentJobs,
     wait: float = Query(0.0, ge=0.0, le=60.0, description="seconds to wait for the job to end"),
-) -> dict[str, Any]:
+) -> JSONObject:
     job = await jobs.view(ws.name, ws.rag.storage, job_id, wait)
     if job is None:
         raise HTTPException(404, f"no job {job_id!r} in workspace {ws.name!r}")
-    shown: dict[str, Any] = scrubbed(job)
+    shown: JSONObject = scrubbed(job)
     return shown

@@ -32,6 +32,7 @@ from kgrag.server import deps
 from kgrag.server.access.auth import Authenticator
 from kgrag.server.compat.mcp_tools import Index, Write, build_mcp
 from kgrag.server.jobs.queues import Jobs, jobs_of, run_in_queue
+from kgrag.server.views import JSONObject
 
 PATH = "/mcp"
 _INDEX = "kgrag_mcp_index"  # the scope key the guard leaves the request's index under
@@ -47,7 +48,7 @@ class Queued:
     jobs: Jobs
     workspace: str
 
-    async def write(self, title: str, act: Write) -> dict[str, Any]:
+    async def write(self, title: str, act: Write) -> JSONObject:
         return await run_in_queue(self.jobs, self.workspace, f"mcp: {title}", act)
 
 

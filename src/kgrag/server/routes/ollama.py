@@ -18,7 +18,6 @@ No error names the model's address.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -43,6 +42,7 @@ from kgrag.server.compat.chat.run import (
 from kgrag.server.compat.chat.turn import ChatTurn, chat_turn, prompt_turn
 from kgrag.server.deps import Caller
 from kgrag.server.routes.errors import client_message, status_of
+from kgrag.server.views import JSONObject
 
 router = APIRouter(prefix="/api", tags=["ollama"])
 
@@ -64,7 +64,7 @@ async def version(principal: Caller) -> dict[str, str]:
 
 
 @router.get("/tags", response_model=None)
-async def tags(request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
+async def tags(request: Request, principal: Caller) -> JSONObject | JSONResponse:
     """The models: one per workspace the caller may use."""
     try:
         return {"models": [shape.model_entry(n, t) for n, t in await _models(request, principal)]}
@@ -73,7 +73,7 @@ async def tags(request: Request, principal: Caller) -> dict[str, Any] | JSONResp
 
 
 @router.get("/ps", response_model=None)
-async def running(request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
+async def running(request: Request, principal: Caller) -> JSONObject | JSONResponse:
     try:
         return {"models": [shape.running_entry(n, t) for n, t in await _models(request, principal)]}
     except KGRagError as exc:
@@ -81,7 +81,7 @@ async def running(request: Request, principal: Caller) -> dict[str, Any] | JSONR
 
 
 @router.post("/show", response_model=None)
-async def show(request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
+async def show(request: Request, principal: Caller) -> JSONObject | JSONResponse:
     """A model's details; 404 for a name that is no model."""
     try:
         body = await read_body(request, shape.ShowBody)

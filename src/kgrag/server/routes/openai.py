@@ -17,7 +17,6 @@ error status (502, 503 or 504). No error names the model's address.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -42,6 +41,7 @@ from kgrag.server.compat.chat.run import (
 from kgrag.server.compat.chat.turn import ChatTurn, chat_turn
 from kgrag.server.deps import Caller
 from kgrag.server.routes.errors import client_message, status_of
+from kgrag.server.views import JSONObject
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 
@@ -51,7 +51,7 @@ def _error(exc: KGRagError) -> JSONResponse:
     return JSONResponse(shape.error(status, client_message(exc)), status_code=status)
 
 
-async def _models(request: Request, principal: Principal) -> list[dict[str, Any]]:
+async def _models(request: Request, principal: Principal) -> list[JSONObject]:
     """Each visible workspace as ``kgrag[/W]`` (mix) and once per mode."""
     listed = []
     for part, space in await visible_workspaces(request, principal):
@@ -62,7 +62,7 @@ async def _models(request: Request, principal: Principal) -> list[dict[str, Any]
 
 
 @router.get("/models", response_model=None)
-async def models(request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
+async def models(request: Request, principal: Caller) -> JSONObject | JSONResponse:
     try:
         return {"object": "list", "data": await _models(request, principal)}
     except KGRagError as exc:
@@ -70,7 +70,7 @@ async def models(request: Request, principal: Caller) -> dict[str, Any] | JSONRe
 
 
 @router.get("/models/{model:path}", response_model=None)
-async def model(model: str, request: Request, principal: Caller) -> dict[str, Any] | JSONResponse:
+async def model(model: str, request: Request, principal: Caller) -> JSONObject | JSONResponse:
     """One model; 404 for a name that is no model or a workspace that does not exist."""
     try:
         ws = await chat_workspace(request, principal, parse_model(model))

@@ -15,13 +15,42 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from kgrag.ingest.names import display_name, document_name
 from kgrag.server.access.redact import client_text
+from kgrag.server.views import JSONObject
 from kgrag.types import DocRecord, DocStatus
 
 SORT_FIELDS = ("created_at", "updated_at", "id", "file_path")
+
+
+class DocView(TypedDict):
+    """One document: LightRAG's ``DocStatusResponse`` fields, then kgrag's."""
+
+    id: str
+    name: str
+    content_summary: str
+    content_length: int
+    status: str
+    created_at: str
+    updated_at: str
+    track_id: str | None
+    chunks_count: int
+    error_msg: str | None
+    metadata: JSONObject
+    file_path: str
+    disabled: bool
+    warnings: list[str]
+
+
+class Pagination(TypedDict):
+    page: int
+    page_size: int
+    total_count: int
+    total_pages: int
+    has_next: bool
+    has_prev: bool
 
 
 def iso(ts: float | None) -> str:
@@ -31,7 +60,7 @@ def iso(ts: float | None) -> str:
     return dt.datetime.fromtimestamp(ts, dt.UTC).isoformat()
 
 
-def doc_view(record: DocRecord, track_id: str | None = None) -> dict[str, Any]:
+def doc_view(record: DocRecord, track_id: str | None = None) -> DocView:
     """One document as the listing, track and status routes show it."""
     return {
         "id": record.id,
@@ -53,7 +82,7 @@ def doc_view(record: DocRecord, track_id: str | None = None) -> dict[str, Any]:
 
 def placeholder_view(
     doc_id: str, file_path: str, status: str, error: str | None, created_at: float
-) -> dict[str, Any]:
+) -> DocView:
     """A document a track asked for that the index does not hold (yet, or at all)."""
     return {
         "id": doc_id,
@@ -115,7 +144,7 @@ def page_of(records: list[DocRecord], req: PageRequest) -> tuple[list[DocRecord]
     return hits[start : start + req.page_size], len(hits)
 
 
-def pagination(page: int, page_size: int, total: int) -> dict[str, Any]:
+def pagination(page: int, page_size: int, total: int) -> Pagination:
     pages = max(1, math.ceil(total / page_size)) if page_size else 1
     return {
         "page": page,

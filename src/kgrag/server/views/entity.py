@@ -7,9 +7,8 @@ at ``limit``; each neighbour they lead to is listed once.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kgrag.errors import EntityNotFoundError
+from kgrag.server.views import JSONObject
 from kgrag.storage.base import GraphStore
 
 _ENTITY_FIELDS = ("entity_type", "description", "aliases", "file_paths")
@@ -26,11 +25,17 @@ async def find_entity(graph: GraphStore, name: str) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def _pick(record: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+def _pick(record: JSONObject, names: tuple[str, ...]) -> JSONObject:
     return {k: record[k] for k in names if k in record}
 
 
-async def entity_view(graph: GraphStore, name: str, limit: int) -> dict[str, Any]:
+def _weight(edge: JSONObject) -> float:
+    """An edge's stored weight (0.0 when absent or empty)."""
+    weight = edge.get("weight")
+    return float(weight) if isinstance(weight, int | float | str) and weight else 0.0
+
+
+async def entity_view(graph: GraphStore, name: str, limit: int) -> JSONObject:
     """The entity ``name``, its ``limit`` strongest relations and their other ends."""
     found = await find_entity(graph, name)
     node = await graph.get_node(found) if found is not None else None
@@ -38,7 +43,7 @@ async def entity_view(graph: GraphStore, name: str, limit: int) -> dict[str, Any
         raise EntityNotFoundError(f"no entity named {name!r} in the graph")
     keys = (await graph.node_edges([found]))[found]
     edges = await graph.get_edges(keys)
-    ranked = sorted(edges.items(), key=lambda kv: -float(kv[1].get("weight") or 0.0))[:limit]
+    ranked = sorted(edges.items(), key=lambda kv: -_weight(kv[1]))[:limit]
     others = list(dict.fromkeys(b if a == found else a for (a, b), _ in ranked))
     nodes = await graph.get_nodes(others)
     relations = [{"source": a, "target": b, **_pick(e, _RELATION_FIELDS)} for (a, b), e in ranked]

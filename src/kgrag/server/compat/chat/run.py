@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import AsyncGenerator
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from fastapi import HTTPException, Request
 from pydantic import BaseModel, ValidationError
@@ -30,6 +30,7 @@ from kgrag.server.access.auth import Principal
 from kgrag.server.compat.chat.errors import ChatError
 from kgrag.server.compat.chat.names import ModelName
 from kgrag.server.compat.chat.turn import ChatTurn
+from kgrag.server.views import JSONObject
 from kgrag.server.workspaces.pool import DEFAULT, WorkspaceError
 
 B = TypeVar("B", bound=BaseModel)
@@ -113,7 +114,7 @@ async def answer_whole(rag: KGRag, turn: ChatTurn) -> QueryResult:
     return await rag.query(turn.question, **turn.overrides())
 
 
-def outcome(result: QueryResult | None) -> dict[str, Any]:
+def outcome(result: QueryResult | None) -> JSONObject:
     """kgrag's field beside an answer: whether it is extractive, and why."""
     return {
         "kgrag": {
