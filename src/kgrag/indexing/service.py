@@ -2,7 +2,7 @@
 
 The Python API (:class:`~kgrag.api.facade.KGRag`), and through it the CLI
 and MCP's ``insert_text``, the server's document jobs
-(:mod:`kgrag.server.doc_jobs`), the workers, an import and every curation
+(:mod:`kgrag.server.documents.jobs`), the workers, an import and every curation
 edit call it: none of them takes the writer lease or commits on its own.
 An index run (:meth:`IndexingService.index`) is:
 

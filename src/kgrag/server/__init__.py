@@ -17,8 +17,8 @@ Folders by concern, so that a question about the server has one place to look::
                   alongside): document status, pipeline status, graph, query bodies and results
     compat/       what other tools' protocols need beyond their routes: Ollama's and
                   OpenAI's chat (chat/), MCP's tools (also served on stdio by ``kgrag mcp``)
-    doc_jobs.py, tracks.py, uploads.py   the document routes' jobs (through the index's
-                  one write path), track ids, uploaded files
+    documents/    what the document routes do: their jobs (through the index's one write
+                  path), track ids, uploaded files
     ui/, static/  the web UI and the vendored API documentation page
 
 A route module only parses a request and shapes an answer; what it does to

@@ -38,7 +38,7 @@ from kgrag.server.views import JSONObject
 Result = TypeVar("Result", bound=Mapping[str, object])
 
 if TYPE_CHECKING:
-    from kgrag.server.tracks import Track
+    from kgrag.server.documents.tracks import Track
     from kgrag.server.workspaces.pool import Workspaces
     from kgrag.storage.base import Storage
 

@@ -26,7 +26,7 @@ from kgrag.storage.layout.rows import JobRow
 from kgrag.storage.layout.typed import TypedKV
 
 if TYPE_CHECKING:
-    from kgrag.server.tracks import Track
+    from kgrag.server.documents.tracks import Track
     from kgrag.storage.base import Storage
 
 NAMESPACE = SERVER_JOBS

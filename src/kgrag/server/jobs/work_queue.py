@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.api.facade import KGRag
 from kgrag.errors import KGRagError
-from kgrag.server import tracks
+from kgrag.server.documents import tracks
 from kgrag.server.jobs import record as job_record
 from kgrag.server.jobs.record import BEAT_S, Job
 from kgrag.server.jobs.thread import JobThread, call_in, set_in

@@ -13,10 +13,10 @@ from pydantic import BaseModel, Field, field_validator
 
 from kgrag.indexing import rejected as refused
 from kgrag.indexing.documents import all_records
-from kgrag.server import doc_jobs
 from kgrag.server.deps import CurrentWorkspace
+from kgrag.server.documents import jobs as doc_jobs
+from kgrag.server.documents.uploads import inputs_of
 from kgrag.server.jobs.queues import CurrentJobs, accepted
-from kgrag.server.uploads import inputs_of
 from kgrag.server.views import JSONObject
 
 router = APIRouter(prefix="/documents", tags=["documents"])

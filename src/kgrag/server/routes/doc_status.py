@@ -17,8 +17,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from kgrag.indexing import rejected as refused
 from kgrag.indexing.documents import all_records
-from kgrag.server import tracks
 from kgrag.server.deps import CurrentWorkspace, Workspace
+from kgrag.server.documents import tracks
 from kgrag.server.jobs import record as job_record
 from kgrag.server.jobs.queues import CurrentJobs, Jobs
 from kgrag.server.views import JSONObject

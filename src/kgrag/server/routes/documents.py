@@ -20,13 +20,10 @@ from kgrag.indexing.documents import find_documents
 from kgrag.indexing.rejected import Refusal, fresh_id
 from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.texts import text_documents
-from kgrag.server import doc_jobs
 from kgrag.server.deps import CurrentWorkspace, Workspace
-from kgrag.server.jobs.queues import CurrentJobs, Job, accepted
-from kgrag.server.routes import doc_admin, doc_status
-from kgrag.server.routes import jobs as job_routes
-from kgrag.server.tracks import Track, new_track_id
-from kgrag.server.uploads import (
+from kgrag.server.documents import jobs as doc_jobs
+from kgrag.server.documents.tracks import Track, new_track_id
+from kgrag.server.documents.uploads import (
     MAX_FILES,
     Refused,
     Saved,
@@ -35,6 +32,9 @@ from kgrag.server.uploads import (
     judge_uploads,
     save_upload,
 )
+from kgrag.server.jobs.queues import CurrentJobs, Job, accepted
+from kgrag.server.routes import doc_admin, doc_status
+from kgrag.server.routes import jobs as job_routes
 from kgrag.server.views import JSONObject
 from kgrag.types import Document
 

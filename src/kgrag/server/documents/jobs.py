@@ -27,15 +27,15 @@ from kgrag.indexing.rejected import Refusal
 from kgrag.indexing.report import IndexReport
 from kgrag.indexing.service import IndexRequest
 from kgrag.ingest.names import display_name
-from kgrag.server import tracks
-from kgrag.server.uploads import inside
+from kgrag.server.documents import tracks
+from kgrag.server.documents.uploads import inside
 
 if TYPE_CHECKING:
     from kgrag.api.facade import KGRag
     from kgrag.errors import LoaderError
     from kgrag.ingest.loaders import LoadReport
+    from kgrag.server.documents.tracks import Track
     from kgrag.server.jobs.queues import Job, JobFn
-    from kgrag.server.tracks import Track
     from kgrag.types import Document
 
 
