@@ -18,6 +18,7 @@ import numpy as np
 from kgrag.ingest.ids import entity_vector_id
 from kgrag.knowledge.fields import as_list
 from kgrag.knowledge.walk.graph import Rows, WalkGraph, assemble
+from kgrag.storage.base import edge_weight
 from kgrag.storage.layout import CHUNK_VECTORS, CHUNKS, ENTITY_VECTORS
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ async def read_touched(storage: Storage, names: Iterable[str], chunks: Iterable[
     return Rows(
         present,
         [as_list(nodes[n].get("source_ids")) for n in present],
-        [(a, b, float(d.get("weight", 1.0))) for (a, b), d in edges.items()],
+        [(a, b, edge_weight(d)) for (a, b), d in edges.items()],
         set(wanted) - set(present),
         [c for c in ids if c not in missing],
         missing,
