@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -50,7 +48,7 @@ class KVStoreConformance(StorageFixture):
         items=st.dictionaries(st.text(max_size=20), st.dictionaries(st.text(), JSON), max_size=8)
     )
     async def test_kv_roundtrips_arbitrary_json(
-        self, storage: Storage, items: dict[str, Any]
+        self, storage: Storage, items: dict[str, dict[str, object]]
     ) -> None:
         kv = storage.kv(fresh("kv"))
         await kv.upsert(items)
