@@ -7,21 +7,25 @@ list and the routes' helpers are typed, and neither may change: the same
 kinds of route, paths and methods, in the same order (an earlier route wins
 a path both match), and the same request and response schemas (a route's
 return annotation is its response model in FastAPI, so typing one is seen
-here).
+here). ``mcp_tools.json`` pins the MCP tools as ``tools/list`` gives them
+(names, descriptions, input and output schemas), generated the same way.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from kgrag.server.app import ServerOptions, create_app
+from kgrag.server.compat.mcp_tools import build_mcp
 from tests.support.settings import fake_settings
 
 PINNED = Path(__file__).with_name("route_table.json")
 SCHEMA = Path(__file__).with_name("openapi.json")
+TOOLS = Path(__file__).with_name("mcp_tools.json")
 
 
 def _rows(routes: Iterable[Any]) -> Iterator[list[Any]]:
@@ -51,3 +55,11 @@ def test_no_path_and_method_is_served_twice(tmp_path: Path) -> None:
 def test_the_openapi_schema_is_the_pinned_one(tmp_path: Path) -> None:
     app = create_app(ServerOptions(fake_settings(tmp_path)))
     assert app.openapi() == json.loads(SCHEMA.read_text())
+
+
+def test_the_mcp_tool_list_is_the_pinned_one() -> None:
+    async def no_index(ctx: Any) -> Any:
+        raise AssertionError("listing the tools opens no index")
+
+    tools = asyncio.run(build_mcp(no_index).list_tools())
+    assert [t.model_dump(mode="json") for t in tools] == json.loads(TOOLS.read_text())
