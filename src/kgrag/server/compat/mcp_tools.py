@@ -32,9 +32,10 @@ from kgrag.api.facade import KGRag
 from kgrag.errors import KGRagError
 from kgrag.ingest.names import display_name
 from kgrag.server.routes.errors import client_message
+from kgrag.server.views import JSONObject
 from kgrag.server.views.entity import entity_view
 
-Write = Callable[[KGRag], Awaitable[dict[str, Any]]]
+Write = Callable[[KGRag], Awaitable[JSONObject]]
 
 
 class Index(Protocol):
@@ -43,7 +44,7 @@ class Index(Protocol):
     @property
     def rag(self) -> KGRag: ...
 
-    async def write(self, title: str, act: Write) -> dict[str, Any]:
+    async def write(self, title: str, act: Write) -> JSONObject:
         """Run ``act`` on the writing instance; its result."""
         ...
 
@@ -54,7 +55,7 @@ class Direct:
 
     rag: KGRag
 
-    async def write(self, title: str, act: Write) -> dict[str, Any]:
+    async def write(self, title: str, act: Write) -> JSONObject:
         return await act(self.rag)
 
 
@@ -102,7 +103,7 @@ class Tools:
         mode: Mode = "mix",
         top_k: int | None = None,
         context_only: bool = False,
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         """Answer a question from the index; the answer cites [n], listed in `references`.
 
         `context_only` returns the retrieved context instead of an answer.
@@ -116,7 +117,7 @@ class Tools:
 
     async def query_data(
         self, question: str, ctx: Context, mode: Mode = "mix", top_k: int | None = None
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         """What retrieval finds for a question (entities, relations, chunks, references); no answer."""
         with _reported():
             return dict(  # the tool's JSON: QueryData as it is
@@ -125,10 +126,10 @@ class Tools:
 
     async def insert_text(
         self, text: str, ctx: Context, file_path: str | None = None, doc_id: str | None = None
-    ) -> dict[str, Any]:
+    ) -> JSONObject:
         """Index a text as one document (`doc_id`: its identity; a later text under it replaces it)."""
 
-        async def act(rag: KGRag) -> dict[str, Any]:
+        async def act(rag: KGRag) -> JSONObject:
             report = await rag.insert(text, file_paths=file_path, ids=doc_id)
             return {
                 "ok": report.ok,
@@ -143,9 +144,7 @@ class Tools:
             title = f"insert {display_name(doc_id) if doc_id else 'a text'}"
             return await (await self.source(ctx)).write(title, act)
 
-    async def list_documents(
-        self, ctx: Context, offset: int = 0, limit: int = 50
-    ) -> dict[str, Any]:
+    async def list_documents(self, ctx: Context, offset: int = 0, limit: int = 50) -> JSONObject:
         """A page of the indexed documents: id, name, path, status, chunks, metadata."""
         with _reported():
             rag = await self._rag(ctx)
@@ -155,13 +154,13 @@ class Tools:
                 doc["path"] = doc["name"]  # a file: its name, not where it lies on this machine
         return dict(page)
 
-    async def delete_document(self, doc_id: str, ctx: Context) -> dict[str, Any]:
+    async def delete_document(self, doc_id: str, ctx: Context) -> JSONObject:
         """Remove a document and what only it supported.
 
         `doc_id`: its id, or its name or path as `list_documents` lists it.
         """
 
-        async def act(rag: KGRag) -> dict[str, Any]:
+        async def act(rag: KGRag) -> JSONObject:
             ids, stats = await rag.delete([doc_id])
             return {
                 "deleted": ids,
@@ -173,7 +172,7 @@ class Tools:
         with _reported():
             return await (await self.source(ctx)).write(f"delete {display_name(doc_id)}", act)
 
-    async def get_entity(self, name: str, ctx: Context, max_relations: int = 20) -> dict[str, Any]:
+    async def get_entity(self, name: str, ctx: Context, max_relations: int = 20) -> JSONObject:
         """An entity of the graph, its strongest relations and the entities they lead to."""
         with _reported():
             rag = await self._rag(ctx)
