@@ -35,7 +35,7 @@ class Account:
     workspaces: frozenset[str]
 
 
-def _account(user: str, entry: Any) -> Account:
+def _account(user: str, entry: object) -> Account:
     if not isinstance(entry, dict) or not isinstance(entry.get("password_hash"), str):
         raise ConfigError(f"account {user!r} needs a password_hash")
     spaces = entry.get("workspaces")

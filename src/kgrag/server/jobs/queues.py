@@ -25,7 +25,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 from fastapi import Depends, Request
 
@@ -150,7 +150,7 @@ def jobs_of(request: Request) -> Jobs:
 CurrentJobs = Annotated[Jobs, Depends(jobs_of)]
 
 
-def accepted(job: Job, status: str, message: str, **extra: Any) -> JSONObject:
+def accepted(job: Job, status: str, message: str, **extra: object) -> JSONObject:
     """LightRAG's answer to a request whose work runs in the background, plus the job id."""
     track_id = job.track.track_id if job.track else ""
     return {"status": status, "message": message, "track_id": track_id, "job_id": job.id, **extra}

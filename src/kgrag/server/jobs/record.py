@@ -18,9 +18,10 @@ import secrets
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from kgrag.indexing.progress import ProgressCounts
+from kgrag.server.views import JSONObject
 from kgrag.storage.layout import SERVER_JOBS
 from kgrag.storage.layout.rows import JobRow
 from kgrag.storage.layout.typed import TypedKV
@@ -49,7 +50,7 @@ class JobView(TypedDict):
     started_at: float | None
     finished_at: float | None
     progress: dict[str, int]
-    result: dict[str, Any] | None
+    result: JSONObject | None
     error: str | None
 
 
@@ -81,7 +82,7 @@ class Job:
     started_at: float | None = None
     finished_at: float | None = None
     progress: JobProgress = field(default_factory=JobProgress)
-    result: dict[str, Any] | None = None
+    result: JSONObject | None = None
     error: str | None = None
     exception: BaseException | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -98,7 +99,7 @@ class Job:
             return False
         return True
 
-    async def outcome(self) -> dict[str, Any]:
+    async def outcome(self) -> JSONObject:
         """Wait for the job; its result, or its error raised again."""
         await self.done.wait()
         if self.exception is not None:

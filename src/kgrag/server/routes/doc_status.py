@@ -45,12 +45,12 @@ class DocumentsPage(BaseModel):
 
     @field_validator("status_filter", mode="before")
     @classmethod
-    def _one(cls, value: Any) -> Any:
+    def _one(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value
 
     @field_validator("status_filters", mode="before")
     @classmethod
-    def _many(cls, value: Any) -> Any:
+    def _many(cls, value: Any) -> Any:  # pydantic's raw input, before validation
         return [v.lower() if isinstance(v, str) else v for v in value or []]
 
     def request(self) -> views.PageRequest:

@@ -10,7 +10,7 @@ documents. :data:`router` also carries the listing and admin routes
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, File, HTTPException, Request, UploadFile
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -32,7 +32,7 @@ from kgrag.server.documents.uploads import (
     judge_uploads,
     save_upload,
 )
-from kgrag.server.jobs.queues import CurrentJobs, Job, accepted
+from kgrag.server.jobs.queues import CurrentJobs, Job, JobFn, accepted
 from kgrag.server.routes import doc_admin, doc_status
 from kgrag.server.routes import jobs as job_routes
 from kgrag.server.views import JSONObject
@@ -226,7 +226,7 @@ class Supersede(BaseModel):
     metadata: JSONObject | None = None
 
 
-async def _supersede_text(request: Request, old: str, ws: Workspace) -> tuple[Track, Any]:
+async def _supersede_text(request: Request, old: str, ws: Workspace) -> tuple[Track, JobFn]:
     try:
         body = Supersede.model_validate(await request.json())
     except (ValueError, ValidationError) as exc:
@@ -242,7 +242,7 @@ async def _supersede_text(request: Request, old: str, ws: Workspace) -> tuple[Tr
     return track, doc_jobs.index_texts(docs, track)
 
 
-async def _supersede_file(request: Request, old: str, ws: Workspace) -> tuple[Track, Any]:
+async def _supersede_file(request: Request, old: str, ws: Workspace) -> tuple[Track, JobFn]:
     async with request.form() as form:
         given = form.get("file")
         if not isinstance(given, FormFile):
