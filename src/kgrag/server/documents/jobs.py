@@ -29,6 +29,7 @@ from kgrag.indexing.service import IndexRequest
 from kgrag.ingest.names import display_name
 from kgrag.server.documents import tracks
 from kgrag.server.documents.uploads import inside
+from kgrag.server.views import JSONObject
 
 if TYPE_CHECKING:
     from kgrag.api.facade import KGRag
@@ -50,7 +51,7 @@ class FileBatch:
     refusals: list[Refusal] = field(default_factory=list)  # files not kept at upload
 
 
-def report_result(report: IndexReport) -> dict[str, Any]:
+def report_result(report: IndexReport) -> JSONObject:
     """What an indexing job did, for ``GET /jobs/{id}``."""
     failed = [{"doc_id": d, "file_path": f, "error": e} for d, f, e in report.failed]
     message = (
@@ -78,7 +79,7 @@ async def _save_track(rag: KGRag, track: Track | None, job: Job) -> None:
 def index_texts(docs: list[Document], track: Track) -> JobFn:
     """Index raw texts (already made into documents)."""
 
-    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+    async def run(rag: KGRag, job: Job) -> JSONObject:
         try:
             request = IndexRequest(documents=docs, progress=job.progress, resume=False)
             return report_result(await rag.indexing.index(request))
@@ -122,7 +123,7 @@ def _shaper(batch: FileBatch, track: Track) -> Callable[[LoadReport], list[Refus
 def index_files(batch: FileBatch, track: Track) -> JobFn:
     """Load and index files; with ``batch.replace``, the one file supersedes that document."""
 
-    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+    async def run(rag: KGRag, job: Job) -> JSONObject:
         try:
             request = IndexRequest(
                 batch.paths, progress=job.progress, shape=_shaper(batch, track), resume=False
@@ -144,7 +145,7 @@ def index_files(batch: FileBatch, track: Track) -> JobFn:
 def note_refused(refusals: list[Refusal], track: Track) -> JobFn:
     """Remember files refused at upload when none of the request's files was kept."""
 
-    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+    async def run(rag: KGRag, job: Job) -> JSONObject:
         try:
             await rag.indexing.write("refuse", lambda ix: rejected.note(ix.storage, refusals))
             return {"message": f"0 processed, {len(refusals)} refused", "processed": []}
@@ -178,7 +179,7 @@ def _remove_files(sources: list[str], inputs: Path) -> list[str]:
 def delete_docs(ids: list[str], inputs: Path, *, delete_file: bool, purge_cache: bool) -> JobFn:
     """Delete documents; with ``delete_file``, their files inside the input folder too."""
 
-    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+    async def run(rag: KGRag, job: Job) -> JSONObject:
         # refused files: only a record
         forgotten = await rag.indexing.write("forget", lambda ix: rejected.forget(ix.storage, ids))
         found, missing = await _found(rag, [i for i in ids if i not in forgotten])
@@ -205,7 +206,7 @@ def retiring(fn: JobFn, old_source: str | None, inputs: Path) -> JobFn:
     Else the next scan would find the old file and index it again.
     """
 
-    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+    async def run(rag: KGRag, job: Job) -> JSONObject:
         result = await fn(rag, job)
         if result.get("processed") and old_source:
             result["files_deleted"] = _remove_files([old_source], inputs)
@@ -217,7 +218,7 @@ def retiring(fn: JobFn, old_source: str | None, inputs: Path) -> JobFn:
 def set_disabled(ids: list[str], disabled: bool) -> JobFn:
     """Disable (or enable) documents."""
 
-    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+    async def run(rag: KGRag, job: Job) -> JSONObject:
         found, missing = await _found(rag, ids)
         changed = await rag.set_disabled(found, disabled) if found else []
         word = "disabled" if disabled else "enabled"
@@ -229,7 +230,7 @@ def set_disabled(ids: list[str], disabled: bool) -> JobFn:
 def reprocess_failed() -> JobFn:
     """Retry failed documents and those with chunk warnings."""
 
-    async def run(rag: KGRag, job: Job) -> dict[str, Any]:
+    async def run(rag: KGRag, job: Job) -> JSONObject:
         return report_result(await rag.retry_failed(progress=job.progress))
 
     return run

@@ -9,12 +9,15 @@ too.
 
 from __future__ import annotations
 
+import copy
 import secrets
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgrag.storage.layout import SERVER_TRACKS
+from kgrag.storage.layout.rows import TrackRow
+from kgrag.storage.layout.typed import TypedKV
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -54,11 +57,24 @@ class Track:
         self.plan(doc_id, file_path)
         self.errors[doc_id] = reason
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> TrackRow:
+        return {
+            "track_id": self.track_id,
+            "docs": [
+                {
+                    "doc_id": p.doc_id,
+                    "file_path": p.file_path,
+                    "metadata": copy.deepcopy(p.metadata),
+                }
+                for p in self.docs
+            ],
+            "errors": dict(self.errors),
+            "created_at": self.created_at,
+            "job_id": self.job_id,
+        }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Track:
+    def from_dict(cls, data: TrackRow) -> Track:
         docs = [Planned(**p) for p in data.get("docs", [])]
         return cls(
             str(data["track_id"]),
@@ -69,10 +85,14 @@ class Track:
         )
 
 
+def _rows(storage: Storage) -> TypedKV[TrackRow]:
+    return TypedKV(storage.kv(NAMESPACE), TrackRow)
+
+
 async def save(storage: Storage, track: Track) -> None:
-    await storage.kv(NAMESPACE).upsert({track.track_id: track.to_dict()})
+    await _rows(storage).upsert({track.track_id: track.to_dict()})
 
 
 async def load(storage: Storage, track_id: str) -> Track | None:
-    data = await storage.kv(NAMESPACE).get(track_id)
+    data = await _rows(storage).get(track_id)
     return Track.from_dict(data) if data else None

@@ -28,7 +28,7 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from fastapi import HTTPException
 from starlette.datastructures import UploadFile
@@ -129,6 +129,14 @@ async def save_upload(upload: UploadFile, inputs: Path, limits: UploadLimits) ->
     return Saved(final, original)
 
 
+class RefusedView(TypedDict):
+    """A refused file as the upload's answer lists it."""
+
+    name: str
+    status: int
+    reason: str
+
+
 @dataclass(frozen=True, slots=True)
 class Refused:
     """An uploaded file that was not kept: its name, the status and the short reason."""
@@ -137,7 +145,7 @@ class Refused:
     status: int
     reason: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RefusedView:
         return {"name": self.original_name, "status": self.status, "reason": self.reason}
 
 
