@@ -15,9 +15,14 @@ from __future__ import annotations
 
 import string
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from kgrag.config.settings import Settings
+
+if TYPE_CHECKING:
+    from kgrag.storage.base import Storage
+    from kgrag.storage.postgres.db import Conn
+    from kgrag.storage.postgres.storage import PostgresStorage
 
 SEPARATOR = "__"
 MAX_WORKSPACE = 48  # what the postgres storage accepts
@@ -89,14 +94,18 @@ def name_of(base: str, schema: str) -> str | None:
     return decode(schema[len(prefix) :])
 
 
-async def stored_names(storage: Any, base: str) -> list[str]:
-    """Every named workspace of ``base`` with a schema in the database, via ``storage``'s pool."""
+async def stored_names(storage: Storage, base: str) -> list[str]:
+    """Every named workspace of ``base`` with a schema in the database, via ``storage``'s pool.
+
+    ``storage`` is the default workspace's, a PostgreSQL store (the caller checked
+    :func:`on_postgres`).
+    """
     prefix = SCHEMA_PREFIX + base + SEPARATOR
-    schemas: list[str] = await storage.db.read(_schemas, prefix)
+    schemas = await cast("PostgresStorage", storage).db.read(_schemas, prefix)
     return [n for n in (name_of(base, s) for s in schemas) if n]
 
 
-async def _schemas(conn: Any, prefix: str) -> list[str]:
+async def _schemas(conn: Conn, prefix: str) -> list[str]:
     cur = await conn.execute(
         "SELECT nspname FROM pg_namespace WHERE starts_with(nspname, %s) ORDER BY nspname",
         (prefix,),
