@@ -9,6 +9,7 @@ a path both match), and the same request and response schemas (a route's
 return annotation is its response model in FastAPI, so typing one is seen
 here). ``mcp_tools.json`` pins the MCP tools as ``tools/list`` gives them
 (names, descriptions, input and output schemas), generated the same way.
+Every router is mounted from one list, ``kgrag.server.app.ROUTERS``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from kgrag.server.app import ServerOptions, create_app
+import kgrag.server
+from kgrag.server.app import ROUTERS, ServerOptions, create_app
 from kgrag.server.compat.mcp_tools import build_mcp
 from tests.support.settings import fake_settings
 
@@ -63,3 +65,14 @@ def test_the_mcp_tool_list_is_the_pinned_one() -> None:
 
     tools = asyncio.run(build_mcp(no_index).list_tools())
     assert [t.model_dump(mode="json") for t in tools] == json.loads(TOOLS.read_text())
+
+
+def test_routers_are_mounted_in_one_place() -> None:
+    package = Path(kgrag.server.__file__).parent
+    mounting = sorted(
+        str(f.relative_to(package))
+        for f in package.rglob("*.py")
+        if "include_router(" in f.read_text(encoding="utf-8")
+    )
+    assert mounting == ["app.py"]
+    assert len(set(map(id, ROUTERS))) == len(ROUTERS)

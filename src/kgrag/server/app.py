@@ -28,10 +28,14 @@ from kgrag.server.access.security import BodyLimit, Limits, SecurityHeaders, cor
 from kgrag.server.jobs.queues import Jobs
 from kgrag.server.routes import (
     auth,
+    doc_admin,
+    doc_status,
     docs,
     documents,
     errors,
     graph,
+    graph_curate,
+    graph_edit,
     health,
     mcp,
     ollama,
@@ -39,14 +43,20 @@ from kgrag.server.routes import (
     query,
     webui,
 )
+from kgrag.server.routes import jobs as job_routes
 from kgrag.server.workspaces.pool import Workspaces
 
 _PREFIX = re.compile(r"^/w/([^/]+)(/.*)?$")
 
 ROUTERS: tuple[APIRouter, ...] = (
     documents.router,  # LightRAG's routes (documents, query, graph) and kgrag's beside them
+    doc_status.router,
+    doc_admin.router,
+    job_routes.router,
     query.router,
     graph.router,
+    graph_edit.router,
+    graph_curate.router,
     health.router,
     auth.router,
     docs.router,  # the API documentation and the web UI

@@ -4,8 +4,9 @@ Every route answers at once with LightRAG's ``{status, message, track_id}``
 plus ``job_id``; the indexing runs in the workspace's job queue (one job
 at a time, in order: :mod:`kgrag.server.jobs.queues`). ``GET /jobs/{job_id}``
 awaits it, ``GET /documents/track_status/{track_id}`` shows its
-documents. :data:`router` also carries the listing and admin routes
-(:mod:`.doc_status`, :mod:`.doc_admin`) and ``/jobs`` (:mod:`.jobs`).
+documents. The listing and admin routes are :mod:`.doc_status` and
+:mod:`.doc_admin`, ``/jobs`` is :mod:`.jobs` (mounted after these, by
+:data:`kgrag.server.app.ROUTERS`).
 """
 
 from __future__ import annotations
@@ -33,12 +34,10 @@ from kgrag.server.documents.uploads import (
     save_upload,
 )
 from kgrag.server.jobs.queues import CurrentJobs, Job, JobFn, accepted
-from kgrag.server.routes import doc_admin, doc_status
-from kgrag.server.routes import jobs as job_routes
 from kgrag.server.views import JSONObject
 from kgrag.types import Document
 
-own = APIRouter(prefix="/documents", tags=["documents"])
+router = APIRouter(prefix="/documents", tags=["documents"])
 
 MAX_TEXT_CHARS = 50_000_000
 
@@ -102,7 +101,7 @@ async def _insert(ws: Workspace, jobs: CurrentJobs, docs: list[Document]) -> JSO
     )
 
 
-@own.post("/text")
+@router.post("/text")
 async def insert_text(body: InsertText, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     many = InsertTexts(
         texts=[body.text],
@@ -113,7 +112,7 @@ async def insert_text(body: InsertText, ws: CurrentWorkspace, jobs: CurrentJobs)
     return await _insert(ws, jobs, _documents(many))
 
 
-@own.post("/texts")
+@router.post("/texts")
 async def insert_texts(body: InsertTexts, ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     return await _insert(ws, jobs, _documents(body))
 
@@ -178,7 +177,7 @@ def _answer(job: Job, saved: list[Saved], refused: list[Refused]) -> JSONObject:
     )
 
 
-@own.post("/upload")
+@router.post("/upload")
 async def upload(
     ws: CurrentWorkspace,
     jobs: CurrentJobs,
@@ -204,7 +203,7 @@ async def upload(
     return _answer(job, saved, refused)
 
 
-@own.post("/scan")
+@router.post("/scan")
 async def scan(ws: CurrentWorkspace, jobs: CurrentJobs) -> JSONObject:
     """Index the input folder: new and changed files (unchanged ones are skipped)."""
     inputs = inputs_of(ws)
@@ -252,7 +251,7 @@ async def _supersede_file(request: Request, old: str, ws: Workspace) -> tuple[Tr
     return track, doc_jobs.index_files(batch, track)
 
 
-@own.post("/{doc_id}/supersede")
+@router.post("/{doc_id}/supersede")
 async def supersede(
     doc_id: str, request: Request, ws: CurrentWorkspace, jobs: CurrentJobs
 ) -> JSONObject:
@@ -269,10 +268,3 @@ async def supersede(
         "success",
         f"Document {old.id} will be superseded. Processing will continue in background.",
     )
-
-
-router = APIRouter()
-router.include_router(own)
-router.include_router(doc_status.router)
-router.include_router(doc_admin.router)
-router.include_router(job_routes.router)

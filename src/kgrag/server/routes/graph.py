@@ -1,8 +1,8 @@
 """``/graph`` and ``/graphs``: LightRAG's label and subgraph routes, and kgrag's export.
 
 Reads go through the workspace's shared instance (committed state).
-:data:`router` also carries the editing routes (:mod:`.graph_edit`) and
-kgrag's curation routes (:mod:`.graph_curate`).
+The editing routes are :mod:`.graph_edit`, kgrag's curation routes
+:mod:`.graph_curate` (mounted after these, by :data:`kgrag.server.app.ROUTERS`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ from fastapi.responses import FileResponse
 from starlette.background import BackgroundTask
 
 from kgrag.server.deps import CurrentWorkspace
-from kgrag.server.routes import graph_curate, graph_edit
 from kgrag.server.views import JSONObject
 from kgrag.server.views import graph as views
 
-own = APIRouter(tags=["graph"])
+router = APIRouter(tags=["graph"])
 
 MEDIA = {
     "json": "application/json",
@@ -33,19 +32,19 @@ MEDIA = {
 }
 
 
-@own.get("/graph/label/list")
+@router.get("/graph/label/list")
 async def labels(ws: CurrentWorkspace) -> list[str]:
     """Every entity name, sorted."""
     return sorted(await ws.rag.storage.graph.all_node_names())
 
 
-@own.get("/graph/label/popular")
+@router.get("/graph/label/popular")
 async def popular_labels(ws: CurrentWorkspace, limit: int = Query(300, ge=1, le=1000)) -> list[str]:
     """Entity names by degree, highest first."""
     return await views.popular(ws.rag.storage.graph, limit)
 
 
-@own.get("/graph/label/search")
+@router.get("/graph/label/search")
 async def search_labels(
     ws: CurrentWorkspace, q: str = Query(..., max_length=1000), limit: int = Query(50, ge=1, le=100)
 ) -> list[str]:
@@ -53,7 +52,7 @@ async def search_labels(
     return views.search(await ws.rag.storage.graph.all_node_names(), q, limit)
 
 
-@own.get("/graphs", response_model=JSONObject)
+@router.get("/graphs", response_model=JSONObject)
 async def graphs(
     ws: CurrentWorkspace,
     label: str = Query(..., max_length=1000),
@@ -64,7 +63,7 @@ async def graphs(
     return await views.subgraph(ws.rag.storage.graph, label, max_depth, max_nodes)
 
 
-@own.get("/graph/entity/exists")
+@router.get("/graph/entity/exists")
 async def entity_exists(
     ws: CurrentWorkspace, name: str = Query(..., max_length=1000)
 ) -> dict[str, bool]:
@@ -79,7 +78,7 @@ def _zip(folder: Path, target: Path) -> Path:
     return target
 
 
-@own.get("/graph/export")
+@router.get("/graph/export")
 async def export(
     ws: CurrentWorkspace,
     format: Literal["json", "csv", "graphml", "md", "parquet"] = "json",
@@ -97,9 +96,3 @@ async def export(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return FileResponse(path, media_type=MEDIA[format], filename=path.name, background=cleanup)
-
-
-router = APIRouter()
-router.include_router(own)
-router.include_router(graph_edit.router)
-router.include_router(graph_curate.router)
