@@ -5,7 +5,7 @@ shows committed state; a track's documents that the index does not hold
 yet show as ``pending`` while their job waits or runs (in this process or
 another one on the same store), refused files as ``failed`` with the
 loader's reason. The listings and counts include the files refused at
-upload or by the loader (:mod:`kgrag.server.refused`) as ``failed``.
+upload or by the loader (:mod:`kgrag.indexing.rejected`) as ``failed``.
 """
 
 from __future__ import annotations
