@@ -6,8 +6,8 @@ import pytest
 
 from kgrag.api.facade import KGRag
 from kgrag.curation.ops import Curator
-from kgrag.knowledge.curation import MANUAL
 from kgrag.errors import CurationError, EntityNotFoundError
+from kgrag.knowledge.curation import MANUAL
 
 from .helpers import DOC_A, DOC_B, DOC_C, graph, insert, settings, sound
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kgrag.api.facade import KGRag
-from kgrag.knowledge.curation import SplitNotFoundError
 from kgrag.errors import CurationError, EntityNotFoundError
+from kgrag.knowledge.curation import SplitNotFoundError
 from kgrag.maintenance.export import dumps
 
 from .helpers import DOC_A, graph, insert, settings, sound
