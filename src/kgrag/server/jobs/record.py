@@ -18,12 +18,12 @@ import secrets
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, cast
 
 from kgrag.indexing.progress import ProgressCounts
 from kgrag.server.views import JSONObject
 from kgrag.storage.layout import SERVER_JOBS
-from kgrag.storage.layout.rows import JobRow
+from kgrag.storage.layout.rows import JobFields, JobRow
 from kgrag.storage.layout.typed import TypedKV
 
 if TYPE_CHECKING:
@@ -38,20 +38,8 @@ UNFINISHED = ("queued", "running")
 LOST = "the server process running the job stopped before it ended"
 
 
-class JobView(TypedDict):
-    """A job as ``GET /jobs/{id}`` shows it: its stored :class:`JobRow` less ``seen_at``."""
-
-    job_id: str
-    kind: str
-    title: str
-    status: str
-    track_id: str | None
-    created_at: float
-    started_at: float | None
-    finished_at: float | None
-    progress: dict[str, int]
-    result: JSONObject | None
-    error: str | None
+JobView = JobFields
+"""A job as ``GET /jobs/{id}`` shows it: its stored :class:`JobRow` less ``seen_at``."""
 
 
 def new_job_id() -> str:

@@ -176,8 +176,8 @@ class WalkLogRow(TypedDict):
 # -- the server ----------------------------------------------------------------------------
 
 
-class JobRow(TypedDict):
-    """``server_jobs``: a job as ``GET /jobs/{id}`` shows it, and when it was last written."""
+class JobFields(TypedDict):
+    """A server job as ``GET /jobs/{id}`` shows it (its stored row less ``seen_at``)."""
 
     job_id: str
     kind: str
@@ -188,8 +188,13 @@ class JobRow(TypedDict):
     started_at: float | None
     finished_at: float | None
     progress: dict[str, int]
-    result: dict[str, Any] | None
+    result: dict[str, object] | None
     error: str | None
+
+
+class JobRow(JobFields):
+    """``server_jobs``: a job's fields, and when it was last written."""
+
     seen_at: float
 
 
