@@ -20,6 +20,7 @@ from kgrag.errors import ConfigError
 from kgrag.indexing.costs import StoredCosts
 from kgrag.indexing.indexer import IndexDeps, Indexer
 from kgrag.storage.layout import EMBEDDING_IDENTITY_META, LLM_CACHE
+from kgrag.storage.layout.typed import read_meta
 
 if TYPE_CHECKING:
     from kgrag.config.settings import Settings
@@ -186,7 +187,7 @@ async def check_embedding_identity(
     """
     # Provider and model decide what vectors mean; the host serving them does not.
     identity = models.embed.identity.split("@", 1)[0]
-    stored = await storage.get_meta(EMBEDDING_IDENTITY_META)
+    stored = await read_meta(storage, EMBEDDING_IDENTITY_META, str)
     if stored is None:
         if record:
             await storage.set_meta(EMBEDDING_IDENTITY_META, identity)

@@ -72,7 +72,7 @@ from kgrag.storage.layout import (
     support_key,
 )
 from kgrag.storage.layout.rows import ChunkRow, FactsRow
-from kgrag.storage.layout.typed import TypedKV
+from kgrag.storage.layout.typed import TypedKV, read_meta
 from kgrag.types import Chunk, DocRecord, Extraction
 
 if TYPE_CHECKING:
@@ -463,7 +463,7 @@ def _holders(chunks: Iterable[StoredChunk]) -> dict[Key, list[str]]:
 
 
 async def _note_extractors(storage: Storage, kinds: set[str]) -> None:
-    seen = await storage.get_meta(EXTRACTORS_META) or []
+    seen = await read_meta(storage, EXTRACTORS_META, list[str]) or []
     merged = sorted(set(seen) | kinds)
     if merged != seen:
         await storage.set_meta(EXTRACTORS_META, merged)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgrag.llm.ledger import CallCost, CostKey, operation
 from kgrag.storage.layout import COST_LEDGER, LEDGER_META, cost_row_key
+from kgrag.storage.layout.typed import read_meta
 
 if TYPE_CHECKING:
     from kgrag.indexing.enqueue import EnqueueReport
@@ -60,7 +61,7 @@ class StoredCosts:
             return
         async with self.storage.transaction():
             if delta:
-                total = await self.storage.get_meta(LEDGER_META) or {}
+                total = await read_meta(self.storage, LEDGER_META, Costs) or {}
                 await self.storage.set_meta(LEDGER_META, add_costs(total, delta))
             await add_rows(self.storage.kv(NAMESPACE), key_delta)
         self._saved, self._saved_keys = now, keys

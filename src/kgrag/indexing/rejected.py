@@ -31,7 +31,7 @@ from kgrag.ingest.ids import source_doc_id
 from kgrag.ingest.names import display_name
 from kgrag.storage.layout import REJECTED_META, SERVER_REFUSED
 from kgrag.storage.layout.rows import RefusalRow
-from kgrag.storage.layout.typed import TypedKV
+from kgrag.storage.layout.typed import TypedKV, read_meta
 from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ async def all_refusals(storage: Storage) -> list[Refusal]:
     kv = TypedKV(storage.kv(SERVER_REFUSED), RefusalRow)
     rows = await kv.get_many(await kv.keys())
     found = {r.doc_id: r for r in (_from_row(row) for row in rows if isinstance(row, dict))}
-    for path, reason in (await storage.get_meta(KEY) or {}).items():
+    for path, reason in (await read_meta(storage, KEY, dict[str, str]) or {}).items():
         legacy = Refusal(source_doc_id(path), path, reason, None, 0.0, path)
         found.setdefault(legacy.doc_id, legacy)
     return sorted(found.values(), key=lambda r: (r.created_at, r.doc_id))

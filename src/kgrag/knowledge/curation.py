@@ -44,7 +44,7 @@ from kgrag.storage.layout import (
     support_key,
 )
 from kgrag.storage.layout.rows import AliasRow, EditRow, MergeRow, SplitRow
-from kgrag.storage.layout.typed import TypedKV
+from kgrag.storage.layout.typed import TypedKV, read_meta
 
 if TYPE_CHECKING:
     from kgrag.knowledge.canonical import ChunkFacts
@@ -242,7 +242,7 @@ async def load(storage: Storage) -> Curation:
 
 async def bump_version(storage: Storage) -> None:
     """Mark the records changed (call inside the transaction that writes them)."""
-    await storage.set_meta(VERSION_META, int(await storage.get_meta(VERSION_META) or 0) + 1)
+    await storage.set_meta(VERSION_META, (await read_meta(storage, VERSION_META, int) or 0) + 1)
 
 
 class CurationStore:

@@ -30,6 +30,8 @@ from kgrag.errors import ConfigError
 from kgrag.indexing.costs import stored_rows
 from kgrag.llm.ledger import COUNTS, CallCost, CostKey, Prices, QueryCost, money, price_of
 from kgrag.storage.layout import LEDGER_META
+from kgrag.storage.layout.rows import Costs
+from kgrag.storage.layout.typed import read_meta
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -183,7 +185,7 @@ async def _documents(storage: Storage, rows: Rows, prices: Prices, top: int) -> 
 
 async def _earlier(storage: Storage, rows: Rows) -> CostFigures | None:
     """What the role ledger holds beyond the operation rows: costs stored before them."""
-    stored = await storage.get_meta(LEDGER_META) or {}
+    stored = await read_meta(storage, LEDGER_META, Costs) or {}
     by_role: dict[str, CallCost] = {}
     for key, cost in rows:
         by_role.setdefault(key.role, CallCost()).add(cost)

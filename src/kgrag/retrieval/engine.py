@@ -59,6 +59,7 @@ from kgrag.retrieval.param import QueryParam, QueryResult
 from kgrag.retrieval.shapes import CoverageData, KeywordsData, QueryData, ReferenceData
 from kgrag.retrieval.trace import NO_TRACE, Trace
 from kgrag.storage.layout import CHUNK_VECTORS, EXTRACTORS_META
+from kgrag.storage.layout.typed import read_meta
 
 if TYPE_CHECKING:
     from kgrag.config.settings import Settings
@@ -137,8 +138,8 @@ class QueryEngine:
     async def _auto_mode(self) -> str:
         """On an index built by the NLP extractor alone, the per-question router
         (:mod:`kgrag.retrieval.modes.auto`); else ``mix``."""
-        built = await self.services.storage.get_meta(EXTRACTORS_META) or []
-        return AUTO_MODE if list(built) == ["nlp"] else "mix"
+        built = await read_meta(self.services.storage, EXTRACTORS_META, list[str]) or []
+        return AUTO_MODE if built == ["nlp"] else "mix"
 
     def _query_services(self) -> Services:
         """The services of one query: the chat model behind this query's bound."""

@@ -46,7 +46,7 @@ from kgrag.storage.layout import (
     walk_log_key,
 )
 from kgrag.storage.layout.rows import WalkHeadRow, WalkSnapshotRow
-from kgrag.storage.layout.typed import TypedKV
+from kgrag.storage.layout.typed import TypedKV, read_meta
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -62,7 +62,7 @@ def compact_after(entities: int) -> int:
 
 async def graph_version(storage: Storage) -> int:
     """The version of the graph: bumped by every commit (:func:`record`)."""
-    return int(await storage.get_meta(GRAPH_VERSION_META) or 0)
+    return await read_meta(storage, GRAPH_VERSION_META, int) or 0
 
 
 @dataclass(slots=True)

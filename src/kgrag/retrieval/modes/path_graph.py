@@ -23,6 +23,7 @@ import numpy as np
 
 from kgrag.knowledge.walk.matrix import name_key, question_keys
 from kgrag.storage.layout import GRAPH_VERSION_META
+from kgrag.storage.layout.typed import read_meta
 
 if TYPE_CHECKING:
     from kgrag.storage.base import Storage
@@ -140,9 +141,9 @@ async def graph_signature(storage: Storage) -> tuple[int, int, int]:
     """(graph version, nodes, edges): a change in any invalidates the cache."""
     g = storage.graph
     version, nodes, edges = await asyncio.gather(
-        storage.get_meta(GRAPH_VERSION_META), g.node_count(), g.edge_count()
+        read_meta(storage, GRAPH_VERSION_META, int), g.node_count(), g.edge_count()
     )
-    return int(version or 0), int(nodes or 0), int(edges or 0)
+    return version or 0, nodes or 0, edges or 0
 
 
 async def build_path_graph(storage: Storage) -> PathGraph:
