@@ -21,16 +21,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgrag.llm.ledger import CallCost, CostKey, operation
 from kgrag.storage.layout import COST_LEDGER, LEDGER_META, cost_row_key
-from kgrag.storage.layout.typed import read_meta
+from kgrag.storage.layout.rows import CostRow
+from kgrag.storage.layout.typed import TypedKV, read_meta
 
 if TYPE_CHECKING:
     from kgrag.indexing.enqueue import EnqueueReport
     from kgrag.llm.ledger import Ledger
-    from kgrag.storage.base import KVStore, Storage
+    from kgrag.storage.base import JSONObject, KVStore, Storage
     from kgrag.types import Document
 
 Costs = dict[str, dict[str, float]]  # {role: {field: value}}, as Ledger.snapshot gives them
@@ -102,8 +103,8 @@ async def add_rows(kv: KVStore, delta: dict[CostKey, CallCost]) -> None:
     if not delta:
         return
     names = [row_key(k) for k in delta]
-    stored = await kv.get_many(names)
-    rows: dict[str, dict[str, Any]] = {}
+    stored = await TypedKV(kv, CostRow).get_many(names)
+    rows: dict[str, JSONObject] = {}
     for name, key, cost, old in zip(names, delta, delta.values(), stored, strict=True):
         counts = CallCost()
         if old is not None:
@@ -115,7 +116,7 @@ async def add_rows(kv: KVStore, delta: dict[CostKey, CallCost]) -> None:
 
 async def stored_rows(storage: Storage) -> list[tuple[CostKey, CallCost]]:
     """Every stored row of the operation ledger."""
-    kv = storage.kv(NAMESPACE)
+    kv = TypedKV(storage.kv(NAMESPACE), CostRow)
     out = []
     for row in await kv.get_many(await kv.keys()):
         if row is not None:

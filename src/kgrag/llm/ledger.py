@@ -70,8 +70,8 @@ class CallCost:
     seconds: float = 0.0
     errors: int = 0
 
-    def add(self, other: CallCost | Mapping[str, float]) -> None:
-        """Add ``other``'s counts (a CallCost or a stored row) to these."""
+    def add(self, other: CallCost | Mapping[str, object]) -> None:
+        """Add ``other``'s counts (a CallCost, or a stored row: a ``CostRow`` or a role's ledger) to these."""
         row = asdict(other) if isinstance(other, CallCost) else other
         for name in COUNTS:
             setattr(self, name, getattr(self, name) + type(getattr(self, name))(row.get(name, 0)))

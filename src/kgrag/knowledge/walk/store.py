@@ -45,7 +45,7 @@ from kgrag.storage.layout import (
     WALK_SNAPSHOT_KEY,
     walk_log_key,
 )
-from kgrag.storage.layout.rows import WalkHeadRow, WalkSnapshotRow
+from kgrag.storage.layout.rows import WalkHeadRow, WalkLogRow, WalkSnapshotRow
 from kgrag.storage.layout.typed import TypedKV, read_meta
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ async def replay(
     wanted = [walk_log_key(v) for v in range(start + 1, version + 1)]
     if extra is not None:
         wanted = wanted[:-1]  # the commit being recorded has no entry yet
-    entries = await storage.kv(WALK_LOG).get_many(wanted)
+    entries = await TypedKV(storage.kv(WALK_LOG), WalkLogRow).get_many(wanted)
     if any(e is None for e in entries):
         return None
     names: set[str] = set(extra[0]) if extra else set()
