@@ -28,7 +28,7 @@ from kgrag.knowledge.curation import (
 )
 from kgrag.storage.base import edge_key
 from kgrag.storage.layout import ALIASES, EDITS, MERGES, SPLITS, SUPPORT, support_key
-from kgrag.storage.layout.rows import AliasRow, EditRow, MergeRow, SplitRow
+from kgrag.storage.layout.rows import AliasRow, EditRow, MergeRow, SplitRow, SupportRow
 from kgrag.storage.layout.typed import TypedKV
 
 if TYPE_CHECKING:
@@ -225,8 +225,8 @@ class Curator:
         cur = await self._current()
         if name in cur.aliases:
             raise CurationError(f"{name!r} is merged into {cur.canon(name)!r}; unmerge it first")
-        row = await self.storage.kv(SUPPORT).get(support_key(name))
-        mentions = set((row or {}).get("chunks", []))
+        row = await TypedKV(self.storage.kv(SUPPORT), SupportRow).get(support_key(name))
+        mentions = set(row.get("chunks", []) if row else [])
         if not mentions:
             raise EntityNotFoundError(f"no live chunk names {name!r}")
         plain = {new: sorted(set(chunks)) for new, chunks in parts.items()}

@@ -71,7 +71,7 @@ from kgrag.storage.layout import (
     parse_support_key,
     support_key,
 )
-from kgrag.storage.layout.rows import ChunkRow, FactsRow
+from kgrag.storage.layout.rows import ChunkRow, DocGraphRow, FactsRow, SupportRow
 from kgrag.storage.layout.typed import TypedKV, read_meta
 from kgrag.types import Chunk, DocRecord, Extraction
 
@@ -275,8 +275,7 @@ class ChangeApplier:
     # -- reading ---------------------------------------------------------------
     async def _load_chunks(self, work: _Work) -> None:
         """Affected chunks with their owners as they will be after the change."""
-        kv = self.storage.kv(DOC_GRAPH)
-        old = await kv.get_many(sorted(work.docs))
+        old = await TypedKV(self.storage.kv(DOC_GRAPH), DocGraphRow).get_many(sorted(work.docs))
         affected = {c for rec in old if rec for c in rec.get("chunks", [])}
         for version in work.change.add:
             affected.update(c.id for c in version.chunks)
@@ -341,11 +340,12 @@ class ChangeApplier:
     async def _load_support(self, work: _Work, names: set[str], pairs: set[Pair]) -> None:
         """Supporting chunks of every touched key after the change, and their facts."""
         keys: list[Key] = [*sorted(names), *sorted(pairs)]
-        stored = await self.storage.kv(SUPPORT).get_many([support_key(k) for k in keys])
+        support = TypedKV(self.storage.kv(SUPPORT), SupportRow)
+        stored = await support.get_many([support_key(k) for k in keys])
         dead, live = set(work.dead()), work.live()
         holders = _holders(live.values())
-        for key, rec in zip(keys, stored, strict=False):
-            chunks = set(rec.get("chunks", []) if rec else []) - dead
+        for key, row in zip(keys, stored, strict=False):
+            chunks = set(row.get("chunks", []) if row else []) - dead
             chunks.update(holders.get(key, ()))
             work.support[key] = sorted(chunks)
         work.facts = {c: self.cache.facts(s) for c, s in live.items()}

@@ -31,6 +31,8 @@ from kgrag.knowledge.curation import MANUAL, Curation
 from kgrag.knowledge.merge import MergePlan
 from kgrag.storage.base import edge_key
 from kgrag.storage.layout import FACTS, SUPPORT, support_key
+from kgrag.storage.layout.rows import SupportRow
+from kgrag.storage.layout.typed import TypedKV
 from kgrag.types import ExtractedEntity, ExtractedRelation
 
 if TYPE_CHECKING:
@@ -122,9 +124,10 @@ class CuratedPlanner:
 
     async def _read_support(self, keys: Iterable[Key], known: dict[Key, list[str]]) -> None:
         need = sorted((k for k in set(keys) if k not in known), key=support_key)
-        rows = await self.storage.kv(SUPPORT).get_many([support_key(k) for k in need])
+        support = TypedKV(self.storage.kv(SUPPORT), SupportRow)
+        rows = await support.get_many([support_key(k) for k in need])
         for key, row in zip(need, rows, strict=False):
-            known[key] = (row or {}).get("chunks", [])
+            known[key] = row.get("chunks", []) if row else []
 
     async def _support(
         self, names: list[str], pairs: list[Pair], cur: Curation, known: Mapping[Key, list[str]]

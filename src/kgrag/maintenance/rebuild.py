@@ -21,6 +21,8 @@ from kgrag.storage.layout import (
     SUPPORT,
     WALK,
 )
+from kgrag.storage.layout.rows import ChunkRow
+from kgrag.storage.layout.typed import TypedKV
 from kgrag.types import DocStatus
 
 if TYPE_CHECKING:
@@ -53,7 +55,7 @@ async def _wanted(storage: Storage) -> dict[str, dict[str, tuple[str, Meta]]]:
     nodes = await g.get_nodes(names)
     pairs = [(a, b) for a, b, _ in await g.all_edges()]
     edges = await g.get_edges(pairs)
-    kv = storage.kv(CHUNKS)
+    kv = TypedKV(storage.kv(CHUNKS), ChunkRow)
     ids = sorted(await kv.keys())
     rows = dict(zip(ids, await kv.get_many(ids), strict=False))
     return {

@@ -28,10 +28,11 @@ Graph conventions:
 - node and edge data are JSON-serialisable dicts.
 
 Rows cross this seam as JSON objects: written as any ``Mapping[str, object]``
-(the row TypedDicts of :mod:`kgrag.storage.layout.rows` among them); the
-graph and vector metadata are read back as :data:`JSONObject` (values
-typed ``object``: the reader narrows them, or reads through
-:class:`kgrag.storage.layout.typed.TypedGraph`).
+(the row TypedDicts of :mod:`kgrag.storage.layout.rows` among them); key-value
+rows, graph rows and vector metadata are read back as :data:`JSONObject`
+(values typed ``object``: the reader narrows them, or reads through
+:class:`kgrag.storage.layout.typed.TypedKV` / ``TypedGraph``), and meta values
+as ``object`` (read through :func:`kgrag.storage.layout.typed.read_meta`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Protocol, TypeAlias, runtime_checkable
 
 import numpy as np
 
@@ -109,8 +110,8 @@ class VectorHit:
 class KVStore(Protocol):
     namespace: str
 
-    async def get(self, key: str) -> dict[str, Any] | None: ...
-    async def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]: ...
+    async def get(self, key: str) -> JSONObject | None: ...
+    async def get_many(self, keys: list[str]) -> list[JSONObject | None]: ...
     async def upsert(self, items: Mapping[str, Mapping[str, object]]) -> None: ...
     async def delete(self, keys: Iterable[str]) -> None: ...
     async def missing(self, keys: Iterable[str]) -> set[str]: ...
@@ -293,7 +294,10 @@ class Storage(Protocol):
     def doc_status(self) -> DocStatusStore: ...
     @property
     def lexical(self) -> LexicalIndex | None: ...
-    async def get_meta(self, key: str) -> Any: ...
+    async def get_meta(self, key: str) -> object:
+        """The JSON value stored under ``key``, or ``None``; read it through
+        :func:`kgrag.storage.layout.typed.read_meta`, which checks its shape."""
+
     async def set_meta(self, key: str, value: object) -> None:
         """Store ``value`` (any JSON value) under ``key``."""
 

@@ -36,6 +36,8 @@ from kgrag.retrieval.shapes import FilterData, FilterSpecData
 from kgrag.retrieval.trace import Trace, relation_id
 from kgrag.storage.base import VectorHit, edge_key
 from kgrag.storage.layout import CHUNKS, DOC_GRAPH, SUPPORT, support_key
+from kgrag.storage.layout.rows import DocGraphRow, SupportRow
+from kgrag.storage.layout.typed import TypedKV
 from kgrag.types import DocRecord, DocStatus
 
 if TYPE_CHECKING:
@@ -189,7 +191,8 @@ class DocFilter:
             return set(keys)
         todo = [k for k in keys if k not in self._support]
         if todo:
-            rows = await self.storage.kv(SUPPORT).get_many([support_key(k) for k in todo])
+            support = TypedKV(self.storage.kv(SUPPORT), SupportRow)
+            rows = await support.get_many([support_key(k) for k in todo])
             self._support.update(
                 (k, list(r.get("chunks", [])) if r else [])
                 for k, r in zip(todo, rows, strict=False)
@@ -296,7 +299,7 @@ async def chunks_of(storage: Storage, records: list[DocRecord]) -> frozenset[str
     """The chunks of ``records``' committed versions (``doc_graph``; none if never committed)."""
     if not records:
         return frozenset()
-    rows = await storage.kv(DOC_GRAPH).get_many([r.id for r in records])
+    rows = await TypedKV(storage.kv(DOC_GRAPH), DocGraphRow).get_many([r.id for r in records])
     return frozenset(c for row in rows if row for c in row.get("chunks", []))
 
 

@@ -29,6 +29,8 @@ from kgrag.retrieval.modes.search import round_robin, rrf_fuse, vector_search
 from kgrag.retrieval.records import ChunkHit, EntityHit, RelationHit, RetrievalContext, as_list
 from kgrag.retrieval.trace import Trace
 from kgrag.storage.layout import CHUNK_VECTORS, CHUNKS
+from kgrag.storage.layout.rows import ChunkRow
+from kgrag.storage.layout.typed import TypedKV
 
 if TYPE_CHECKING:
     from kgrag.llm.service import RerankService
@@ -207,7 +209,8 @@ def _similarities(vectors: dict[str, np.ndarray], query: np.ndarray) -> dict[str
 async def _load(ctx: RetrievalContext, hits: list[ChunkHit]) -> list[ChunkHit]:
     """Fill in the texts of ``hits``; drop (and trace) ids missing from ``text_chunks`` or filtered out."""
     todo = [h for h in hits if not h.loaded]
-    rows = await ctx.storage.kv(CHUNKS).get_many([h.id for h in todo]) if todo else []
+    chunks = TypedKV(ctx.storage.kv(CHUNKS), ChunkRow)
+    rows = await chunks.get_many([h.id for h in todo]) if todo else []
     for hit, row in zip(todo, rows, strict=False):
         if row is None:
             ctx.trace.drop("graph", "chunk", hit.id, "chunk id not found in text_chunks")

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from kgrag.storage.layout import LOGIN_FAILURES
+from kgrag.storage.layout.rows import LoginFailuresRow
+from kgrag.storage.layout.typed import TypedKV
 
 if TYPE_CHECKING:
     from kgrag.storage.base import KVStore
@@ -67,9 +69,13 @@ class StoredLog:
     def key(address: str, user: str) -> str:
         return hashlib.sha256(f"{address}\0{user}".encode()).hexdigest()
 
+    @property
+    def rows(self) -> TypedKV[LoginFailuresRow]:
+        return TypedKV(self.kv, LoginFailuresRow)
+
     async def times(self, address: str, user: str) -> list[float]:
-        value = await self.kv.get(self.key(address, user))
-        return [float(t) for t in (value or {}).get("times", [])]
+        value = await self.rows.get(self.key(address, user))
+        return [float(t) for t in value.get("times", [])] if value else []
 
     async def put(self, address: str, user: str, times: list[float]) -> None:
         key = self.key(address, user)
@@ -83,13 +89,13 @@ class StoredLog:
     async def _forget_old(self, now: float) -> None:
         """Drop the pairs whose last failure left the window (many pairs: someone is guessing)."""
         keys = await self.kv.keys()
-        values = await self.kv.get_many(keys)
+        values = await self.rows.get_many(keys)
         old = [k for k, v in zip(keys, values, strict=True) if _last(v) <= now - self.window_s]
         await self.kv.delete(old)
 
 
-def _last(value: dict[str, list[float]] | None) -> float:
-    times = (value or {}).get("times") or [0.0]
+def _last(value: LoginFailuresRow | None) -> float:
+    times = (value.get("times") if value else None) or [0.0]
     return float(times[-1])
 
 
