@@ -44,10 +44,10 @@ def test_named_workspaces_get_their_own_postgres_workspace(tmp_path: Path) -> No
         workdir=tmp_path / "w", storage="postgres", postgres_dsn="postgresql:///x", _env_file=None
     )
     spaces = Workspaces(settings)
-    assert spaces.settings_for(DEFAULT).postgres_workspace is None  # the workdir's name: w
-    assert spaces.settings_for("team-a").postgres_workspace == "w__team_0a"
-    assert spaces.settings_for("team-a").workdir == tmp_path / "w" / "workspaces" / "team-a"
+    assert spaces.settings_for(DEFAULT).postgres.workspace is None  # the workdir's name: w
+    assert spaces.settings_for("team-a").postgres.workspace == "w__team_0a"
+    assert spaces.settings_for("team-a").store.workdir == tmp_path / "w" / "workspaces" / "team-a"
     based = Workspaces(settings.with_overrides(postgres_workspace="prod"))
-    assert based.settings_for("Team_A").postgres_workspace == "prod___team___a"
+    assert based.settings_for("Team_A").postgres.workspace == "prod___team___a"
     with pytest.raises(WorkspaceError, match="too long"):
         spaces.settings_for("x" * 60)
