@@ -20,6 +20,7 @@ from kgrag.curation.resolution.judge import judge
 from kgrag.curation.resolution.names import Name, parse
 from kgrag.curation.resolution.report import ResolutionReport
 from kgrag.curation.resolution.score import PairScore, score_pair
+from kgrag.curation.resolution.shared_names import People
 from kgrag.curation.resolution.statements import Together, stated_aliases, together
 from kgrag.curation.resolution.vetoes import types_of, veto
 from kgrag.curation.resolution.view import Entity, GraphView, load_view
@@ -173,13 +174,14 @@ async def resolve_view(
     }
 
     linked = {frozenset((p.a, p.b)) for p in accepted}
+    people = People(names, view.entities)
 
     def vetoed(x: str, y: str) -> str | None:
         said = frozenset((names[x].key, names[y].key)) in stated
         ex, ey = view.entities[x], view.entities[y]
         if frozenset((x, y)) not in linked and _types_apart(ex, ey):
             return f"types apart within one group: {ex.type} vs {ey.type}"
-        return veto(ex, ey, names[x], names[y], said)
+        return people.shared(x, y) or veto(ex, ey, names[x], names[y], said)
 
     groups = group_pairs(accepted, vetoed, lambda n: view.entities[n].support)
     report = ResolutionReport(opts.min_score, groups)

@@ -5,7 +5,9 @@ under one surname, numbered or qualified variants (Past/Present,
 FW-A/FW-B, v1/v2); and, for things other than people, a name inside the
 name of another thing (*Islamabad* in *Islamabad Airport*, *Finnish* in
 *Finnish markka*, 几内亚 in 新几内亚) and two different spellings-out of
-one acronym (*Great Britain* and *Green Bay* are both GB). The group
+one acronym (*Great Britain* and *Green Bay* are both GB); and, whatever
+the types and the score, a place against a larger or smaller place of the
+same name stem (:mod:`~kgrag.curation.resolution.places`). The group
 step checks these on every pair it would join, so an ambiguous short
 name cannot chain two things together.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from difflib import SequenceMatcher
 
+from kgrag.curation.resolution import places
 from kgrag.curation.resolution.names import STOPWORDS, Name, is_distinguishing, parse, spelling_only
 from kgrag.curation.resolution.view import Entity
 
@@ -82,7 +85,11 @@ def veto(a: Entity, b: Entity, na: Name, nb: Name, stated: bool) -> str | None:
         return "numbered or qualified variant: " + ", ".join(sorted(differ))
     if not stated and (_word_before(na, nb) or _word_before(nb, na)):
         return "a word that is no surname before a Chinese name"
-    return _people(na, nb, ta, tb, stated) or (None if stated else _things(na, nb, ta, tb))
+    return (
+        _people(na, nb, ta, tb, stated)
+        or (None if stated else _things(na, nb, ta, tb))
+        or places.contains(na, nb, PERSON in ta and PERSON in tb)
+    )
 
 
 def _word_before(short: Name, long: Name) -> bool:

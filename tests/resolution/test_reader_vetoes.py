@@ -1,0 +1,62 @@
+"""False merges a reader rejects, found on real graphs (issue 22): a place against the
+larger place of the same name stem, a place against the place that locates it, and a
+surname that two people in the corpus carry."""
+
+from __future__ import annotations
+
+from kgrag.curation.resolution import Entity, GraphView, Options, resolve_view
+
+# everything the graph can say for a merge: one chunk, the same neighbours and description
+HOOD = ("Albania", "Ottoman Empire")
+PLACE = "a place in the south-east of the country"
+
+
+def node(name, kind="Location", sources=("c1",), neighbours=HOOD, description=PLACE):
+    return Entity(
+        name, kind, frozenset({kind}), description, frozenset(sources), frozenset(neighbours)
+    )
+
+
+async def grouped(entities, texts=None):
+    report = await resolve_view(GraphView.of(entities, texts or {"c1": ""}), Options())
+    return [set(g.names) for g in report.groups]
+
+
+def together(got, a, b):
+    return any({a, b} <= g for g in got)
+
+
+async def test_a_town_is_not_its_county():
+    got = await grouped([node("Korçë"), node("Korçë County")])
+    assert not together(got, "Korçë", "Korçë County")
+    got = await grouped([node("Georgetown"), node("Georgetown County")])
+    assert not together(got, "Georgetown", "Georgetown County")
+
+
+async def test_a_place_located_by_a_larger_place_is_not_that_place():
+    got = await grouped([node("Young, New South Wales"), node("New South Wales")])
+    assert not together(got, "Young, New South Wales", "New South Wales")
+
+
+async def test_a_town_is_not_its_airport_whatever_the_extractor_typed():
+    got = await grouped(
+        [node("Chiang Rai", "Person"), node("Chiang Rai International Airport", "Person")]
+    )
+    assert not together(got, "Chiang Rai", "Chiang Rai International Airport")
+
+
+async def test_a_surname_two_people_carry_is_neither_of_them():
+    text = {
+        "c1": "Roberta Bradshaw was a judge. Bradshaw served for twenty years.",
+        "c2": "Matthew Bradshaw is a singer. Bradshaw released an album.",
+    }
+    got = await grouped(
+        [
+            node("Roberta Bradshaw", "Person", ("c1",), ("Court",)),
+            node("Bradshaw", "Person", ("c1", "c2"), ("Court", "Album")),
+            node("Matthew Bradshaw", "Person", ("c2",), ("Album",)),
+        ],
+        text,
+    )
+    assert not together(got, "Bradshaw", "Matthew Bradshaw")
+    assert not together(got, "Bradshaw", "Roberta Bradshaw")
