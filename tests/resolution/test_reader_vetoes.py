@@ -60,3 +60,15 @@ async def test_a_surname_two_people_carry_is_neither_of_them():
     )
     assert not together(got, "Bradshaw", "Matthew Bradshaw")
     assert not together(got, "Bradshaw", "Roberta Bradshaw")
+
+
+async def test_the_place_and_surname_set():
+    """data/containment: 28 pairs a reader keeps apart, 10 that stay one (docs/resolution.md)."""
+    from pathlib import Path
+
+    from kgrag.curation.resolution.evaluate import evaluate, load_fixture
+
+    path = Path(__file__).parent / "data" / "containment" / "places_and_surnames.json"
+    total = (await evaluate(*load_fixture(path), Options(min_score=0.6))).total
+    assert total.different >= 20 and total.joined == 0
+    assert total.recall is not None and total.recall >= 0.8
