@@ -72,3 +72,18 @@ async def test_the_place_and_surname_set():
     total = (await evaluate(*load_fixture(path), Options(min_score=0.6))).total
     assert total.different >= 20 and total.joined == 0
     assert total.recall is not None and total.recall >= 0.8
+
+
+async def test_the_merged_node_keeps_the_most_complete_name():
+    text = {c: "Ebenezer Scrooge sat alone; Scrooge was alone." for c in ("c1", "c2", "c3")}
+    got = await resolve_view(
+        GraphView.of(
+            [
+                node("Scrooge", "Person", ("c1", "c2", "c3"), ("Marley", "Fred", "Belle")),
+                node("Ebenezer Scrooge", "Person", ("c1",), ("Marley",)),
+            ],
+            text,
+        ),
+        Options(),
+    )
+    assert [(g.target, g.members) for g in got.groups] == [("Ebenezer Scrooge", ["Scrooge"])]

@@ -4,8 +4,9 @@ Pairs join in order of score (best first). Two groups join only if no
 member of one is a hard negative of a member of the other
 (:func:`kgrag.curation.resolution.score.veto`, checked on every cross pair, not only
 the scored ones), so ``Cratchit`` may join ``Bob Cratchit`` but then
-``Martha Cratchit`` stays apart. A group's target is its best-supported
-name (sources and neighbours), its score its weakest link.
+``Martha Cratchit`` stays apart. A group's target is its most complete
+name, then its best-supported (sources and neighbours); its score its
+weakest link.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from kgrag.curation.resolution.names import STOPWORDS, parse
 from kgrag.curation.resolution.score import PairScore
+from kgrag.curation.resolution.vetoes import FORM_WORDS
 
 MAX_GROUP = 25
 Vetoed = Callable[[str, str], str | None]
@@ -68,7 +71,16 @@ def _clash(xs: list[str], ys: list[str], vetoed: Vetoed) -> bool:
 
 
 def _target(names: Iterable[str], support: Support) -> str:
-    return max(names, key=lambda n: (support(n), len(n.split()), len(n), n))
+    """The most complete name (most words of its own: *Ebenezer Scrooge*, not *Scrooge*;
+    form words and titles do not count), then the best supported."""
+    return max(names, key=lambda n: (_complete(n), support(n), len(n.split()), len(n), n))
+
+
+def _complete(raw: str) -> int:
+    name = parse(raw)
+    if name.cjk:  # 诸葛亮 and 孔明: a courtesy name is no less complete; support decides
+        return 0
+    return sum(t not in STOPWORDS and t not in FORM_WORDS for t in name.tokens)
 
 
 def group_pairs(accepted: list[PairScore], vetoed: Vetoed, support: Support) -> list[Group]:
