@@ -27,7 +27,7 @@ from kgrag.curation.resolution.names import Name, is_distinguishing, parse, spel
 from kgrag.curation.resolution.statements import sentences, stated_aliases
 from kgrag.curation.resolution.view import Entity, GraphView, load_view
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "resolve" / "data"
+OUT = Path(__file__).resolve().parent.parent / "tests" / "resolution" / "data"
 ZH_CHARS = 300_000  # the first chapters of the novel
 PER_TYPE = 60  # pairs kept per (corpus, group type), in a fixed order
 # pairs a reading found mislabelled by the rules (nicknames, spelling variants of one person)

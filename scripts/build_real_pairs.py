@@ -148,7 +148,7 @@ def main() -> None:
     args = ap.parse_args()
     for corpus, index in INDEXES.items():
         data = asyncio.run(build(args.runs / index, corpus))
-        out = ROOT / "tests" / "resolve" / "data" / f"real_{corpus}.json"
+        out = ROOT / "tests" / "resolution" / "data" / f"real_{corpus}.json"
         out.write_text(json.dumps(data, ensure_ascii=False, indent=0, sort_keys=True) + "\n")
         print(f"{out.name}: {len(data['pairs'])} pairs, {len(data['entities'])} entities")
 

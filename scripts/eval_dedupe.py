@@ -30,7 +30,7 @@ from kgrag.llm.ledger import Ledger
 from kgrag.llm.limiter import PriorityLimiter
 from kgrag.llm.service import ChatService
 
-DATA = Path(__file__).resolve().parent.parent / "tests" / "resolve" / "data"
+DATA = Path(__file__).resolve().parent.parent / "tests" / "resolution" / "data"
 
 
 class DictKV:
