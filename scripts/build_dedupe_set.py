@@ -1,4 +1,4 @@
-"""Build the labelled entity-resolution set in tests/resolve/data/ (docs/resolution.md).
+"""Build the labelled entity-resolution set in tests/resolution/data/ (docs/resolution.md).
 
     .venv/bin/python scripts/build_dedupe_set.py --shared ../shared/data --work /tmp/dedupe-set
 

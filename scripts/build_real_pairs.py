@@ -12,7 +12,7 @@ Bay, Guinea-Bissau), different Chinese names found by their vectors
 (中共浙江省委 / 中共四川省委). The pairs below were read off those runs'
 reports by hand, with the right merges among them as positives; each is
 written with its names' neighbourhood (``build_dedupe_set.rivals``) to
-``tests/resolve/data/real_<corpus>.json``. Names missing from a graph are
+``tests/resolution/data/real_<corpus>.json``. Names missing from a graph are
 reported and skipped.
 """
 

@@ -3,7 +3,7 @@
     .venv/bin/python scripts/eval_dedupe.py [--min-score 0.6] [--llm] [--errors]
     .venv/bin/python scripts/eval_dedupe.py --bench 100000   # time and memory at scale
 
-The set is tests/resolve/data/*.json (built by scripts/build_dedupe_set.py,
+The set is tests/resolution/data/*.json (built by scripts/build_dedupe_set.py,
 described in docs/resolution.md). ``--llm`` adds the judgement of the
 built-in fake chat model (the mechanics: calls, cache hits; its verdicts
 are a word-overlap rule, not a model's). ``--bench N`` times resolution
