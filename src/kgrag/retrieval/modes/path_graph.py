@@ -76,9 +76,12 @@ class PathGraph:
     totals: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        sums = np.add.reduceat(self.weights, np.minimum(self.indptr[:-1], len(self.weights) - 1))
         has = self.indptr[1:] > self.indptr[:-1]
-        self.totals = np.where(has, sums, 0.0) if len(self.weights) else np.zeros(len(has))
+        if not len(self.weights):  # entities but no relations: reduceat needs one weight
+            self.totals = np.zeros(len(has))
+            return
+        sums = np.add.reduceat(self.weights, np.minimum(self.indptr[:-1], len(self.weights) - 1))
+        self.totals = np.where(has, sums, 0.0)
 
     def around(self, node: int) -> tuple[np.ndarray, np.ndarray]:
         """(neighbours, edge weights) of ``node``."""
