@@ -21,6 +21,12 @@ from classic NLP, with zero LLM tokens:
   Robotics`` is an Organization, ``Faroe Islands`` a Location, ``Mrs.
   Cratchit`` a Person); its description is the sentences mentioning it,
   up to ``max_description_chars``.
+* **Whole names and roles** (English, :mod:`kgrag.extract.nlp_whole`) - a
+  person's name grows over the proper nouns NER left out ("Oren Valdt",
+  not "Valdt"), a form of address before a name is kept as an alias
+  (description "Also called Mr. Scrooge."), and copular and appositive
+  role statements ("The CEO of X is Y", "Y, CEO of X", "X's CEO, Y")
+  become relations Y -> X with the role words as keywords.
 * **Relations** - two entities mentioned in the same sentence. Keywords
   are up to three content words (verbs, nouns) between the two mentions
   (else of the sentence); the description is the sentence(s), trimmed;
@@ -60,8 +66,6 @@ from kgrag.errors import ExtractionError
 from kgrag.extract.nlp_analyzers import (
     Analyzer,
     JiebaAnalyzer,
-    Mention,
-    Sentence,
     english_analyzer,
     is_heading,
     normalise_name,
@@ -74,6 +78,7 @@ from kgrag.extract.nlp_names import (
     split_label,
     without_qualifier,
 )
+from kgrag.extract.nlp_records import Mention, Sentence
 from kgrag.types import Chunk, ExtractedEntity, ExtractedRelation, Extraction
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
@@ -85,6 +90,11 @@ def is_cjk(text: str, threshold: float = 0.3) -> bool:
     sample = text[:4000]
     letters = len(_LETTER.findall(sample))
     return letters > 0 and len(_CJK.findall(sample)) / letters >= threshold
+
+
+def _alias_line(aliases: list[str]) -> list[str]:
+    """The names a mention was also written with ("Also called Mr. Scrooge."), as a description line."""
+    return [f"Also called {', '.join(aliases)}."] if aliases else []
 
 
 def _trim(text: str, limit: int) -> str:
@@ -163,16 +173,21 @@ class NLPExtractor:
     def _entities(self, sentences: list[Sentence], chunk: Chunk, sep: str) -> list[ExtractedEntity]:
         types: dict[str, Counter[str]] = defaultdict(Counter)
         seen: dict[str, list[str]] = defaultdict(list)
+        aliases: dict[str, list[str]] = defaultdict(list)
         for s in sentences:
             for m in s.mentions:
                 types[m.name][m.type] += 1
+                if m.alias and m.alias not in aliases[m.name]:
+                    aliases[m.name].append(m.alias)
                 if not seen[m.name] or seen[m.name][-1] != s.text:
                     seen[m.name].append(s.text)
         return [
             ExtractedEntity(
                 name=name,
                 type=corrected_type(name, types[name].most_common(1)[0][0]),
-                description=_trim(sep.join(texts), self.max_description_chars),
+                description=_trim(
+                    sep.join([*_alias_line(aliases[name]), *texts]), self.max_description_chars
+                ),
                 chunk_id=chunk.id,
                 file_path=chunk.file_path,
             )
@@ -184,10 +199,10 @@ class NLPExtractor:
     ) -> list[ExtractedRelation]:
         found: dict[tuple[str, str], _PairSeen] = {}
         for s in sentences:
-            for a, b in self._pairs(s):
-                rel = found.setdefault((a.name, b.name), _PairSeen())
+            for source, target, words in self._statements(s):
+                rel = found.setdefault((source, target), _PairSeen())
                 rel.n += 1
-                for word in self._keywords(s, a, b):
+                for word in words:
                     if word not in rel.keywords:
                         rel.keywords.append(word)
                 if s.text not in rel.texts:
@@ -204,6 +219,20 @@ class NLPExtractor:
             )
             for (a, b), rel in found.items()
         ]
+
+    def _statements(self, s: Sentence) -> list[tuple[str, str, list[str]]]:
+        """(source, target, keywords) of one sentence: its role statements, then co-occurring pairs.
+
+        A role statement ("Y is the CEO of X") runs from the holder to the
+        other entity, with the role's words as its first keywords; a pair it
+        covers is not repeated the other way round.
+        """
+        out = [(r.holder, r.of, r.role.split(", ")) for r in s.roles]
+        stated = {frozenset((r.holder, r.of)) for r in s.roles}
+        for a, b in self._pairs(s):
+            if frozenset((a.name, b.name)) not in stated:
+                out.append((a.name, b.name, self._keywords(s, a, b)))
+        return out
 
     def _pairs(self, s: Sentence) -> list[tuple[Mention, Mention]]:
         """Distinct entity pairs of one sentence, in order of mention."""

@@ -21,7 +21,6 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from kgrag.extract.nlp_markup import has_markup
@@ -32,6 +31,8 @@ from kgrag.extract.nlp_names import (
     split_label,
     trim_span,
 )
+from kgrag.extract.nlp_records import Mention, Sentence
+from kgrag.extract.nlp_whole import whole_names
 from kgrag.extract.normalize import normalize_name
 
 if TYPE_CHECKING:
@@ -67,22 +68,6 @@ _CLOSERS = {v: k for k, v in _OPENERS.items()}
 _DOUBLE_QUOTES = re.compile(r'["“”]')
 _POSSESSIVE = re.compile(r"(?:['’]s|s['’])$")
 _LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
-
-
-@dataclass(slots=True)
-class Mention:
-    name: str
-    type: str
-    start: int  # character offsets inside the sentence
-    end: int
-
-
-@dataclass(slots=True)
-class Sentence:
-    text: str
-    mentions: list[Mention] = field(default_factory=list)
-    words: list[tuple[str, int]] = field(default_factory=list)  # content word, offset
-    reads_as_name: bool = True  # False: a heading-like line that POS tags show is a clause
 
 
 def normalise_name(name: str) -> str:
@@ -219,6 +204,7 @@ class SpacyAnalyzer:
             mention = self._mention(ent, base)
             if mention is not None:
                 out.mentions.append(mention)
+        whole_names(sent, out)
         out.reads_as_name = _line_reads_as_name(sent)
         for tok in sent:
             if tok.pos_ in ("VERB", "NOUN") and not tok.is_stop and tok.is_alpha and len(tok) > 2:
