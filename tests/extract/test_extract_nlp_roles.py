@@ -126,3 +126,24 @@ def test_no_role_without_a_role_noun() -> None:
         "Oren/PROPN", "Valdt/PROPN", "spoke/VERB", "of/ADP", "Tessaline/PROPN", "Robotics/PROPN"
     )
     assert find_roles(sentence, [Span(0, 2), Span(4, 6)]) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["泰萨林机器人公司的首席执行官是王明远。", "王明远是泰萨林机器人公司的首席执行官。"]
+)
+def test_chinese_role_statements(extractor: NLPExtractor, text: str) -> None:
+    out = run(extractor, text)
+    types = {e.name: e.type for e in out.entities}
+    assert types == {"王明远": "Person", "泰萨林机器人公司": "Organization"}
+    assert relation(out, "王明远", "泰萨林机器人公司") == "首席执行官"
+
+
+def test_chinese_role_keeps_jieba_types(extractor: NLPExtractor) -> None:
+    out = run(extractor, "北京是中国的首都。")
+    assert {e.name: e.type for e in out.entities} == {"北京": "Location", "中国": "Location"}
+    assert relation(out, "北京", "中国") == "首都"
+
+
+def test_chinese_role_needs_a_name_on_each_side(extractor: NLPExtractor) -> None:
+    out = run(extractor, "继室是松平信定的女儿。")
+    assert "继室" not in {e.name for e in out.entities}

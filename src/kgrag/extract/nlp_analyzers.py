@@ -26,12 +26,14 @@ from typing import TYPE_CHECKING, Protocol
 from kgrag.extract.nlp_markup import has_markup
 from kgrag.extract.nlp_names import (
     TRIMMED_LABELS,
+    corrected_type,
     is_clause,
     reads_as_title,
     split_label,
     trim_span,
 )
 from kgrag.extract.nlp_records import Mention, Sentence
+from kgrag.extract.nlp_roles import CJK_PERSON_ROLES, RoleStatement, cjk_role
 from kgrag.extract.nlp_whole import whole_names
 from kgrag.extract.normalize import normalize_name
 
@@ -349,6 +351,7 @@ class JiebaAnalyzer:
             elif not kind and flag[:1] in ("v", "n") and len(word) >= 2:
                 out.words.append((word, pos))
             pos += len(word)
+        _cjk_role(out)
         return out
 
     @staticmethod
@@ -359,6 +362,28 @@ class JiebaAnalyzer:
             for m in s.mentions:
                 if len(m.name) >= 3 and m.name[-1] in _CJK_TAIL and m.name[:-1] in names:
                     m.name, m.end = m.name[:-1], m.end - 1
+
+
+def _cjk_role(out: Sentence) -> None:
+    """A role statement ("X的首席执行官是Y") replaces the mentions inside its two names.
+
+    jieba cuts unknown names short ("王明" of "王明远"); the statement's
+    shape gives the whole name, when each side holds a name jieba tagged.
+    """
+    role = cjk_role(out.text)
+    if role is None or not all(
+        any(m.start < end and m.end > start for m in out.mentions)
+        for start, end in (role.holder_at, role.of_at)
+    ):
+        return  # each side must hold a name jieba saw ("继室是...的女儿": a second wife, no name)
+    holder_type = "Person" if role.role in CJK_PERSON_ROLES else "Concept"
+    spans = ((role.holder, role.holder_at, holder_type), (role.of, role.of_at, "Concept"))
+    for name, (start, end), kind in spans:
+        kind = next((m.type for m in out.mentions if m.name == name), kind)  # jieba's, if whole
+        out.mentions = [m for m in out.mentions if m.end <= start or m.start >= end]
+        out.mentions.append(Mention(name, corrected_type(name, kind), start, end))
+    out.mentions.sort(key=lambda m: m.start)
+    out.roles.append(RoleStatement(role.holder, role.role, role.of))
 
 
 _TITLES = ("Mr", "Mrs", "Ms", "Miss", "Dr", "Sir", "Lady", "Lord", "King", "Queen", "Captain")

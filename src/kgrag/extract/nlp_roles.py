@@ -265,3 +265,65 @@ class RoleStatement:
     holder: str
     role: str
     of: str
+
+
+# Chinese role statements: "X的R是Y" and "Y是X的R", R from a short list of roles.
+CJK_PERSON_ROLES = (
+    "首席执行官",
+    "首席技术官",
+    "首席财务官",
+    "行政总裁",
+    "总裁",
+    "董事长",
+    "创始人",
+    "创办人",
+    "总经理",
+    "经理",
+    "主席",
+    "校长",
+    "院长",
+    "市长",
+    "省长",
+    "总统",
+    "总理",
+    "主编",
+    "作者",
+    "妻子",
+    "丈夫",
+    "儿子",
+    "女儿",
+    "父亲",
+    "母亲",
+    "CEO",
+)
+CJK_ROLES = (*CJK_PERSON_ROLES, "首都", "省会", "子公司", "母公司")
+_CJK_NAME = r"[^\s，。！？；：、,.!?;:的是为]{2,16}"
+_CJK_ROLE = "|".join(sorted(CJK_ROLES, key=len, reverse=True))
+_CJK_OF_IS = re.compile(
+    rf"^(?P<of>{_CJK_NAME})的(?P<role>{_CJK_ROLE})(?:是|为)(?P<holder>{_CJK_NAME})[。！]?$"
+)
+_CJK_IS_OF = re.compile(
+    rf"^(?P<holder>{_CJK_NAME})(?:是|为|担任)(?P<of>{_CJK_NAME})的(?P<role>{_CJK_ROLE})[。！]?$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CjkRole:
+    """A Chinese role statement with the names' character offsets in the sentence."""
+
+    holder: str
+    holder_at: tuple[int, int]
+    role: str
+    of: str
+    of_at: tuple[int, int]
+
+
+def cjk_role(sentence: str) -> CjkRole | None:
+    """The role statement a whole Chinese sentence makes ("X的首席执行官是Y"), or None."""
+    text = sentence.strip()
+    found = _CJK_OF_IS.match(text) or _CJK_IS_OF.match(text)
+    if found is None:
+        return None
+    return CjkRole(
+        found["holder"], found.span("holder"), found["role"], found["of"], found.span("of")
+    )
