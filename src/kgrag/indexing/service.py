@@ -164,14 +164,13 @@ class IndexingService:
         self, docs: list[Document], request: IndexRequest, refusals: list[Refusal] | None
     ) -> IndexReport:
         started = time.perf_counter()
-        if not docs and not request.resume:
-            if refusals is not None:
-                async with self.parts.lease(False):
-                    await rejected.record(self.indexer.storage, refusals, docs)
+        if not docs and not request.resume and refusals is None:
             return IndexReport()
         async with self.parts.lease(False):
             if refusals is not None:
                 await rejected.record(self.indexer.storage, refusals, docs)
+            if not docs and not request.resume:  # nothing to index, nothing to resume
+                return IndexReport()
             await self.parts.settle(docs)
             queued = await self.indexer.enqueue(docs)
             counting = CountingProgress(request.progress)
