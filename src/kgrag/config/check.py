@@ -100,7 +100,8 @@ def _sentence(
     where = ".".join([field, *loc[1:]])
     value = mask(field, error.get("input"))
     shown = value if isinstance(value, str) and _NUMBER.fullmatch(value) else repr(value)
-    source = next((f" (from {n})" for n in env_names.get(field, []) if n in _environ()), "")
+    variable = first_set(env_names.get(field, []))
+    source = f" (from {variable})" if variable else ""
     return f"{where}={shown}: {message}{source}"
 
 
@@ -120,8 +121,9 @@ def _what_is_allowed(error: ErrorDetails) -> str:
     return message[:1].lower() + message[1:]
 
 
-def _environ() -> Mapping[str, str]:
-    return os.environ
+def first_set(variables: Iterable[str]) -> str | None:
+    """The first of ``variables`` set in the environment, if any."""
+    return next((name for name in variables if name in os.environ), None)
 
 
 # -- the price table (Settings.prices, KGRAG_PRICES) ---------------------------

@@ -142,11 +142,6 @@ def env_names() -> dict[str, list[str]]:
     return {flat: fields.env_names(flat) for flat in fields.FIELDS}
 
 
-def first_set(variables: list[str]) -> str | None:
-    """The first of ``variables`` set in the environment, if any."""
-    return next((name for name in variables if name in os.environ), None)
-
-
 def _variable_typos(env_file: DotenvType | None) -> list[str]:
     """Problems for ``KGRAG_*`` names in the environment or ``.env`` that look misspelt."""
     known = {n for names in env_names().values() for n in names}

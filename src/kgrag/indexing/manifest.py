@@ -246,7 +246,8 @@ def changed(
 
 def conflict_error(workdir: Path, found: list[Conflict]) -> ConfigError:
     """One line: what the index holds, what is set, and the ways out."""
-    from kgrag.config.sources import env_names, first_set
+    from kgrag.config.check import first_set
+    from kgrag.config.sources import env_names
 
     parts = []
     for name, old, new in found:
